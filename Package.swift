@@ -1,0 +1,37 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+  name: "archsh",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "archsh", targets: ["ArchShell"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // The architecture itself: controllers, factories, tracing. No terminal, no shell words.
+    .target(name: "Domain"),
+    // The command language, the registry and one file per command group.
+    .target(name: "Commands", dependencies: ["Domain"]),
+    // libedit, through its readline-compatible API and a few non-variadic wrappers.
+    .systemLibrary(
+      name: "CEdit",
+      pkgConfig: "libedit",
+      providers: [.apt(["libedit-dev"])]
+    ),
+    // The executable: process options, line sources, the REPL loop.
+    .executableTarget(
+      name: "ArchShell",
+      dependencies: [
+        "Commands",
+        "CEdit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+    .testTarget(name: "CommandsTests", dependencies: ["Commands", "Domain"]),
+    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"]),
+  ]
+)

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Commands
+import Domain
+import Foundation
+
+/// Starts archsh: parses the options, then runs -c lines and -f scripts in order, a command given
+/// as words, standard input as a script, or the interactive shell.
+enum Launcher {
+  static func main() {
+    setlocale(LC_ALL, "")
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    let options: Options
+    do {
+      options = try Options.parse(arguments)
+    } catch {
+      if Options.exitCode(for: error) == .success {
+        StandardStreams.write(Options.fullMessage(for: error) + "\n", to: 1)
+        exit(0)
+      }
+      var message = Options.message(for: error)
+      if message.hasPrefix("Error: ") { message.removeFirst(7) }
+      let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+      StandardStreams.write("archsh: error: \(firstLine) (see 'archsh --help')\n", to: 2)
+      exit(2)
+    }
+    exit(run(options, arguments: arguments))
+  }
+
+  static func run(_ options: Options, arguments: [String]) -> Int32 {
+    let session = Session(options: SessionOptions(databasePath: options.db))
+    if options.json { session.outputMode = .json }
+    var settings = InterpreterSettings()
+    settings.keepGoing = options.keepGoing
+    settings.echo = options.echo
+    settings.colorOutput = StandardStreams.allowsColor(1)
+    settings.colorErrors = StandardStreams.allowsColor(2)
+    let interpreter = Interpreter(session: session, sink: StandardStreams(), settings: settings)
+
+    let actions = Options.orderedActions(arguments)
+    if !actions.isEmpty || !options.words.isEmpty {
+      for action in actions {
+        let outcome: RunOutcome
+        switch action {
+        case .line(let text):
+          var source = ArrayLineSource([text])
+          outcome = interpreter.run(&source, name: "-c", interactive: false)
+        case .file(let path):
+          switch ScriptLineSource.open(path: path) {
+          case .failure(let error):
+            StandardStreams.write(
+              "archsh: error: \(error.message) (check the path given to -f)\n", to: 2)
+            return 2
+          case .success(var source):
+            let directory = (path as NSString).deletingLastPathComponent
+            outcome = interpreter.run(
+              &source, name: path, directory: directory.isEmpty ? "." : directory,
+              arguments: options.words, interactive: false)
+          }
+        }
+        switch outcome {
+        case .finished: continue
+        case .stopped: return 1
+        case .exit(let status): return status
+        }
+      }
+      if options.file.isEmpty, !options.words.isEmpty {
+        var source = ArrayLineSource([options.words.map(quote).joined(separator: " ")])
+        switch interpreter.run(&source, name: "archsh", interactive: false) {
+        case .finished: break
+        case .stopped: return 1
+        case .exit(let status): return status
+        }
+      }
+      return interpreter.hadFailure ? 1 : 0
+    }
+
+    if isatty(0) == 0 {
+      var source = StandardInputLineSource()
+      switch interpreter.run(&source, name: "<stdin>", interactive: false) {
+      case .finished: return interpreter.hadFailure ? 1 : 0
+      case .stopped: return 1
+      case .exit(let status): return status
+      }
+    }
+    return interactive(interpreter, options: options)
+  }
+
+  static func interactive(_ interpreter: Interpreter, options: Options) -> Int32 {
+    let environment = ProcessInfo.processInfo.environment
+    let home = environment["HOME"] ?? "."
+    if !options.noRC {
+      let config =
+        environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+      let rc = config + "/archsh/rc.ash"
+      if FileManager.default.fileExists(atPath: rc),
+        case .success(var source) = ScriptLineSource.open(path: rc)
+      {
+        if case .exit(let status) = interpreter.run(
+          &source, name: rc, directory: config + "/archsh", interactive: false)
+        {
+          return status
+        }
+      }
+    }
+    let state =
+      environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
+    var editor = LineEditor(
+      prompt: interpreter.settings.prompt,
+      continuationPrompt: interpreter.settings.continuationPrompt,
+      historyPath: state + "/archsh/history", session: interpreter.session,
+      completer: Completer(session: interpreter.session, registry: interpreter.registry))
+    editor.saveOnTermination()
+    interpreter.interruptRequested = { archshInterruptPending() }
+    StandardStreams.write(
+      "archsh \(Options.version): type 'help' for commands, Ctrl-D to leave\n", to: 1)
+    let outcome = interpreter.run(&editor, name: nil, interactive: true)
+    editor.saveHistory()
+    if case .exit(let status) = outcome { return status }
+    return 0
+  }
+
+  /// Quotes a process argument so that the lexer reads it back as the same word; words without
+  /// special characters stay bare, so `--markdown` is still an option.
+  static func quote(_ word: String) -> String {
+    let special = Set(" \t\n'\"\\$#;")
+    guard word.isEmpty || word.contains(where: { special.contains($0) }) else { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}

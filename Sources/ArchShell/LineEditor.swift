@@ -1,0 +1,148 @@
+@preconcurrency import CEdit
+import Commands
+import Dispatch
+@preconcurrency import Glibc
+
+// libedit calls back through C function pointers, which cannot capture context. The completion
+// state therefore lives in globals, touched only on the main thread that runs readline().
+nonisolated(unsafe) private var activeCompleter: Completer?
+nonisolated(unsafe) private var pendingMatches: [String] = []
+nonisolated(unsafe) private var pendingIndex = 0
+nonisolated(unsafe) private var savedTerminal = termios()
+nonisolated(unsafe) private var hasSavedTerminal = false
+
+nonisolated(unsafe) private let wordBreaks: UnsafeMutablePointer<CChar>? = strdup(" \t;")
+
+/// libedit's attempted-completion callback: computes the candidates for the word at the cursor.
+private func attemptCompletion(
+  _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
+) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+  // Without this, libedit falls back to completing file names.
+  archsh_set_completion_over(1)
+  guard let completer = activeCompleter, let buffer = archsh_rl_line_buffer() else { return nil }
+  // `end` counts characters, while the buffer is UTF-8 bytes.
+  let line = String(String(cString: buffer).prefix(Int(end)))
+  pendingMatches = completer.complete(line)
+  pendingIndex = 0
+  guard !pendingMatches.isEmpty else { return nil }
+  return rl_completion_matches(text, generateMatch)
+}
+
+/// libedit's generator: returns the next match as a malloc'd string, which libedit frees.
+private func generateMatch(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<
+  CChar
+>? {
+  if state == 0 { pendingIndex = 0 }
+  guard pendingIndex < pendingMatches.count else { return nil }
+  pendingIndex += 1
+  return strdup(pendingMatches[pendingIndex - 1])
+}
+
+/// The interactive line source: libedit with history, Tab completion and Ctrl-C handling.
+///
+/// History is loaded from and saved to a file in libedit's own format, which is created with
+/// mode 0600. A line that holds a secret argument never enters the history.
+struct LineEditor: LineSource {
+  let prompt: String
+  let continuationPrompt: String
+  let historyPath: String?
+  let session: Session
+  private var lineNumber = 0
+
+  init(
+    prompt: String, continuationPrompt: String, historyPath: String?, session: Session,
+    completer: Completer
+  ) {
+    self.prompt = prompt
+    self.continuationPrompt = continuationPrompt
+    self.historyPath = historyPath
+    self.session = session
+    activeCompleter = completer
+    rl_readline_name = UnsafePointer(strdup("archsh"))
+    rl_attempted_completion_function = attemptCompletion
+    archsh_set_word_breaks(wordBreaks)
+    archsh_install_sigint_handler()
+    stifle_history(5000)
+    if tcgetattr(0, &savedTerminal) == 0 { hasSavedTerminal = true }
+    if let historyPath {
+      LineEditor.prepareHistoryFile(historyPath)
+      read_history(historyPath)
+      for offset in 0..<archsh_history_length() {
+        if let line = archsh_history_line(offset) { session.history.append(String(cString: line)) }
+      }
+    }
+  }
+
+  mutating func next(continuation: Bool) -> LineEvent {
+    _ = archsh_take_interrupt()
+    guard let raw = readline(continuation ? continuationPrompt : prompt) else {
+      if archsh_take_interrupt() != 0 {
+        StandardStreams.write("\n", to: 1)
+        return .interrupted
+      }
+      StandardStreams.write("\n", to: 1)
+      return .end
+    }
+    defer { free(raw) }
+    if archsh_take_interrupt() != 0 { return .interrupted }
+    lineNumber += 1
+    return .line(SourceLine(String(cString: raw), number: lineNumber))
+  }
+
+  mutating func accept(_ line: String, isSecret: Bool) {
+    guard !isSecret, !line.allSatisfy(\.isWhitespace) else { return }
+    if session.history.last == line { return }
+    add_history(line)
+    session.history.append(line)
+  }
+
+  /// Writes the history file, with mode 0600.
+  func saveHistory() {
+    guard let historyPath else { return }
+    LineEditor.prepareHistoryFile(historyPath)
+    write_history(historyPath)
+    chmod(historyPath, 0o600)
+  }
+
+  /// Saves the history and restores the terminal when SIGTERM arrives while readline() blocks.
+  func saveOnTermination() {
+    signal(SIGTERM, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+    let path = historyPath
+    source.setEventHandler {
+      if let path {
+        write_history(path)
+        chmod(path, 0o600)
+      }
+      if hasSavedTerminal { tcsetattr(0, TCSANOW, &savedTerminal) }
+      StandardStreams.write("\n", to: 1)
+      _exit(143)
+    }
+    source.resume()
+    terminationSource = source
+  }
+
+  /// Creates the history file and its directory if needed, private to the user.
+  static func prepareHistoryFile(_ path: String) {
+    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    if !directory.isEmpty { makeDirectories(directory) }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    if descriptor >= 0 {
+      fchmod(descriptor, 0o600)
+      close(descriptor)
+    }
+  }
+
+  static func makeDirectories(_ path: String) {
+    var current = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+      current += "/" + component
+      mkdir(current, 0o700)
+    }
+  }
+}
+
+nonisolated(unsafe) private var terminationSource: DispatchSourceSignal?
+
+/// Whether Ctrl-C was pressed while a command ran; the interpreter then stops a running script.
+func archshInterruptPending() -> Bool { archsh_interrupt_pending() != 0 }

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Domain
+
+/// The process options, parsed by swift-argument-parser.
+struct Options: ParsableCommand {
+  static let version = "0.1.0"
+
+  static let configuration = CommandConfiguration(
+    commandName: "archsh",
+    abstract: "A shell for exploring a classic iOS app architecture.",
+    discussion: """
+      With a terminal on standard input, archsh starts the interactive shell; otherwise it reads \
+      standard input as a script. -c and -f run in the order given. Words after the options, \
+      without -f, run as one command: 'archsh help --markdown'. Exit status: 0 when everything \
+      succeeded, 1 when a command failed, 2 for a usage error.
+      """,
+    version: "archsh \(version)"
+  )
+
+  @Option(
+    name: .customShort("f"),
+    help: ArgumentHelp("Run a script; the words after it are its $1…$9.", valueName: "file"))
+  var file: [String] = []
+
+  @Option(
+    name: .customShort("c"), help: ArgumentHelp("Run one line (repeatable).", valueName: "line"))
+  var command: [String] = []
+
+  @Option(
+    help: ArgumentHelp("The workspace database (':memory:' keeps it in memory).", valueName: "path")
+  )
+  var db: String?
+
+  @Flag(help: "Print results as JSON, one document per command.")
+  var json = false
+
+  @Flag(name: .customLong("keep-going"), help: "Keep running a script after a failed command.")
+  var keepGoing = false
+
+  @Flag(help: "Print each command line, with the prompt, before its output.")
+  var echo = false
+
+  @Flag(
+    name: .customLong("no-rc"), help: "Do not source ~/.config/archsh/rc.ash at interactive start.")
+  var noRC = false
+
+  @Argument(
+    parsing: .captureForPassthrough,
+    help: ArgumentHelp("A script's arguments, or a command to run.", valueName: "word"))
+  var words: [String] = []
+
+  func validate() throws {
+    if file.count > 1 {
+      throw ValidationError("-f may be given once; use 'source' inside the script for more files")
+    }
+    // Passthrough capture stops at the first word it does not know, so an unknown option, and
+    // the automatic --help and --version, arrive here as the first captured word.
+    guard file.isEmpty, let first = words.first, first.hasPrefix("-") else { return }
+    switch first {
+    case "--help", "-h": throw CleanExit.helpRequest(self)
+    case "--version": throw CleanExit.message("archsh \(Options.version)")
+    default:
+      let known = ["--db", "--json", "--keep-going", "--echo", "--no-rc", "--help", "--version"]
+      let name = String(first.prefix { $0 != "=" })
+      let hint = Suggestion.nearest(to: name, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+      throw ValidationError("unknown option '\(name)'\(hint)")
+    }
+  }
+
+  /// What to run, in the order the options were given.
+  enum Action: Equatable {
+    case line(String)
+    case file(String)
+  }
+
+  /// Recovers the order of `-c` and `-f`, which the parsed properties lose.
+  static func orderedActions(_ arguments: [String]) -> [Action] {
+    var actions: [Action] = []
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      if argument == "--" { break }
+      if argument == "-c" || argument == "-f" {
+        guard index + 1 < arguments.count else { break }
+        let value = arguments[index + 1]
+        actions.append(argument == "-c" ? .line(value) : .file(value))
+        if argument == "-f" { break }
+        index += 2
+        continue
+      }
+      if argument.hasPrefix("-c") || argument.hasPrefix("-f"), !argument.hasPrefix("--") {
+        let value = String(argument.dropFirst(2))
+        actions.append(argument.hasPrefix("-c") ? .line(value) : .file(value))
+        if argument.hasPrefix("-f") { break }
+        index += 1
+        continue
+      }
+      if argument == "--db" {
+        index += 2
+        continue
+      }
+      if !argument.hasPrefix("-") { break }
+      index += 1
+    }
+    return actions
+  }
+}

@@ -1,0 +1,59 @@
+#ifndef ARCHSH_CEDIT_SHIM_H
+#define ARCHSH_CEDIT_SHIM_H
+
+// libedit's readline-compatible API. Never <readline/readline.h>: GNU readline's headers are
+// installed on Debian too, and mixing the two breaks at link time.
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <editline/readline.h>
+
+// Set by the SIGINT handler, read and cleared by the shell. A flag is all a handler may touch.
+static volatile sig_atomic_t archsh_interrupt_flag = 0;
+
+static void archsh_on_sigint(int signo) {
+  (void)signo;
+  archsh_interrupt_flag = 1;
+}
+
+/// Installs the SIGINT handler without SA_RESTART, so a blocked read returns and readline() gives
+/// NULL: Ctrl-C then discards the line instead of killing the process before history is saved.
+static inline void archsh_install_sigint_handler(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = archsh_on_sigint;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;
+  sigaction(SIGINT, &action, NULL);
+}
+
+/// Returns whether Ctrl-C was pressed since the last call, and clears the flag.
+static inline int archsh_take_interrupt(void) {
+  int pending = archsh_interrupt_flag;
+  archsh_interrupt_flag = 0;
+  return pending;
+}
+
+/// Returns whether Ctrl-C was pressed, without clearing the flag.
+static inline int archsh_interrupt_pending(void) { return archsh_interrupt_flag; }
+
+// Non-variadic accessors for libedit's readline globals.
+static inline void archsh_set_completion_over(int value) { rl_attempted_completion_over = value; }
+static inline int archsh_rl_point(void) { return rl_point; }
+static inline const char *archsh_rl_line_buffer(void) { return rl_line_buffer; }
+static inline int archsh_history_length(void) { return history_length; }
+static inline const char *archsh_history_line(int offset) {
+  HIST_ENTRY *entry = history_get(history_base + offset);
+  return entry ? entry->line : NULL;
+}
+static inline void archsh_set_word_breaks(const char *breaks) {
+  rl_basic_word_break_characters = breaks;
+  rl_completer_word_break_characters = (char *)breaks;
+}
+
+#endif

@@ -1,0 +1,288 @@
+import Domain
+
+/// The shell's own commands: variables, help, scripts, expectations and settings.
+enum Builtins {
+  static let group = CommandGroup(
+    "", summary: "the shell's own commands",
+    commands: [help, set, unset, vars, echo, source, expect, time, history, output, quit, exit])
+
+  static let help = Command(
+    "help", summary: "show the commands, a group's verbs, or one command in full",
+    discussion:
+      "With --markdown, print the whole command reference as Markdown (docs/commands.md).",
+    signature: Signature([
+      .optionalArgument(
+        "TOPIC", .name, "a group or builtin", completion: { $0.registry.topLevelNames }),
+      .optionalArgument(
+        "VERB", .name, "a verb of the group",
+        completion: { context in
+          context.previousWords.last.flatMap { context.registry.group(named: $0) }?.commands.map(
+            \.name) ?? []
+        }),
+      .flag("markdown", "print the whole reference as Markdown"),
+    ]),
+    examples: ["help", "help trace", "help trace export", "help --markdown"]
+  ) { invocation in
+    let registry = invocation.interpreter.registry
+    let arguments = invocation.arguments
+    if arguments.flag("markdown") { return .text(Help.markdown(registry)) }
+    guard let topic = arguments.word("TOPIC") else { return .text(Help.overview(registry)) }
+    if let command = registry.builtin(named: topic.text) {
+      if let verb = arguments.word("VERB") {
+        throw ShellError(
+          "'\(topic.text)' is a builtin and has no verbs", hint: "try 'help \(topic.text)'",
+          at: verb.offset)
+      }
+      return .text(Help.command(command, group: nil))
+    }
+    guard let group = registry.group(named: topic.text) else {
+      let hint = ShellError.didYouMean(topic.text, among: registry.topLevelNames) ?? "try 'help'"
+      throw ShellError("no help for '\(topic.text)'", hint: hint, at: topic.offset)
+    }
+    guard let verb = arguments.word("VERB") else { return .text(Help.group(group)) }
+    guard
+      let command = group.commands.first(where: {
+        $0.name == verb.text || $0.aliases.contains(verb.text)
+      })
+    else {
+      let hint =
+        ShellError.didYouMean(verb.text, among: group.commands.map(\.name))
+        ?? "try 'help \(group.name)'"
+      throw ShellError(
+        "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
+    }
+    return .text(Help.command(command, group: group))
+  }
+
+  static let set = Command(
+    "set", summary: "set a variable, used later as $NAME or ${NAME}",
+    discussion: """
+      Values are text. With --secret, `vars` masks the value and the line is kept out of the \
+      history file, for passwords and tokens.
+      """,
+    signature: Signature([
+      .argument("NAME", .name, "letters, digits and '_', not starting with a digit"),
+      .argument("VALUE", .text, "the value; quote it when it contains spaces"),
+      .flag("secret", "mask the value in 'vars' and keep the line out of history", secret: true),
+    ]),
+    examples: ["set product 42", "set greeting 'hello there'", "set token s3cr3t --secret"]
+  ) { invocation in
+    let name = invocation.arguments.word("NAME") ?? Word("")
+    guard Lexer.isValidVariableName(name.text) else {
+      throw ShellError(
+        "bad variable name '\(name.text)'",
+        hint: "names are letters, digits and '_', not starting with a digit", at: name.offset)
+    }
+    invocation.session.variables[name.text] = Variable(
+      invocation.arguments.string("VALUE") ?? "", isSecret: invocation.arguments.flag("secret"))
+    return .empty
+  }
+
+  static let unset = Command(
+    "unset", summary: "remove a variable",
+    signature: Signature([
+      .argument("NAME", .name, "the variable", completion: { $0.session.variables.keys.sorted() })
+    ]),
+    examples: ["unset product"]
+  ) { invocation in
+    let name = invocation.arguments.word("NAME") ?? Word("")
+    guard invocation.session.variables.removeValue(forKey: name.text) != nil else {
+      let hint =
+        ShellError.didYouMean(name.text, among: Array(invocation.session.variables.keys))
+        ?? "'vars' lists the variables"
+      throw ShellError("no variable '\(name.text)'", hint: hint, at: name.offset)
+    }
+    return .empty
+  }
+
+  static let vars = Command(
+    "vars", summary: "list the variables and their values (secret ones masked)",
+    examples: ["vars"]
+  ) { invocation in
+    let rows = invocation.session.variables.sorted { $0.key < $1.key }.map { name, variable in
+      [Value.string(name), .string(variable.isSecret ? "********" : variable.value)]
+    }
+    return .table(Table(columns: ["name", "value"], rows: rows))
+  }
+
+  static let echo = Command(
+    "echo", summary: "print the arguments, separated by spaces",
+    signature: Signature([.variadic("TEXT", .text, "words to print", optional: true)]),
+    examples: ["echo hello", "echo \"product $product\""]
+  ) { invocation in
+    .text(invocation.arguments.strings("TEXT").joined(separator: " "))
+  }
+
+  static let source = Command(
+    "source", summary: "run a script file here, as if its lines were typed",
+    discussion: """
+      The path is relative to the including file (or to the working directory at the prompt). \
+      ARGs become the script's $1…$9 and $#. The script stops at its first error unless \
+      --keep-going was given; errors inside it name the include chain. Nesting deeper than 64 \
+      files is an error.
+      """,
+    signature: Signature([
+      .argument("FILE", .path, "the script"),
+      .variadic("ARG", .text, "arguments for the script", optional: true),
+    ]),
+    examples: ["source examples/lib/greet.ash", "source setup.ash bookmarks"]
+  ) { invocation in
+    let file = invocation.arguments.word("FILE") ?? Word("")
+    return try invocation.interpreter.source(file, arguments: invocation.arguments.strings("ARG"))
+  }
+
+  static let expect = Command(
+    "expect", summary: "assert on the previous command, for verified walkthroughs",
+    discussion: """
+      Checks what the previous command (other than expect) did:
+        expect contains TEXT   it succeeded and its output contains TEXT
+        expect equals TEXT     it succeeded and its output is exactly TEXT
+        expect succeeds        it succeeded
+        expect fails [TEXT]    it failed, with an error message containing TEXT
+      The output is compared as it is printed, without colour. Several expects in a row check \
+      the same command. In a script, a failed command followed by an expect does not stop the \
+      script: the expect decides. A failed expectation is an error at its own line, showing the \
+      expected and the actual.
+      """,
+    signature: Signature([
+      .argument("CHECK", .choice(["contains", "equals", "succeeds", "fails"]), "what to check"),
+      .optionalArgument("TEXT", .text, "the text to look for"),
+    ]),
+    examples: [
+      "echo hello; expect equals hello", "help; expect contains builtins",
+      "unset nothing; expect fails \"no variable\"",
+    ]
+  ) { invocation in
+    let check = invocation.arguments.string("CHECK") ?? ""
+    let text = invocation.arguments.word("TEXT")
+    guard let previous = invocation.interpreter.previous else {
+      throw ShellError(
+        "nothing to check: no command has run yet", hint: "put expect after a command")
+    }
+    func needText() throws(ShellError) -> String {
+      guard let text else {
+        throw ShellError("'expect \(check)' needs a TEXT", hint: "usage: expect \(check) TEXT")
+      }
+      return text.text
+    }
+    func quoted(_ text: String) -> String {
+      let line = text.replacingNewlines()
+      return "'" + (line.count > 200 ? String(line.prefix(200)) + "…" : line) + "'"
+    }
+    if check == "fails" {
+      guard let error = previous.error else {
+        let output = invocation.interpreter.plainText(previous.output)
+        throw ShellError(
+          "expectation failed: expected the previous command to fail, but it succeeded with output \(quoted(output))"
+        )
+      }
+      if let text, !error.contains(text.text) {
+        throw ShellError(
+          "expectation failed: expected an error containing \(quoted(text.text)), got \(quoted(error))"
+        )
+      }
+      return .empty
+    }
+    if let error = previous.error {
+      throw ShellError(
+        "expectation failed: expected the previous command to succeed, but it failed: \(error)")
+    }
+    let output = invocation.interpreter.plainText(previous.output)
+    switch check {
+    case "contains":
+      let wanted = try needText()
+      guard output.contains(wanted) else {
+        throw ShellError(
+          "expectation failed: expected output containing \(quoted(wanted)), got \(quoted(output))")
+      }
+    case "equals":
+      let wanted = try needText()
+      guard output == wanted else {
+        throw ShellError(
+          "expectation failed: expected output \(quoted(wanted)), got \(quoted(output))")
+      }
+    default:
+      if let text {
+        throw ShellError(
+          "'expect succeeds' takes no TEXT", hint: "use 'expect contains'", at: text.offset)
+      }
+    }
+    return .empty
+  }
+
+  static let time = Command(
+    "time", summary: "run a command and print how long it took",
+    signature: Signature([
+      .remainder(
+        "COMMAND", "the command to run, with its arguments",
+        completion: { $0.registry.topLevelNames })
+    ]),
+    examples: ["time help", "time factory get tracer"]
+  ) { invocation in
+    let words = invocation.arguments.words("COMMAND")
+    guard !words.isEmpty else {
+      throw ShellError("missing argument COMMAND for 'time'", hint: "usage: time COMMAND...")
+    }
+    let start = ContinuousClock.now
+    let output = try invocation.interpreter.dispatch(words)
+    let elapsed = ContinuousClock.now - start
+    let nanoseconds =
+      elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+    let timing = Output.record([
+      Field("time", .string(TraceRendering.formatDuration(UInt64(max(0, nanoseconds)))))
+    ])
+    return output == .empty ? timing : .sequence([output, timing])
+  }
+
+  static let history = Command(
+    "history", summary: "list the lines entered at the prompt",
+    discussion: """
+      History is saved in $XDG_STATE_HOME/archsh/history (default ~/.local/state/archsh/history), \
+      mode 0600. Lines holding a secret argument are never recorded.
+      """,
+    signature: Signature([
+      .option("limit", .integer(1...1_000_000), value: "N", "only the last N lines")
+    ]),
+    examples: ["history", "history --limit 10"]
+  ) { invocation in
+    let lines = invocation.session.history
+    let limit = invocation.arguments.int("limit") ?? lines.count
+    let first = max(0, lines.count - limit)
+    let rows = lines.indices.dropFirst(first).map { [Value.int($0 + 1), .string(lines[$0])] }
+    return .table(Table(columns: ["number", "line"], rows: rows))
+  }
+
+  static let output = Command(
+    "output", summary: "choose how results are printed: aligned text or JSON",
+    discussion:
+      "Without an argument, show the current mode. --json at start-up is the same as 'output json'.",
+    signature: Signature([.optionalArgument("MODE", .choice(["table", "json"]), "the output mode")]
+    ),
+    examples: ["output json", "output table"]
+  ) { invocation in
+    guard let mode = invocation.arguments.string("MODE").flatMap(OutputMode.init(rawValue:)) else {
+      return .record([Field("output", .string(invocation.session.outputMode.rawValue))])
+    }
+    invocation.session.outputMode = mode
+    return .empty
+  }
+
+  static let quit = Command(
+    "quit", summary: "leave archsh (status 1 if a script command failed, 0 otherwise)",
+    examples: ["quit"]
+  ) { _ in throw ExitRequest(status: nil) }
+
+  static let exit = Command(
+    "exit", summary: "leave archsh with a status",
+    signature: Signature([
+      .optionalArgument(
+        "N", .integer(0...255), "the status; without it, 1 if a script command failed, else 0")
+    ]),
+    examples: ["exit", "exit 3"]
+  ) { invocation in
+    guard let status = invocation.arguments.word("N").flatMap({ Int32($0.text) }) else {
+      throw ExitRequest(status: nil)
+    }
+    throw ExitRequest(status: status)
+  }
+}

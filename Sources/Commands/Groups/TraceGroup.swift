@@ -1,0 +1,78 @@
+import Domain
+
+/// `trace`: watch the controllers move.
+///
+/// Each command is followed by the tree of spans it caused.
+enum TraceGroup {
+  static let group = CommandGroup(
+    "trace", summary: "show how the controllers move, as trees and sequence diagrams",
+    discussion: """
+      Domain controllers report what they do to a tracer. With tracing on, every command that \
+      made a controller work is followed by its tree: component, operation, key attributes and \
+      duration. Secret values never reach a trace.
+      """,
+    commands: [on, off, show, export])
+
+  static let on = Command(
+    "on", summary: "start tracing; forget what was traced before",
+    examples: ["trace on"]
+  ) { invocation in
+    invocation.session.tracer.enable()
+    return .text("tracing is on")
+  }
+
+  static let off = Command(
+    "off",
+    summary: "stop tracing; what was traced stays available to 'trace show' and 'trace export'",
+    examples: ["trace off"]
+  ) { invocation in
+    invocation.session.tracer.disable()
+    return .text("tracing is off")
+  }
+
+  static let show = Command(
+    "show", summary: "print every trace tree recorded since 'trace on'",
+    examples: ["trace show"]
+  ) { invocation in
+    let trees = try recorded(invocation.session).map { Output.tree(TraceRendering.tree($0)) }
+    return .sequence(trees)
+  }
+
+  static let export = Command(
+    "export", summary: "write what was traced since 'trace on' as a diagram",
+    discussion: """
+      Each span becomes a call from its caller to its component and a reply with its attributes \
+      and duration; events become notes. Without FILE, the diagram is printed. The file is \
+      created with mode 0600.
+      """,
+    signature: Signature([
+      .option(
+        "format", .choice(["mermaid"]), value: "FORMAT", "the diagram format", default: "mermaid"),
+      .optionalArgument("FILE", .path, "where to write the diagram"),
+    ]),
+    examples: ["trace export --format mermaid", "trace export --format mermaid trace.mmd"]
+  ) { invocation in
+    let diagram = TraceRendering.mermaid(try recorded(invocation.session))
+    guard let file = invocation.arguments.word("FILE") else {
+      return .diagram(format: "mermaid", text: diagram)
+    }
+    do throws(ShellError) {
+      try PrivateFile.write(diagram + "\n", to: file.text)
+    } catch {
+      throw error.located(at: file.offset)
+    }
+    return .text("wrote a Mermaid sequence diagram to \(file.text)")
+  }
+
+  private static func recorded(_ session: Session) throws(ShellError) -> [Span] {
+    let spans = session.tracer.recorded.filter { !$0.children.isEmpty || !$0.events.isEmpty }
+    guard !spans.isEmpty else {
+      let hint =
+        session.tracer.isEnabled
+        ? "run a command that drives a controller, such as 'factory get tracer'"
+        : "start with 'trace on'"
+      throw ShellError("nothing has been traced", hint: hint)
+    }
+    return spans
+  }
+}

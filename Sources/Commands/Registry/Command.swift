@@ -1,0 +1,73 @@
+import Domain
+
+/// What a command is given when it runs: the session, its checked arguments, and the interpreter.
+public struct Invocation {
+  /// The session: variables, settings, and the application factory.
+  public let session: Session
+  /// The arguments, checked against the command's signature.
+  public let arguments: Arguments
+  /// The command's full name, for example `store keys`.
+  public let commandName: String
+  /// The interpreter running the command, for builtins that run other commands.
+  public let interpreter: Interpreter
+  /// The words after the command's own words, as given.
+  public let words: ArraySlice<Word>
+}
+
+/// One command: its name, its declared signature, its help, and what it does.
+public struct Command: Sendable {
+  /// The verb, or the builtin's name.
+  public let name: String
+  /// Other names that run the same command.
+  public let aliases: [String]
+  /// One line for listings.
+  public let summary: String
+  /// More help: behaviour, deliberate differences from the seed, caveats.
+  public let discussion: String
+  /// The arguments, options and flags.
+  public let signature: Signature
+  /// Example lines, shown in the help.
+  public let examples: [String]
+  /// Runs the command.
+  public let run: @Sendable (Invocation) throws -> Output
+
+  /// Declares a command.
+  public init(
+    _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
+    signature: Signature = Signature(), examples: [String] = [],
+    run: @escaping @Sendable (Invocation) throws -> Output
+  ) {
+    self.name = name
+    self.aliases = aliases
+    self.summary = summary
+    self.discussion = discussion
+    self.signature = signature
+    self.examples = examples
+    self.run = run
+  }
+}
+
+/// A group of commands bound to one controller, such as `store` for PersistenceController.
+///
+/// The builtins form a group too, whose commands are called without a group word.
+public struct CommandGroup: Sendable {
+  /// The group word, for example `store`; empty for the builtins.
+  public let name: String
+  /// One line for `help`.
+  public let summary: String
+  /// More help: the controller it drives and the seed it comes from.
+  public let discussion: String
+  /// The commands, in the order the help lists them.
+  public let commands: [Command]
+
+  /// Declares a group.
+  public init(_ name: String, summary: String, discussion: String = "", commands: [Command]) {
+    self.name = name
+    self.summary = summary
+    self.discussion = discussion
+    self.commands = commands
+  }
+
+  /// Whether the group's commands are called without a group word.
+  public var isBuiltins: Bool { name.isEmpty }
+}

@@ -1,0 +1,370 @@
+import Domain
+
+/// The type of a value an argument or option takes; parsing checks it and errors name it.
+public enum ValueType: Sendable, Equatable {
+  /// Any text.
+  case text
+  /// A whole number within `range`.
+  case integer(ClosedRange<Int>)
+  /// One of a fixed set of words; completion offers them.
+  case choice([String])
+  /// A file path.
+  case path
+  /// A name of something that lives in the session (a store, a variable, a component).
+  case name
+
+  /// Any whole number.
+  public static let anyInteger = ValueType.integer(Int.min...Int.max)
+
+  /// The placeholder used in usage lines when the parameter does not name its own.
+  var placeholder: String {
+    switch self {
+    case .text: return "TEXT"
+    case .integer: return "N"
+    case .choice(let words): return words.joined(separator: "|")
+    case .path: return "FILE"
+    case .name: return "NAME"
+    }
+  }
+}
+
+/// What the completer knows when it asks a provider for values.
+public struct CompletionContext {
+  /// The session, for live values such as store names or variables.
+  public let session: Session
+  /// The words before the one being completed, starting with the command's own words.
+  public let previousWords: [String]
+  /// What has been typed of the word being completed.
+  public let prefix: String
+  /// The commands, for completers that complete command names.
+  public let registry: CommandRegistry
+}
+
+/// Supplies live values for an argument during Tab completion.
+public typealias CompletionProvider = @Sendable (CompletionContext) -> [String]
+
+/// One positional argument, option or flag that a command declares.
+public struct Parameter: Sendable {
+  /// Where the parameter appears on the command line.
+  public enum Kind: Sendable, Equatable {
+    /// A positional argument, matched by position.
+    case positional
+    /// `--name VALUE`.
+    case option
+    /// `--name`, with no value.
+    case flag
+  }
+
+  /// For a positional, its placeholder (`KEY`); for an option or flag, its long name (`limit`).
+  public var name: String
+  /// Positional, option or flag.
+  public var kind: Kind
+  /// The type of the value.
+  public var type: ValueType
+  /// One line for the help.
+  public var summary: String
+  /// Whether it may be left out.
+  public var isOptional: Bool
+  /// For a positional, it takes all remaining words; for an option, it may be repeated.
+  public var isVariadic: Bool
+  /// The value used when it is left out, shown in the help.
+  public var defaultValue: String?
+  /// Whether the value is a secret: the whole line is kept out of history and traces.
+  public var isSecret: Bool
+  /// The placeholder for an option's value in usage lines (`N` in `--limit N`).
+  public var valueName: String?
+  /// Live values for completion, beyond a choice type's own words.
+  public var completion: CompletionProvider?
+  /// For a variadic positional: once it starts, it takes every remaining word as it is, options
+  /// included (`time COMMAND...`).
+  public var isPassthrough = false
+
+  /// A required positional argument.
+  public static func argument(
+    _ name: String, _ type: ValueType = .text, _ summary: String, secret: Bool = false,
+    completion: CompletionProvider? = nil
+  ) -> Parameter {
+    Parameter(
+      name: name, kind: .positional, type: type, summary: summary, isOptional: false,
+      isVariadic: false, isSecret: secret, completion: completion)
+  }
+
+  /// An optional positional argument.
+  public static func optionalArgument(
+    _ name: String, _ type: ValueType = .text, _ summary: String, default value: String? = nil,
+    completion: CompletionProvider? = nil
+  ) -> Parameter {
+    Parameter(
+      name: name, kind: .positional, type: type, summary: summary, isOptional: true,
+      isVariadic: false, defaultValue: value, isSecret: false, completion: completion)
+  }
+
+  /// A positional argument that takes every remaining word; `optional` allows none.
+  public static func variadic(
+    _ name: String, _ type: ValueType = .text, _ summary: String, optional: Bool = false,
+    completion: CompletionProvider? = nil
+  ) -> Parameter {
+    Parameter(
+      name: name, kind: .positional, type: type, summary: summary, isOptional: optional,
+      isVariadic: true, isSecret: false, completion: completion)
+  }
+
+  /// A positional argument that takes the rest of the line as it is, options included.
+  public static func remainder(
+    _ name: String, _ summary: String, completion: CompletionProvider? = nil
+  ) -> Parameter {
+    var parameter = variadic(name, .text, summary, completion: completion)
+    parameter.isPassthrough = true
+    return parameter
+  }
+
+  /// An option with a value, `--name VALUE`.
+  public static func option(
+    _ name: String, _ type: ValueType = .text, value valueName: String? = nil, _ summary: String,
+    default value: String? = nil, repeatable: Bool = false, secret: Bool = false,
+    completion: CompletionProvider? = nil
+  ) -> Parameter {
+    Parameter(
+      name: name, kind: .option, type: type, summary: summary, isOptional: true,
+      isVariadic: repeatable, defaultValue: value, isSecret: secret, valueName: valueName,
+      completion: completion)
+  }
+
+  /// A flag, `--name`; `secret` makes its presence keep the line out of history.
+  public static func flag(_ name: String, _ summary: String, secret: Bool = false) -> Parameter {
+    Parameter(
+      name: name, kind: .flag, type: .text, summary: summary, isOptional: true, isVariadic: false,
+      isSecret: secret)
+  }
+
+  /// How the parameter appears in a usage line.
+  var usage: String {
+    switch kind {
+    case .positional:
+      let base = isVariadic ? "\(name)..." : name
+      return isOptional ? "[\(base)]" : base
+    case .option:
+      return "[--\(name) \(valueName ?? type.placeholder)]"
+    case .flag:
+      return "[--\(name)]"
+    }
+  }
+
+  /// How the parameter is named in its help row.
+  var helpLabel: String {
+    switch kind {
+    case .positional: return name
+    case .option: return "--\(name) \(valueName ?? type.placeholder)"
+    case .flag: return "--\(name)"
+    }
+  }
+}
+
+/// A command's parameters, declared once: parsing, usage, help and completion derive from it.
+public struct Signature: Sendable {
+  /// Every parameter, positionals in order.
+  public let parameters: [Parameter]
+
+  /// Declares a signature.
+  public init(_ parameters: [Parameter] = []) {
+    self.parameters = parameters
+  }
+
+  /// The positional parameters, in order.
+  var positionals: [Parameter] { parameters.filter { $0.kind == .positional } }
+
+  /// The usage line's argument part, for example `STORE KEY... [--limit N]`.
+  var usage: String {
+    let positional = parameters.filter { $0.kind == .positional }.map(\.usage)
+    let named = parameters.filter { $0.kind != .positional }.map(\.usage)
+    return (positional + named).joined(separator: " ")
+  }
+}
+
+/// The values a command line supplied, checked against the signature.
+public struct Arguments {
+  /// The signature the values were parsed against.
+  public let signature: Signature
+  /// The words given for each parameter, parallel to `signature.parameters`.
+  var values: [[Word]]
+
+  init(signature: Signature) {
+    self.signature = signature
+    self.values = Array(repeating: [], count: signature.parameters.count)
+  }
+
+  private func index(_ name: String) -> Int? {
+    signature.parameters.firstIndex { $0.name == name }
+  }
+
+  /// The word given for `name`, or nil when it was left out.
+  public func word(_ name: String) -> Word? {
+    index(name).flatMap { values[$0].last }
+  }
+
+  /// Every word given for a variadic positional or a repeatable option.
+  public func words(_ name: String) -> [Word] {
+    index(name).map { values[$0] } ?? []
+  }
+
+  /// The text given for `name`, or its declared default, or nil.
+  public func string(_ name: String) -> String? {
+    guard let i = index(name) else { return nil }
+    return values[i].last?.text ?? signature.parameters[i].defaultValue
+  }
+
+  /// Every text given for a variadic positional or a repeatable option.
+  public func strings(_ name: String) -> [String] {
+    words(name).map(\.text)
+  }
+
+  /// The integer given for `name`, or its default.
+  ///
+  /// Parsing already checked the type.
+  public func int(_ name: String) -> Int? {
+    string(name).flatMap { Int($0) }
+  }
+
+  /// Whether a flag was given.
+  public func flag(_ name: String) -> Bool {
+    index(name).map { !values[$0].isEmpty } ?? false
+  }
+
+  /// Whether any parameter declared secret was given a value.
+  public var containsSecret: Bool {
+    signature.parameters.indices.contains {
+      signature.parameters[$0].isSecret && !values[$0].isEmpty
+    }
+  }
+}
+
+extension Signature {
+  /// Checks `words` (the arguments after the command's own words) and assigns them to parameters.
+  ///
+  /// `--` ends the options: every later word is positional. A quoted word is never an option, and
+  /// a word such as `-5` is a positional number. `--name=value` is accepted as `--name value`.
+  public func parse(_ words: ArraySlice<Word>, command: String) throws(ShellError) -> Arguments {
+    var arguments = Arguments(signature: self)
+    var positionalIndex = 0
+    var optionsEnded = false
+    var cursor = words.startIndex
+    let positionalSlots = parameters.indices.filter { parameters[$0].kind == .positional }
+
+    while cursor < words.endIndex {
+      let word = words[cursor]
+      cursor += 1
+      if positionalIndex < positionalSlots.count,
+        parameters[positionalSlots[positionalIndex]].isPassthrough
+      {
+        arguments.values[positionalSlots[positionalIndex]] = Array(words[(cursor - 1)...])
+        break
+      }
+      if !optionsEnded && !word.isQuoted && word.text == "--" {
+        optionsEnded = true
+        continue
+      }
+      if !optionsEnded && !word.isQuoted && isOptionLike(word.text) {
+        var name = String(word.text.dropFirst(2))
+        var inlineValue: String?
+        if let equals = name.firstIndex(of: "=") {
+          inlineValue = String(name[name.index(after: equals)...])
+          name = String(name[..<equals])
+        }
+        guard let slot = parameters.firstIndex(where: { $0.kind != .positional && $0.name == name })
+        else {
+          let names = parameters.filter { $0.kind != .positional }.map { "--\($0.name)" }
+          let hint =
+            ShellError.didYouMean("--\(name)", among: names)
+            ?? (names.isEmpty
+              ? "'\(command)' takes no options" : "options: \(names.joined(separator: ", "))")
+          throw ShellError(
+            "unknown option '--\(name)' for '\(command)'", hint: hint, at: word.offset)
+        }
+        let parameter = parameters[slot]
+        if parameter.kind == .flag {
+          guard inlineValue == nil else {
+            throw ShellError(
+              "flag '--\(name)' takes no value", hint: "write '--\(name)' alone", at: word.offset)
+          }
+          arguments.values[slot] = [word]
+          continue
+        }
+        let value: Word
+        if let inlineValue {
+          value = Word(
+            inlineValue, offset: word.offset + name.utf8.count + 3, isQuoted: word.isQuoted)
+        } else {
+          guard cursor < words.endIndex else {
+            throw ShellError(
+              "option '--\(name)' needs a value",
+              hint: "usage: \(command) \(usage)", at: word.offset)
+          }
+          value = words[cursor]
+          cursor += 1
+        }
+        try check(value, against: parameter, label: "--\(name)")
+        if !parameter.isVariadic && !arguments.values[slot].isEmpty {
+          throw ShellError(
+            "option '--\(name)' is given twice", hint: "give it once", at: word.offset)
+        }
+        arguments.values[slot].append(value)
+        continue
+      }
+      guard positionalIndex < positionalSlots.count else {
+        throw ShellError(
+          "too many arguments for '\(command)': unexpected '\(word.text)'",
+          hint: hintForExtraArgument(command), at: word.offset)
+      }
+      let slot = positionalSlots[positionalIndex]
+      let parameter = parameters[slot]
+      try check(word, against: parameter, label: parameter.name)
+      arguments.values[slot].append(word)
+      if !parameter.isVariadic { positionalIndex += 1 }
+    }
+
+    for slot in positionalSlots where !parameters[slot].isOptional && arguments.values[slot].isEmpty
+    {
+      let end = words.last.map { $0.offset + $0.text.utf8.count + 1 }
+      throw ShellError(
+        "missing argument \(parameters[slot].name) for '\(command)'",
+        hint: "usage: \(command) \(usage)", at: end)
+    }
+    return arguments
+  }
+
+  private func isOptionLike(_ text: String) -> Bool {
+    let utf8 = text.utf8
+    guard utf8.count > 2, utf8.first == UInt8(ascii: "-") else { return false }
+    return utf8.dropFirst().first == UInt8(ascii: "-")
+  }
+
+  private func hintForExtraArgument(_ command: String) -> String {
+    if positionals.isEmpty { return "'\(command)' takes no arguments" }
+    return "usage: \(command) \(usage); quote a value that contains spaces"
+  }
+
+  private func check(_ word: Word, against parameter: Parameter, label: String) throws(ShellError) {
+    switch parameter.type {
+    case .text, .path, .name:
+      return
+    case .integer(let range):
+      guard let value = Int(word.text) else {
+        throw ShellError("\(label) must be a whole number, not '\(word.text)'", at: word.offset)
+      }
+      guard range.contains(value) else {
+        throw ShellError(
+          "\(label) must be between \(range.lowerBound) and \(range.upperBound), not \(value)",
+          at: word.offset)
+      }
+    case .choice(let words):
+      guard words.contains(word.text) else {
+        let hint =
+          ShellError.didYouMean(word.text, among: words)
+          ?? "one of: \(words.joined(separator: ", "))"
+        throw ShellError(
+          "\(label) must be one of \(words.joined(separator: "|")), not '\(word.text)'", hint: hint,
+          at: word.offset)
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/// Renders outputs as JSON: one compact document per command, with keys in a stable order.
+///
+/// - text: `{"message": "..."}`
+/// - record: an object with the record's keys
+/// - table: an array of objects keyed by column
+/// - tree: `{"label": ..., "detail": ..., "children": [...]}`
+/// - events: `{"events": [...]}`
+/// - diagram: `{"format": ..., "diagram": ...}`
+/// - several outputs: an array of their documents
+public struct JSONRenderer: Sendable {
+  /// Creates a renderer.
+  public init() {}
+
+  /// The JSON document for `output`, or an empty string for `.empty`.
+  public func render(_ output: Output) -> String {
+    guard let value = value(of: output) else { return "" }
+    var text = ""
+    Self.write(value, into: &text)
+    return text
+  }
+
+  /// The JSON value for `output`, or nil for `.empty`.
+  public func value(of output: Output) -> Value? {
+    switch output {
+    case .empty:
+      return nil
+    case .text(let text):
+      return .object([Field("message", .string(text))])
+    case .record(let fields):
+      return .object(fields)
+    case .table(let table):
+      return .list(
+        table.rows.map { row in
+          .object(zip(table.columns, row).map { Field($0, $1) })
+        })
+    case .tree(let node):
+      return tree(node)
+    case .events(let events):
+      return .object([Field("events", .list(events.map(Value.string)))])
+    case .diagram(let format, let text):
+      return .object([Field("format", .string(format)), Field("diagram", .string(text))])
+    case .sequence(let outputs):
+      return .list(outputs.compactMap(value(of:)))
+    }
+  }
+
+  private func tree(_ node: TreeNode) -> Value {
+    var fields = [Field("label", .string(node.label))]
+    if let detail = node.detail { fields.append(Field("detail", .string(detail))) }
+    fields.append(Field("children", .list(node.children.map(tree))))
+    return .object(fields)
+  }
+
+  /// Appends the JSON text of `value` to `text`.
+  public static func write(_ value: Value, into text: inout String) {
+    switch value {
+    case .string(let string):
+      writeString(string, into: &text)
+    case .int(let number):
+      text += String(number)
+    case .double(let number):
+      text += number.isFinite ? TextRenderer.formatDouble(number) : "null"
+    case .bool(let flag):
+      text += flag ? "true" : "false"
+    case .null:
+      text += "null"
+    case .list(let values):
+      text += "["
+      for (index, element) in values.enumerated() {
+        if index > 0 { text += "," }
+        write(element, into: &text)
+      }
+      text += "]"
+    case .object(let fields):
+      text += "{"
+      for (index, field) in fields.enumerated() {
+        if index > 0 { text += "," }
+        writeString(field.key, into: &text)
+        text += ":"
+        write(field.value, into: &text)
+      }
+      text += "}"
+    }
+  }
+
+  private static func writeString(_ string: String, into text: inout String) {
+    text += "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      case let control where control.value < 0x20:
+        let hex = String(control.value, radix: 16)
+        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default:
+        text.unicodeScalars.append(scalar)
+      }
+    }
+    text += "\""
+  }
+}

@@ -1,0 +1,84 @@
+/// A structured value inside an output, rendered as text for people and as JSON for programs.
+public indirect enum Value: Equatable, Sendable {
+  /// Text.
+  case string(String)
+  /// A whole number; right-aligned in tables.
+  case int(Int)
+  /// A fractional number.
+  case double(Double)
+  /// A yes/no value.
+  case bool(Bool)
+  /// No value; `-` in text, `null` in JSON.
+  case null
+  /// A list of values.
+  case list([Value])
+  /// Named values in a stable order.
+  case object([Field])
+}
+
+/// A named value in a record or object; the order of fields is the order of JSON keys.
+public struct Field: Equatable, Sendable {
+  /// The name, in snake_case so that it can serve as a JSON key.
+  public var key: String
+  /// The value.
+  public var value: Value
+
+  /// Creates a field.
+  public init(_ key: String, _ value: Value) {
+    self.key = key
+    self.value = value
+  }
+}
+
+/// A table: named columns and rows of values.
+public struct Table: Equatable, Sendable {
+  /// Column names, in snake_case; they are the JSON keys of each row.
+  public var columns: [String]
+  /// Rows, each with one value per column.
+  public var rows: [[Value]]
+
+  /// Creates a table.
+  public init(columns: [String], rows: [[Value]]) {
+    self.columns = columns
+    self.rows = rows
+  }
+}
+
+/// A node in a tree: a label and its children, drawn with box-drawing characters.
+public struct TreeNode: Equatable, Sendable {
+  /// The node's text.
+  public var label: String
+  /// Extra text shown dimmed after the label, such as a duration.
+  public var detail: String?
+  /// The nodes under this one.
+  public var children: [TreeNode]
+
+  /// Creates a node.
+  public init(_ label: String, detail: String? = nil, children: [TreeNode] = []) {
+    self.label = label
+    self.detail = detail
+    self.children = children
+  }
+}
+
+/// What a command returns.
+///
+/// Commands never print; a renderer turns this into text or JSON.
+public indirect enum Output: Equatable, Sendable {
+  /// Nothing to show.
+  case empty
+  /// Free text, printed as it is.
+  case text(String)
+  /// Named values, shown as `key: value` lines.
+  case record([Field])
+  /// Rows under column headers.
+  case table(Table)
+  /// A tree, such as a coordinator tree or a trace.
+  case tree(TreeNode)
+  /// Things that happened, such as delegate notifications, shown as `~ event` lines.
+  case events([String])
+  /// A diagram in a text format such as Mermaid.
+  case diagram(format: String, text: String)
+  /// Several outputs, shown one after another.
+  case sequence([Output])
+}

@@ -1,0 +1,134 @@
+/// Renders outputs as aligned text for people.
+///
+/// Tables get a header and a rule, with numbers right-aligned; records are `key: value` lines with
+/// the values aligned; trees use box-drawing characters. Colour is used only when asked for, which
+/// the shell does when standard output is a terminal and `NO_COLOR` is unset.
+public struct TextRenderer: Sendable {
+  /// Whether to use ANSI colour.
+  public var useColor: Bool
+
+  /// Creates a renderer.
+  public init(useColor: Bool = false) {
+    self.useColor = useColor
+  }
+
+  /// The text for `output`, without a trailing newline; empty for `.empty`.
+  public func render(_ output: Output) -> String {
+    switch output {
+    case .empty:
+      return ""
+    case .text(let text):
+      return text
+    case .record(let fields):
+      return record(fields)
+    case .table(let table):
+      return self.table(table)
+    case .tree(let node):
+      return tree(node)
+    case .events(let events):
+      return events.map { dim("~ \($0)") }.joined(separator: "\n")
+    case .diagram(_, let text):
+      return text
+    case .sequence(let outputs):
+      return outputs.map(render).filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+  }
+
+  /// The text of one value inside a table cell or record.
+  public static func text(of value: Value) -> String {
+    switch value {
+    case .string(let text): return text
+    case .int(let number): return String(number)
+    case .double(let number): return formatDouble(number)
+    case .bool(let flag): return flag ? "yes" : "no"
+    case .null: return "-"
+    case .list(let values): return values.map(text(of:)).joined(separator: ", ")
+    case .object(let fields):
+      return "{" + fields.map { "\($0.key): \(text(of: $0.value))" }.joined(separator: ", ") + "}"
+    }
+  }
+
+  static func formatDouble(_ number: Double) -> String {
+    if number.isFinite, number == number.rounded(), abs(number) < 1e15 {
+      return String(Int(number))
+    }
+    return String(number)
+  }
+
+  private func record(_ fields: [Field]) -> String {
+    let width = fields.map { $0.key.count }.max() ?? 0
+    return fields.map { field in
+      let key = field.key + ":" + String(repeating: " ", count: width - field.key.count)
+      let value = Self.text(of: field.value)
+      let indented = value.split(separator: "\n", omittingEmptySubsequences: false)
+        .joined(separator: "\n" + String(repeating: " ", count: width + 2))
+      return trimTrailing("\(bold(key)) \(indented)")
+    }.joined(separator: "\n")
+  }
+
+  private func table(_ table: Table) -> String {
+    let cells = table.rows.map { row in row.map { Self.text(of: $0).replacingNewlines() } }
+    var widths = table.columns.map(\.count)
+    for row in cells {
+      for (column, cell) in row.enumerated() where column < widths.count {
+        widths[column] = max(widths[column], cell.count)
+      }
+    }
+    let numeric = table.columns.indices.map { column in
+      !table.rows.isEmpty
+        && table.rows.allSatisfy { row in
+          guard column < row.count else { return true }
+          switch row[column] {
+          case .int, .double, .null: return true
+          default: return false
+          }
+        }
+    }
+    func line(_ row: [String]) -> String {
+      let padded = row.enumerated().map { column, cell in
+        let gap = String(repeating: " ", count: max(0, widths[column] - cell.count))
+        return numeric[column] ? gap + cell : cell + gap
+      }
+      return trimTrailing(padded.joined(separator: "  "))
+    }
+    var lines = [bold(line(table.columns))]
+    lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+    lines += cells.map(line)
+    if cells.isEmpty { lines.append("(no rows)") }
+    return lines.joined(separator: "\n")
+  }
+
+  private func tree(_ root: TreeNode) -> String {
+    var lines = [label(root)]
+    func walk(_ node: TreeNode, prefix: String) {
+      for (index, child) in node.children.enumerated() {
+        let last = index == node.children.count - 1
+        lines.append(dim(prefix + (last ? "└─ " : "├─ ")) + label(child))
+        walk(child, prefix: prefix + (last ? "   " : "│  "))
+      }
+    }
+    walk(root, prefix: "")
+    return lines.joined(separator: "\n")
+  }
+
+  private func label(_ node: TreeNode) -> String {
+    guard let detail = node.detail else { return node.label }
+    return node.label + "  " + dim(detail)
+  }
+
+  private func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+  private func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+  private func trimTrailing(_ text: String) -> String {
+    var text = text
+    while text.last == " " { text.removeLast() }
+    return text
+  }
+}
+
+extension String {
+  /// The text with line breaks shown as `\n`, so that it fits on one line.
+  func replacingNewlines() -> String {
+    guard contains(where: \.isNewline) else { return self }
+    return split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\n")
+  }
+}

@@ -1,0 +1,86 @@
+import Domain
+
+/// Turns recorded spans into trees for the terminal and into Mermaid sequence diagrams.
+public enum TraceRendering {
+  /// The tree for one root span: component, operation, key attributes, and duration.
+  public static func tree(_ span: Span) -> TreeNode {
+    var label = span.operation.isEmpty ? span.component : "\(span.component) \(span.operation)"
+    let attributes = span.attributes
+    if !attributes.isEmpty {
+      label += " (" + attributes.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+    }
+    if let failure = span.failure { label += " failed: \(failure)" }
+    var children = span.events.map { TreeNode("~ \($0)") }
+    children += span.children.map(tree)
+    return TreeNode(label, detail: span.durationNanoseconds.map(formatDuration), children: children)
+  }
+
+  /// A Mermaid `sequenceDiagram` of `spans`: each span is a call from its parent's component and a
+  /// reply carrying its attributes and duration; events become notes.
+  public static func mermaid(_ spans: [Span], caller: String = "User") -> String {
+    var participants: [String] = []
+    var lines: [String] = []
+    func participant(_ name: String) -> String {
+      let id = identifier(name)
+      if !participants.contains(id) { participants.append(id) }
+      return id
+    }
+    func walk(_ span: Span, from parent: String) {
+      let callee = participant(span.component)
+      lines.append(
+        "  \(parent)->>\(callee): \(escape(span.operation.isEmpty ? "event" : span.operation))")
+      for event in span.events {
+        lines.append("  Note over \(callee): \(escape(event))")
+      }
+      for child in span.children { walk(child, from: callee) }
+      var reply = span.attributes.map { "\($0.key): \($0.value)" }
+      if let failure = span.failure { reply.append("failed: \(failure)") }
+      if let duration = span.durationNanoseconds { reply.append(formatDuration(duration)) }
+      lines.append("  \(callee)-->>\(parent): \(escape(reply.joined(separator: ", ")))")
+    }
+    let user = identifier(caller)
+    for span in spans { walk(span, from: user) }
+    let header =
+      ["sequenceDiagram", "  actor \(user)"] + participants.map { "  participant \($0)" }
+    return (header + lines).joined(separator: "\n")
+  }
+
+  /// A duration for people: `0.04 ms`, `12.3 ms`, `1.52 s`.
+  public static func formatDuration(_ nanoseconds: UInt64) -> String {
+    let milliseconds = Double(nanoseconds) / 1_000_000
+    if milliseconds < 10 { return format(milliseconds, decimals: 2) + " ms" }
+    if milliseconds < 1000 { return format(milliseconds, decimals: 1) + " ms" }
+    return format(milliseconds / 1000, decimals: 2) + " s"
+  }
+
+  private static func format(_ value: Double, decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = Int((value * scale).rounded())
+    let whole = rounded / Int(scale)
+    var fraction = String(rounded % Int(scale))
+    while fraction.count < decimals { fraction = "0" + fraction }
+    return "\(whole).\(fraction)"
+  }
+
+  private static func identifier(_ name: String) -> String {
+    let cleaned = String(
+      name.unicodeScalars.map { scalar in
+        (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) && scalar.isASCII
+          ? Character(scalar) : "_"
+      })
+    return cleaned.isEmpty ? "_" : cleaned
+  }
+
+  private static func escape(_ text: String) -> String {
+    var result = ""
+    for character in text.replacingNewlines() {
+      switch character {
+      case ";": result += "#59;"
+      case "#": result += "#35;"
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+}

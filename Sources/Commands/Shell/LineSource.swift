@@ -1,0 +1,116 @@
+import Foundation
+
+/// One physical line of input and its line number (1-based).
+public struct SourceLine: Equatable, Sendable {
+  /// The text, without its line break.
+  public var text: String
+  /// Its line number in the file, or the count of lines read at the prompt.
+  public var number: Int
+
+  /// Creates a line.
+  public init(_ text: String, number: Int) {
+    self.text = text
+    self.number = number
+  }
+}
+
+/// What a line source yields when asked for the next line.
+public enum LineEvent: Equatable, Sendable {
+  /// A line.
+  case line(SourceLine)
+  /// Ctrl-C at the prompt: the line being typed is discarded.
+  case interrupted
+  /// No more input.
+  case end
+}
+
+/// Where lines come from: libedit at a terminal, a script, or an array in tests.
+public protocol LineSource {
+  /// The next line; `continuation` is true while a line ending in `\` is being continued, so an
+  /// interactive source can show its `...> ` prompt.
+  mutating func next(continuation: Bool) -> LineEvent
+  /// Told about each complete logical line before it runs, so an interactive source can add it to
+  /// its history unless it holds a secret.
+  mutating func accept(_ line: String, isSecret: Bool)
+}
+
+extension LineSource {
+  /// Sources without a history ignore accepted lines.
+  public mutating func accept(_ line: String, isSecret: Bool) {}
+}
+
+/// Lines from an array: `-c` arguments and tests.
+public struct ArrayLineSource: LineSource {
+  private let lines: [String]
+  private var index = 0
+
+  /// Creates a source over `lines`.
+  public init(_ lines: [String]) {
+    self.lines = lines
+  }
+
+  /// The next line of the array.
+  public mutating func next(continuation: Bool) -> LineEvent {
+    guard index < lines.count else { return .end }
+    index += 1
+    return .line(SourceLine(lines[index - 1], number: index))
+  }
+}
+
+/// Lines of a script held in memory, split on `\n` (a `\r` before it is dropped).
+public struct ScriptLineSource: LineSource {
+  private let bytes: [UInt8]
+  private var position = 0
+  private var number = 0
+
+  /// Creates a source over a script's bytes; invalid UTF-8 is replaced, never fatal.
+  public init(contents: [UInt8]) {
+    self.bytes = contents
+  }
+
+  /// Reads a script file, or returns nil with the reason it cannot be read.
+  public static func open(path: String) -> Result<ScriptLineSource, ShellError> {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      return .failure(ShellError("cannot read '\(path)': it is a directory"))
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let reason =
+        FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+      return .failure(ShellError("cannot read '\(path)': \(reason)"))
+    }
+    return .success(ScriptLineSource(contents: [UInt8](data)))
+  }
+
+  /// The next line of the script.
+  public mutating func next(continuation: Bool) -> LineEvent {
+    guard position < bytes.count else { return .end }
+    var end = position
+    while end < bytes.count, bytes[end] != 10 { end += 1 }
+    var lineEnd = end
+    if lineEnd > position, bytes[lineEnd - 1] == 13 { lineEnd -= 1 }
+    let text = String(decoding: bytes[position..<lineEnd], as: UTF8.self)
+    position = end + 1
+    number += 1
+    return .line(SourceLine(text, number: number))
+  }
+}
+
+/// Lines read one at a time from standard input, for `archsh < script.ash` and pipes.
+public struct StandardInputLineSource: LineSource {
+  private var number = 0
+
+  /// Creates the source.
+  public init() {}
+
+  /// The next line of standard input.
+  public mutating func next(continuation: Bool) -> LineEvent {
+    guard let line = readLine(strippingNewline: true) else { return .end }
+    number += 1
+    var text = line
+    if text.hasSuffix("\r") { text.removeLast() }
+    return .line(SourceLine(text, number: number))
+  }
+}

@@ -1,0 +1,66 @@
+import Domain
+
+/// How command output is printed.
+public enum OutputMode: String, Sendable {
+  /// Aligned text for people.
+  case table
+  /// One JSON document per command, for programs.
+  case json
+}
+
+/// A variable set with `set`.
+public struct Variable: Equatable, Sendable {
+  /// Its value.
+  public var value: String
+  /// Whether it was set with `--secret`: `vars` masks it and its line stays out of history.
+  public var isSecret: Bool
+
+  /// Creates a variable.
+  public init(_ value: String, isSecret: Bool = false) {
+    self.value = value
+    self.isSecret = isSecret
+  }
+}
+
+/// What the process was started with, as far as commands care.
+public struct SessionOptions: Sendable {
+  /// The workspace database path given with `--db`, if any.
+  public var databasePath: String?
+
+  /// Creates options.
+  public init(databasePath: String? = nil) {
+    self.databasePath = databasePath
+  }
+}
+
+/// Everything a command can reach: the application factory, variables and settings.
+///
+/// The session owns the Domain's composition root, an `ApplicationFactory`, which builds the
+/// controllers lazily.
+public final class Session {
+  /// The composition root.
+  public let factory: ApplicationFactory
+  /// The options the process was started with.
+  public let options: SessionOptions
+  /// Variables set with `set`.
+  public var variables: [String: Variable] = [:]
+  /// How output is printed.
+  public var outputMode: OutputMode = .table
+  /// Lines entered at the prompt, oldest first, as `history` lists them.
+  ///
+  /// Secret lines are absent.
+  public var history: [String] = []
+  /// The status of the last command: 0 for success, 1 for failure.
+  public var lastStatus = 0
+
+  /// Creates a session around a factory.
+  public init(
+    factory: ApplicationFactory = ApplicationFactory(), options: SessionOptions = SessionOptions()
+  ) {
+    self.factory = factory
+    self.options = options
+  }
+
+  /// The tracer that controllers report to.
+  public var tracer: Tracer { factory.tracer }
+}

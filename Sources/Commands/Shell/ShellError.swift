@@ -1,0 +1,39 @@
+import Domain
+
+/// An error in one command line: what went wrong, a hint, and where.
+///
+/// The description is one line: lower-case start, no full stop, user input in single quotes, and
+/// the hint in parentheses, for example `unknown command 'stor' (did you mean 'store'?)`.
+public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
+  /// What went wrong.
+  public var message: String
+  /// What to do about it, or nil.
+  public var hint: String?
+  /// The byte offset of the offending text in the logical line, used for the column and caret.
+  public var offset: Int?
+
+  /// Creates an error.
+  public init(_ message: String, hint: String? = nil, at offset: Int? = nil) {
+    self.message = message
+    self.hint = hint
+    self.offset = offset
+  }
+
+  /// The message and hint on one line.
+  public var description: String {
+    guard let hint else { return message }
+    return "\(message) (\(hint))"
+  }
+
+  /// The error with a location, keeping one it already has.
+  func located(at offset: Int?) -> ShellError {
+    var copy = self
+    if copy.offset == nil { copy.offset = offset }
+    return copy
+  }
+
+  /// A hint that names the closest candidate, or nil.
+  static func didYouMean(_ word: String, among candidates: [String]) -> String? {
+    Suggestion.nearest(to: word, among: candidates).map { "did you mean '\($0)'?" }
+  }
+}

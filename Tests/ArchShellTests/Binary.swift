@@ -1,0 +1,69 @@
+import Foundation
+
+/// Runs the built `archsh` binary, as a user would.
+enum Binary {
+  /// The repository's root, found from this file's path.
+  static let root: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  /// The debug binary that `swift build` produced.
+  static var path: String {
+    ProcessInfo.processInfo.environment["ARCHSH_BINARY"] ?? root + "/.build/debug/archsh"
+  }
+
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// Standard output and error interleaved, when run with `merge`.
+    var combined: String { stdout }
+  }
+
+  /// A private home, so that tests never read or write the user's rc, history or workspace.
+  static func environment(home: String) -> [String: String] {
+    [
+      "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state",
+      "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+    ]
+  }
+
+  /// Runs archsh with `arguments` and `input` on standard input, in `directory`.
+  ///
+  /// With `merge`, standard error goes to the same pipe as standard output, so the order of
+  /// results and errors is the order a user sees.
+  static func run(
+    _ arguments: [String], input: String? = nil, directory: String = root, merge: Bool = false,
+    home: String? = nil
+  ) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let homeDirectory = try home ?? makeTemporaryDirectory()
+    process.environment = environment(home: homeDirectory)
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = merge ? stdout : stderr
+    let stdin = Pipe()
+    process.standardInput = stdin
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = merge ? Data() : stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+      stderr: String(decoding: errors, as: UTF8.self))
+  }
+
+  static func makeTemporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "archsh-e2e-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@Suite("archsh binary", .serialized)
+struct EndToEndTests {
+  @Test("-c runs one line; several -c and -f run in the order given")
+  func commandLines() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    try "echo script $1 $#\nset from_script yes".write(toFile: directory + "/s.ash", atomically: true, encoding: .utf8)
+    let result = try Binary.run(
+      ["-c", "echo first; set x 1", "-c", "echo second $x", "-f", "s.ash", "arg", "-c", "not-an-option"],
+      directory: directory)
+    #expect(result.status == 0)
+    #expect(result.stdout == "first\nsecond 1\nscript arg 3\n")
+    #expect(result.stderr.isEmpty)
+  }
+
+  @Test("-f runs a script with $1…$9 and $#; the script's lines run in order")
+  func script() throws {
+    let result = try Binary.run(["-f", "Tests/ArchShellTests/Fixtures/args.ash", "one", "two words"])
+    #expect(result.status == 0)
+    #expect(result.stdout == "count 2\nfirst one\nsecond two words\n")
+  }
+
+  @Test("standard input that is not a terminal is read as a script")
+  func standardInput() throws {
+    let result = try Binary.run([], input: "set a 1\necho got $a\nech oops\necho never\n", merge: true)
+    #expect(result.status == 1)
+    #expect(result.stdout == "got 1\n<stdin>:3:1: error: unknown command 'ech' (did you mean 'echo'?)\n")
+  }
+
+  @Test("exit statuses: 0 for success, 1 for a failed command, 2 for usage errors")
+  func exitStatuses() throws {
+    #expect(try Binary.run(["-c", "echo ok"]).status == 0)
+    #expect(try Binary.run(["-c", "exit 7"]).status == 7)
+    let failed = try Binary.run(["-c", "unset ghost"])
+    #expect(failed.status == 1)
+    #expect(failed.stderr == "-c:1:7: error: no variable 'ghost' ('vars' lists the variables)\n")
+    let badOption = try Binary.run(["--jsno"])
+    #expect(badOption.status == 2)
+    #expect(badOption.stderr == "archsh: error: unknown option '--jsno' (did you mean '--json'?) (see 'archsh --help')\n")
+    let missingScript = try Binary.run(["-f", "no/such.ash"])
+    #expect(missingScript.status == 2)
+    #expect(missingScript.stderr == "archsh: error: cannot read 'no/such.ash': no such file (check the path given to -f)\n")
+    let directory = try Binary.run(["-f", "Tests"])
+    #expect(directory.status == 2)
+    #expect(directory.stderr == "archsh: error: cannot read 'Tests': it is a directory (check the path given to -f)\n")
+    let version = try Binary.run(["--version"])
+    #expect(version.status == 0)
+    #expect(version.stdout == "archsh 0.1.0\n")
+  }
+
+  @Test("script errors give file:line:col, also through source, and stop the script")
+  func errorFormat() throws {
+    let result = try Binary.run(["-f", "Tests/ArchShellTests/Fixtures/outer.ash"], merge: true)
+    #expect(result.status == 1)
+    #expect(
+      result.stdout == """
+        outer starts
+        inner runs with hello
+        Tests/ArchShellTests/Fixtures/lib/inner.ash:3:6: error: unknown option '--loud' for 'echo' ('echo' takes no options); in file included from Tests/ArchShellTests/Fixtures/outer.ash:2
+
+        """)
+  }
+
+  @Test("--keep-going runs every line and still exits 1")
+  func keepGoing() throws {
+    let result = try Binary.run(["--keep-going", "-f", "Tests/ArchShellTests/Fixtures/outer.ash"], merge: true)
+    #expect(result.status == 1)
+    #expect(result.stdout.hasSuffix("after the error\nouter ends\n"))
+  }
+
+  @Test("--json prints one JSON document per command")
+  func json() throws {
+    let result = try Binary.run(["--json", "-c", "set b 2; vars; echo hi; output"])
+    #expect(result.status == 0)
+    #expect(result.stdout == "[{\"name\":\"b\",\"value\":\"2\"}]\n{\"message\":\"hi\"}\n{\"output\":\"json\"}\n")
+    for line in result.stdout.split(separator: "\n") {
+      #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+    }
+  }
+
+  @Test("words after the options run as one command, so 'archsh help --markdown' works")
+  func wordsAsCommand() throws {
+    let result = try Binary.run(["echo", "it's", "$HOME"])
+    #expect(result.stdout == "it's $HOME\n")
+    let unknown = try Binary.run(["tour.ash"])
+    #expect(unknown.status == 1)
+    #expect(unknown.stderr == "archsh:1:1: error: unknown command 'tour.ash' (try 'help')\n")
+  }
+
+  @Test("--echo prints each command line with the prompt before its output")
+  func echo() throws {
+    let result = try Binary.run(["--echo", "-c", "echo hi"], input: nil)
+    #expect(result.stdout == "archsh> echo hi\nhi\n")
+  }
+
+  @Test("docs/commands.md is what 'archsh help --markdown' prints")
+  func docsUpToDate() throws {
+    let result = try Binary.run(["help", "--markdown"])
+    let checkedIn = try String(contentsOfFile: Binary.root + "/docs/commands.md", encoding: .utf8)
+    #expect(result.stdout == checkedIn, "run 'make docs' to regenerate docs/commands.md")
+  }
+}

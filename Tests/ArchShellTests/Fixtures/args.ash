@@ -1,0 +1,3 @@
+echo count $#
+echo first $1
+echo second "$2"

@@ -1,0 +1,3 @@
+echo outer starts
+source lib/inner.ash hello
+echo outer ends

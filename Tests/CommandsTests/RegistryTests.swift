@@ -1,0 +1,158 @@
+import Testing
+
+@testable import Commands
+
+@Suite("Registry and help")
+struct RegistryTests {
+  private func run(_ line: String) -> (stdout: String, stderr: String) {
+    let harness = Harness()
+    harness.script([line])
+    return (harness.sink.stdout, harness.sink.stderr)
+  }
+
+  @Test("help for one command is generated from its declaration, word for word")
+  func commandHelp() {
+    #expect(
+      run("help trace export").stdout == """
+        usage: trace export [FILE] [--format FORMAT]
+
+        Write what was traced since 'trace on' as a diagram.
+
+        Each span becomes a call from its caller to its component and a reply with its
+        attributes and duration; events become notes. Without FILE, the diagram is
+        printed. The file is created with mode 0600.
+
+        arguments:
+          FILE   where to write the diagram
+
+        options:
+          --format FORMAT   the diagram format (default: mermaid)
+
+        examples:
+          trace export --format mermaid
+          trace export --format mermaid trace.mmd
+
+        """)
+  }
+
+  @Test("help for a group lists its verbs with summaries")
+  func groupHelp() {
+    #expect(
+      run("help factory").stdout == """
+        factory: the composition root that builds the controllers (BDModules factories)
+
+        ApplicationFactory builds every controller the shell drives. As in BDModules, a
+        singleton (a lazy var there) is built on first use and shared; a prototype (a
+        method there) is built on every request. Later groups register their controllers
+        here.
+
+        commands:
+          factory graph   list the components: lifetime, type, whether built yet, dependencies
+          factory get     ask the factory for a component, as a controller would
+
+        'help factory VERB' shows one command.
+
+        """)
+  }
+
+  @Test("help for a builtin shows its usage, arguments and secret flag")
+  func builtinHelp() {
+    #expect(
+      run("help set").stdout == """
+        usage: set NAME VALUE [--secret]
+
+        Set a variable, used later as $NAME or ${NAME}.
+
+        Values are text. With --secret, `vars` masks the value and the line is kept out
+        of the history file, for passwords and tokens.
+
+        arguments:
+          NAME    letters, digits and '_', not starting with a digit
+          VALUE   the value; quote it when it contains spaces
+
+        options:
+          --secret   mask the value in 'vars' and keep the line out of history (secret: kept out of history and traces)
+
+        examples:
+          set product 42
+          set greeting 'hello there'
+          set token s3cr3t --secret
+
+        """)
+  }
+
+  @Test("the overview lists every builtin and group")
+  func overview() {
+    let text = run("help").stdout
+    for name in AllGroups.registry.topLevelNames {
+      #expect(text.contains("\n  \(name) "), "\(name)")
+    }
+  }
+
+  @Test("unknown names get a did-you-mean for commands, verbs and help topics")
+  func didYouMean() {
+    #expect(run("factroy graph").stderr == "test.ash:1:1: error: unknown command 'factroy' (did you mean 'factory'?)\n")
+    #expect(run("trace of").stderr == "test.ash:1:7: error: unknown verb 'of' for 'trace' (did you mean 'off'?)\n")
+    #expect(run("help trace expotr").stderr == "test.ash:1:12: error: unknown verb 'expotr' for 'trace' (did you mean 'export'?)\n")
+    #expect(run("help echo x").stderr == "test.ash:1:11: error: 'echo' is a builtin and has no verbs (try 'help echo')\n")
+    #expect(run("xyzzy").stderr == "test.ash:1:1: error: unknown command 'xyzzy' (try 'help')\n")
+  }
+
+  @Test("options accept --name=value, -- ends options, and quoted words stay positional")
+  func optionSyntax() throws {
+    let harness = Harness()
+    harness.script(["history --limit=1", "echo -- --not-an-option", "echo \"--quoted\""])
+    #expect(harness.sink.stdout == "number  line\n------  ----\n(no rows)\n--not-an-option\n--quoted\n")
+    #expect(harness.sink.stderr.isEmpty)
+  }
+
+  @Test("the Markdown reference covers every command")
+  func markdown() {
+    let text = Help.markdown(AllGroups.registry)
+    for group in AllGroups.groups {
+      for command in group.commands {
+        let name = group.isBuiltins ? command.name : "\(group.name) \(command.name)"
+        #expect(text.contains("### `\(name)`"), "\(name)")
+      }
+    }
+  }
+}
+
+@Suite("Completer")
+struct CompleterTests {
+  private let session = Session()
+  private var completer: Completer { Completer(session: session) }
+
+  @Test("the first word completes builtins and groups")
+  func firstWord() {
+    #expect(completer.complete("he") == ["help"])
+    #expect(completer.complete("t") == ["time", "trace"])
+    #expect(completer.complete("echo a; fa") == ["factory"])
+  }
+
+  @Test("the second word completes a group's verbs")
+  func verbs() {
+    #expect(completer.complete("trace ") == ["export", "off", "on", "show"])
+    #expect(completer.complete("trace o") == ["off", "on"])
+  }
+
+  @Test("options, choice values and live values complete from the declarations")
+  func arguments() {
+    #expect(completer.complete("trace export --") == ["--format"])
+    #expect(completer.complete("trace export --format ") == ["mermaid"])
+    #expect(completer.complete("output ") == ["json", "table"])
+    #expect(completer.complete("factory get ") == ["tracer"])
+    #expect(completer.complete("help ").contains("factory"))
+    #expect(completer.complete("help trace e") == ["export"])
+    #expect(completer.complete("time factory g") == ["get", "graph"])
+    #expect(completer.complete("set x y --") == ["--secret"])
+    #expect(completer.complete("set x y --secret --") == [])
+  }
+
+  @Test("$ completes variable names")
+  func variables() {
+    session.variables["product"] = Variable("42")
+    #expect(completer.complete("echo $pr") == ["$product"])
+    #expect(completer.complete("unset p") == ["product"])
+  }
+}

@@ -109,12 +109,12 @@ enum Launcher {
       continuationPrompt: interpreter.settings.continuationPrompt,
       historyPath: state + "/archsh/history", session: interpreter.session,
       completer: Completer(session: interpreter.session, registry: interpreter.registry))
-    editor.saveOnTermination()
     interpreter.interruptRequested = { archshInterruptPending() }
     StandardStreams.write(
       "archsh \(Options.version): type 'help' for commands, Ctrl-D to leave\n", to: 1)
     let outcome = interpreter.run(&editor, name: nil, interactive: true)
     editor.saveHistory()
+    if editor.wasTerminated { return 128 + SIGTERM }
     if case .exit(let status) = outcome { return status }
     return 0
   }

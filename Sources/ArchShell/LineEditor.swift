@@ -1,6 +1,5 @@
 @preconcurrency import CEdit
 import Commands
-import Dispatch
 @preconcurrency import Glibc
 
 // libedit calls back through C function pointers, which cannot capture context. The completion
@@ -8,8 +7,6 @@ import Dispatch
 nonisolated(unsafe) private var activeCompleter: Completer?
 nonisolated(unsafe) private var pendingMatches: [String] = []
 nonisolated(unsafe) private var pendingIndex = 0
-nonisolated(unsafe) private var savedTerminal = termios()
-nonisolated(unsafe) private var hasSavedTerminal = false
 
 nonisolated(unsafe) private let wordBreaks: UnsafeMutablePointer<CChar>? = strdup(" \t;")
 
@@ -61,9 +58,8 @@ struct LineEditor: LineSource {
     rl_readline_name = UnsafePointer(strdup("archsh"))
     rl_attempted_completion_function = attemptCompletion
     archsh_set_word_breaks(wordBreaks)
-    archsh_install_sigint_handler()
+    archsh_install_signal_handlers()
     stifle_history(5000)
-    if tcgetattr(0, &savedTerminal) == 0 { hasSavedTerminal = true }
     if let historyPath {
       LineEditor.prepareHistoryFile(historyPath)
       read_history(historyPath)
@@ -75,7 +71,9 @@ struct LineEditor: LineSource {
 
   mutating func next(continuation: Bool) -> LineEvent {
     _ = archsh_take_interrupt()
+    if archsh_terminate_pending() != 0 { return .end }
     guard let raw = readline(continuation ? continuationPrompt : prompt) else {
+      if archsh_terminate_pending() != 0 { return .end }
       if archsh_take_interrupt() != 0 {
         StandardStreams.write("\n", to: 1)
         return .interrupted
@@ -90,7 +88,9 @@ struct LineEditor: LineSource {
   }
 
   mutating func accept(_ line: String, isSecret: Bool) {
-    guard !isSecret, !line.allSatisfy(\.isWhitespace) else { return }
+    var line = line
+    while line.last?.isWhitespace == true { line.removeLast() }
+    guard !isSecret, !line.isEmpty else { return }
     if session.history.last == line { return }
     add_history(line)
     session.history.append(line)
@@ -104,23 +104,8 @@ struct LineEditor: LineSource {
     chmod(historyPath, 0o600)
   }
 
-  /// Saves the history and restores the terminal when SIGTERM arrives while readline() blocks.
-  func saveOnTermination() {
-    signal(SIGTERM, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-    let path = historyPath
-    source.setEventHandler {
-      if let path {
-        write_history(path)
-        chmod(path, 0o600)
-      }
-      if hasSavedTerminal { tcsetattr(0, TCSANOW, &savedTerminal) }
-      StandardStreams.write("\n", to: 1)
-      _exit(143)
-    }
-    source.resume()
-    terminationSource = source
-  }
+  /// Whether the session ends because SIGTERM arrived; the process then exits with 143.
+  var wasTerminated: Bool { archsh_terminate_pending() != 0 }
 
   /// Creates the history file and its directory if needed, private to the user.
   static func prepareHistoryFile(_ path: String) {
@@ -142,7 +127,8 @@ struct LineEditor: LineSource {
   }
 }
 
-nonisolated(unsafe) private var terminationSource: DispatchSourceSignal?
-
-/// Whether Ctrl-C was pressed while a command ran; the interpreter then stops a running script.
-func archshInterruptPending() -> Bool { archsh_interrupt_pending() != 0 }
+/// Whether Ctrl-C was pressed, or SIGTERM arrived, while a command ran; the interpreter then stops
+/// a running script.
+func archshInterruptPending() -> Bool {
+  archsh_interrupt_pending() != 0 || archsh_terminate_pending() != 0
+}

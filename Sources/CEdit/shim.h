@@ -13,24 +13,30 @@
 #include <unistd.h>
 #include <editline/readline.h>
 
-// Set by the SIGINT handler, read and cleared by the shell. A flag is all a handler may touch.
+// Set by the signal handlers, read by the shell. A flag is all a handler may touch.
 static volatile sig_atomic_t archsh_interrupt_flag = 0;
+static volatile sig_atomic_t archsh_terminate_flag = 0;
 
-static void archsh_on_sigint(int signo) {
-  (void)signo;
-  archsh_interrupt_flag = 1;
+static void archsh_on_signal(int signo) {
+  if (signo == SIGTERM) archsh_terminate_flag = 1;
+  else archsh_interrupt_flag = 1;
 }
 
-/// Installs the SIGINT handler without SA_RESTART, so a blocked read returns and readline() gives
-/// NULL: Ctrl-C then discards the line instead of killing the process before history is saved.
-static inline void archsh_install_sigint_handler(void) {
+/// Installs handlers for SIGINT and SIGTERM without SA_RESTART, so a blocked read returns and
+/// readline() gives NULL: Ctrl-C then discards the line, and SIGTERM ends the session after the
+/// history is saved, instead of killing the process first. libedit chains to these handlers.
+static inline void archsh_install_signal_handlers(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
-  action.sa_handler = archsh_on_sigint;
+  action.sa_handler = archsh_on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;
   sigaction(SIGINT, &action, NULL);
+  sigaction(SIGTERM, &action, NULL);
 }
+
+/// Returns whether SIGTERM arrived.
+static inline int archsh_terminate_pending(void) { return archsh_terminate_flag; }
 
 /// Returns whether Ctrl-C was pressed since the last call, and clears the flag.
 static inline int archsh_take_interrupt(void) {

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@Suite("interactive shell on a pseudo-terminal", .serialized)
+struct InteractiveTests {
+  @Test("Tab completes, Up recalls, Ctrl-C discards the line, Ctrl-D exits 0 and saves history")
+  func session() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal([Binary.path], environment: environment)
+    try terminal.waitFor("archsh> ")
+
+    // "he" then Tab completes to "help"; Enter runs it.
+    var mark = terminal.mark
+    terminal.type("he\t")
+    try terminal.waitFor("lp ", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("groups:", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // The Up arrow recalls "help"; Enter runs it again.
+    mark = terminal.mark
+    terminal.type("\u{1B}[A")
+    try terminal.waitFor("help", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("groups:", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // Ctrl-C on a half-typed line gives a fresh prompt; the line never runs.
+    mark = terminal.mark
+    terminal.type("echo half-typed")
+    try terminal.waitFor("half-typed", after: mark)
+    terminal.type("\u{03}")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    terminal.type("echo after-interrupt\r")
+    mark = try terminal.waitFor("after-interrupt\r\nafter-interrupt", after: mark)
+    #expect(!terminal.transcript.contains("half-typed\r\nhalf-typed"))
+
+    // An error does not end the session; a secret line is kept out of history.
+    terminal.type("ech oops\r")
+    mark = try terminal.waitFor("error: unknown command 'ech' (did you mean 'echo'?)", after: mark)
+    terminal.type("set token s3cr3t --secret\r")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+
+    // Ctrl-D exits with status 0, and the history file exists with mode 0600.
+    terminal.type("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let history = home + "/state/archsh/history"
+    let attributes = try FileManager.default.attributesOfItem(atPath: history)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let saved = try String(contentsOfFile: history, encoding: .utf8)
+    #expect(saved.contains("echo\\040after-interrupt"))
+    #expect(saved.contains("ech\\040oops"))
+    #expect(!saved.contains("s3cr3t"))
+    #expect(!saved.contains("half-typed"))
+  }
+
+  @Test("the rc file runs at start, history is loaded back, and --no-rc skips the rc file")
+  func rcAndHistory() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    try FileManager.default.createDirectory(atPath: home + "/config/archsh", withIntermediateDirectories: true)
+    try "set greeting from-rc".write(toFile: home + "/config/archsh/rc.ash", atomically: true, encoding: .utf8)
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+
+    let first = try PseudoTerminal([Binary.path], environment: environment)
+    try first.waitFor("archsh> ")
+    var mark = first.mark
+    first.type("echo $greeting\r")
+    try first.waitFor("from-rc\r\n", after: mark)
+    first.type("quit\r")
+    #expect(try first.waitForExit() == 0)
+
+    let second = try PseudoTerminal([Binary.path, "--no-rc"], environment: environment)
+    try second.waitFor("archsh> ")
+    mark = second.mark
+    second.type("history\r")
+    try second.waitFor("echo $greeting", after: mark)
+    mark = second.mark
+    second.type("echo $greeting\r")
+    try second.waitFor("error: undefined variable 'greeting'", after: mark)
+    second.type("exit 4\r")
+    #expect(try second.waitForExit() == 4)
+  }
+
+  @Test("SIGTERM at the prompt saves the history before leaving")
+  func terminate() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal([Binary.path], environment: environment)
+    try terminal.waitFor("archsh> ")
+    let mark = terminal.mark
+    terminal.type("echo before-term\r")
+    try terminal.waitFor("archsh> ", after: terminal.waitFor("before-term\r\n", after: mark))
+    kill(terminal.pid, SIGTERM)
+    let status = try terminal.waitForExit()
+    #expect(status == 143, "\(terminal.transcript)")
+    let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
+    #expect(saved.contains("echo\\040before-term"))
+  }
+}

@@ -59,6 +59,7 @@ struct LineEditor: LineSource {
     rl_attempted_completion_function = attemptCompletion
     archsh_set_word_breaks(wordBreaks)
     archsh_install_signal_handlers()
+    archsh_install_getc()
     stifle_history(5000)
     if let historyPath {
       LineEditor.prepareHistoryFile(historyPath)

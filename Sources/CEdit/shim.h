@@ -35,6 +35,22 @@ static inline void archsh_install_signal_handlers(void) {
   sigaction(SIGTERM, &action, NULL);
 }
 
+/// Reads one key for libedit. On Ctrl-C or SIGTERM it returns EOF, which makes readline() return
+/// NULL at once. libedit's own reader retries a read interrupted by a signal once, so without
+/// this a signal that lands at the wrong moment leaves readline() blocked.
+static int archsh_getc(FILE *stream) {
+  unsigned char c;
+  for (;;) {
+    if (archsh_interrupt_flag || archsh_terminate_flag) return EOF;
+    ssize_t n = read(fileno(stream), &c, 1);
+    if (n == 1) return c;
+    if (n == 0 || errno != EINTR) return EOF;
+  }
+}
+
+/// Makes libedit read keys through archsh_getc.
+static inline void archsh_install_getc(void) { rl_getc_function = archsh_getc; }
+
 /// Returns whether SIGTERM arrived.
 static inline int archsh_terminate_pending(void) { return archsh_terminate_flag; }
 

@@ -6,9 +6,13 @@ struct EndToEndTests {
   @Test("-c runs one line; several -c and -f run in the order given")
   func commandLines() throws {
     let directory = try Binary.makeTemporaryDirectory()
-    try "echo script $1 $#\nset from_script yes".write(toFile: directory + "/s.ash", atomically: true, encoding: .utf8)
+    try "echo script $1 $#\nset from_script yes".write(
+      toFile: directory + "/s.ash", atomically: true, encoding: .utf8)
     let result = try Binary.run(
-      ["-c", "echo first; set x 1", "-c", "echo second $x", "-f", "s.ash", "arg", "-c", "not-an-option"],
+      [
+        "-c", "echo first; set x 1", "-c", "echo second $x", "-f", "s.ash", "arg", "-c",
+        "not-an-option",
+      ],
       directory: directory)
     #expect(result.status == 0)
     #expect(result.stdout == "first\nsecond 1\nscript arg 3\n")
@@ -17,16 +21,20 @@ struct EndToEndTests {
 
   @Test("-f runs a script with $1…$9 and $#; the script's lines run in order")
   func script() throws {
-    let result = try Binary.run(["-f", "Tests/ArchShellTests/Fixtures/args.ash", "one", "two words"])
+    let result = try Binary.run([
+      "-f", "Tests/ArchShellTests/Fixtures/args.ash", "one", "two words",
+    ])
     #expect(result.status == 0)
     #expect(result.stdout == "count 2\nfirst one\nsecond two words\n")
   }
 
   @Test("standard input that is not a terminal is read as a script")
   func standardInput() throws {
-    let result = try Binary.run([], input: "set a 1\necho got $a\nech oops\necho never\n", merge: true)
+    let result = try Binary.run(
+      [], input: "set a 1\necho got $a\nech oops\necho never\n", merge: true)
     #expect(result.status == 1)
-    #expect(result.stdout == "got 1\n<stdin>:3:1: error: unknown command 'ech' (did you mean 'echo'?)\n")
+    #expect(
+      result.stdout == "got 1\n<stdin>:3:1: error: unknown command 'ech' (did you mean 'echo'?)\n")
   }
 
   @Test("exit statuses: 0 for success, 1 for a failed command, 2 for usage errors")
@@ -38,13 +46,20 @@ struct EndToEndTests {
     #expect(failed.stderr == "-c:1:7: error: no variable 'ghost' ('vars' lists the variables)\n")
     let badOption = try Binary.run(["--jsno"])
     #expect(badOption.status == 2)
-    #expect(badOption.stderr == "archsh: error: unknown option '--jsno' (did you mean '--json'?) (see 'archsh --help')\n")
+    #expect(
+      badOption.stderr
+        == "archsh: error: unknown option '--jsno' (did you mean '--json'?) (see 'archsh --help')\n"
+    )
     let missingScript = try Binary.run(["-f", "no/such.ash"])
     #expect(missingScript.status == 2)
-    #expect(missingScript.stderr == "archsh: error: cannot read 'no/such.ash': no such file (check the path given to -f)\n")
+    #expect(
+      missingScript.stderr
+        == "archsh: error: cannot read 'no/such.ash': no such file (check the path given to -f)\n")
     let directory = try Binary.run(["-f", "Tests"])
     #expect(directory.status == 2)
-    #expect(directory.stderr == "archsh: error: cannot read 'Tests': it is a directory (check the path given to -f)\n")
+    #expect(
+      directory.stderr
+        == "archsh: error: cannot read 'Tests': it is a directory (check the path given to -f)\n")
     let version = try Binary.run(["--version"])
     #expect(version.status == 0)
     #expect(version.stdout == "archsh 0.1.0\n")
@@ -65,7 +80,8 @@ struct EndToEndTests {
 
   @Test("--keep-going runs every line and still exits 1")
   func keepGoing() throws {
-    let result = try Binary.run(["--keep-going", "-f", "Tests/ArchShellTests/Fixtures/outer.ash"], merge: true)
+    let result = try Binary.run(
+      ["--keep-going", "-f", "Tests/ArchShellTests/Fixtures/outer.ash"], merge: true)
     #expect(result.status == 1)
     #expect(result.stdout.hasSuffix("after the error\nouter ends\n"))
   }
@@ -74,7 +90,9 @@ struct EndToEndTests {
   func json() throws {
     let result = try Binary.run(["--json", "-c", "set b 2; vars; echo hi; output"])
     #expect(result.status == 0)
-    #expect(result.stdout == "[{\"name\":\"b\",\"value\":\"2\"}]\n{\"message\":\"hi\"}\n{\"output\":\"json\"}\n")
+    #expect(
+      result.stdout
+        == "[{\"name\":\"b\",\"value\":\"2\"}]\n{\"message\":\"hi\"}\n{\"output\":\"json\"}\n")
     for line in result.stdout.split(separator: "\n") {
       #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
     }

@@ -13,7 +13,7 @@ struct InteractiveTests {
 
     // "he" then Tab completes to "help"; Enter runs it.
     var mark = terminal.mark
-    terminal.type("he\t")
+    terminal.press("he\t")
     try terminal.waitFor("lp ", after: mark)
     terminal.type("\r")
     mark = try terminal.waitFor("groups:", after: mark)
@@ -21,7 +21,7 @@ struct InteractiveTests {
 
     // The Up arrow recalls "help"; Enter runs it again.
     mark = terminal.mark
-    terminal.type("\u{1B}[A")
+    terminal.press("\u{1B}[A")
     try terminal.waitFor("help", after: mark)
     terminal.type("\r")
     mark = try terminal.waitFor("groups:", after: mark)
@@ -31,20 +31,25 @@ struct InteractiveTests {
     mark = terminal.mark
     terminal.type("echo half-typed")
     try terminal.waitFor("half-typed", after: mark)
-    terminal.type("\u{03}")
+    terminal.press("\u{03}")
     mark = try terminal.waitFor("archsh> ", after: mark)
     terminal.type("echo after-interrupt\r")
     mark = try terminal.waitFor("after-interrupt\r\nafter-interrupt", after: mark)
     #expect(!terminal.transcript.contains("half-typed\r\nhalf-typed"))
 
     // An error does not end the session; a secret line is kept out of history.
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
     terminal.type("ech oops\r")
     mark = try terminal.waitFor("error: unknown command 'ech' (did you mean 'echo'?)", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
     terminal.type("set token s3cr3t --secret\r")
-    mark = try terminal.waitFor("archsh> ", after: mark)
+    mark = try terminal.waitFor("set token s3cr3t --secret\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
 
     // Ctrl-D exits with status 0, and the history file exists with mode 0600.
-    terminal.type("\u{04}")
+    terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     let history = home + "/state/archsh/history"
     let attributes = try FileManager.default.attributesOfItem(atPath: history)
@@ -59,8 +64,10 @@ struct InteractiveTests {
   @Test("the rc file runs at start, history is loaded back, and --no-rc skips the rc file")
   func rcAndHistory() throws {
     let home = try Binary.makeTemporaryDirectory()
-    try FileManager.default.createDirectory(atPath: home + "/config/archsh", withIntermediateDirectories: true)
-    try "set greeting from-rc".write(toFile: home + "/config/archsh/rc.ash", atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(
+      atPath: home + "/config/archsh", withIntermediateDirectories: true)
+    try "set greeting from-rc".write(
+      toFile: home + "/config/archsh/rc.ash", atomically: true, encoding: .utf8)
     var environment = Binary.environment(home: home)
     environment["TERM"] = "xterm"
 
@@ -68,7 +75,7 @@ struct InteractiveTests {
     try first.waitFor("archsh> ")
     var mark = first.mark
     first.type("echo $greeting\r")
-    try first.waitFor("from-rc\r\n", after: mark)
+    try first.waitFor("archsh> ", after: first.waitFor("from-rc\r\n", after: mark))
     first.type("quit\r")
     #expect(try first.waitForExit() == 0)
 
@@ -76,10 +83,11 @@ struct InteractiveTests {
     try second.waitFor("archsh> ")
     mark = second.mark
     second.type("history\r")
-    try second.waitFor("echo $greeting", after: mark)
+    try second.waitFor("archsh> ", after: second.waitFor("1  echo $greeting", after: mark))
     mark = second.mark
     second.type("echo $greeting\r")
-    try second.waitFor("error: undefined variable 'greeting'", after: mark)
+    try second.waitFor(
+      "archsh> ", after: second.waitFor("error: undefined variable 'greeting'", after: mark))
     second.type("exit 4\r")
     #expect(try second.waitForExit() == 4)
   }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// Runs archsh on a real pseudo-terminal, as its controlling terminal, so that typing, Tab,
@@ -17,7 +17,9 @@ final class PseudoTerminal {
     var description: String {
       switch self {
       case .system(let message): return message
-      case .timeout(let text, let transcript): return "timed out waiting for \(text.debugDescription); screen so far: \(transcript.debugDescription)"
+      case .timeout(let text, let transcript):
+        return
+          "timed out waiting for \(text.debugDescription); screen ends with: \(String(transcript.suffix(700)).debugDescription)"
       }
     }
   }
@@ -39,7 +41,8 @@ final class PseudoTerminal {
     let unlockpt = try symbol("unlockpt", as: OpenFunction.self)
     let ptsname = try symbol("ptsname", as: NameFunction.self)
     master = openpt(O_RDWR | O_NOCTTY)
-    guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
+    guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master)
+    else {
       throw Failure.system("cannot open a pseudo-terminal")
     }
     let slavePath = String(cString: name)
@@ -77,6 +80,16 @@ final class PseudoTerminal {
     close(master)
   }
 
+  /// Types a control key such as Ctrl-C or Ctrl-D, or an arrow key, at a prompt that was just shown.
+  ///
+  /// libedit prints its prompt a moment before it puts the terminal in raw mode; a control key that
+  /// arrives in between is taken by the terminal's line discipline instead (a person never types
+  /// that fast), so the key waits for that moment to pass.
+  func press(_ key: String) {
+    usleep(100_000)
+    type(key)
+  }
+
   /// Types `text` as keystrokes.
   func type(_ text: String) {
     var bytes = Array(text.utf8)
@@ -85,14 +98,18 @@ final class PseudoTerminal {
 
   /// Reads until the screen output since `mark` contains `text`, or throws after `seconds`.
   @discardableResult
-  func waitFor(_ text: String, after mark: String.Index? = nil, seconds: Double = 10) throws -> String.Index {
+  func waitFor(_ text: String, after mark: String.Index? = nil, seconds: Double = 10) throws
+    -> String.Index
+  {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
       let searchStart = mark ?? transcript.startIndex
       if let range = transcript.range(of: text, range: searchStart..<transcript.endIndex) {
         return range.upperBound
       }
-      guard Date() < deadline else { throw Failure.timeout(waitingFor: text, transcript: transcript) }
+      guard Date() < deadline else {
+        throw Failure.timeout(waitingFor: text, transcript: transcript)
+      }
       readAvailable(timeoutMilliseconds: 100)
     }
   }
@@ -123,12 +140,16 @@ final class PseudoTerminal {
   }
 }
 
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+private func withCStrings<R>(
+  _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
+) -> R {
   var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
   pointers.append(nil)
   defer { for pointer in pointers { free(pointer) } }
   return pointers.withUnsafeBufferPointer { buffer in
-    guard let base = buffer.baseAddress else { preconditionFailure("an array with a nil always has storage") }
+    guard let base = buffer.baseAddress else {
+      preconditionFailure("an array with a nil always has storage")
+    }
     return body(base)
   }
 }

@@ -30,7 +30,9 @@ struct InterpreterTests {
     let harness = Harness()
     let outcome = harness.script(["echo ok", "echo a $nope"])
     #expect(outcome == .stopped)
-    #expect(harness.sink.stderr == "test.ash:2:8: error: undefined variable 'nope' (define it with 'set nope VALUE')\n")
+    #expect(
+      harness.sink.stderr
+        == "test.ash:2:8: error: undefined variable 'nope' (define it with 'set nope VALUE')\n")
   }
 
   @Test("a script stops at its first error; later lines do not run")
@@ -38,7 +40,9 @@ struct InterpreterTests {
     let harness = Harness()
     let outcome = harness.script(["echo one", "ech two", "echo three"])
     #expect(outcome == .stopped)
-    #expect(harness.sink.combined == "one\ntest.ash:2:1: error: unknown command 'ech' (did you mean 'echo'?)\n")
+    #expect(
+      harness.sink.combined
+        == "one\ntest.ash:2:1: error: unknown command 'ech' (did you mean 'echo'?)\n")
     #expect(harness.interpreter.hadFailure)
   }
 
@@ -90,7 +94,9 @@ struct InterpreterTests {
     #expect(outcome == .finished)
     #expect(!harness.interpreter.hadFailure)
     #expect(harness.sink.stdout == "hello world\ndone\n")
-    #expect(harness.sink.stderr == "test.ash:5:7: error: no variable 'ghost' ('vars' lists the variables)\n")
+    #expect(
+      harness.sink.stderr
+        == "test.ash:5:7: error: no variable 'ghost' ('vars' lists the variables)\n")
   }
 
   @Test("a failed expectation is an error at its own line showing expected and actual")
@@ -99,11 +105,14 @@ struct InterpreterTests {
     #expect(harness.script(["echo hello", "expect contains bye", "echo not reached"]) == .stopped)
     #expect(
       harness.sink.stderr
-        == "test.ash:2:1: error: expectation failed: expected output containing 'bye', got 'hello'\n")
+        == "test.ash:2:1: error: expectation failed: expected output containing 'bye', got 'hello'\n"
+    )
 
     let equals = Harness()
     equals.script(["echo \"a\nb\"", "expect equals a"])
-    #expect(equals.sink.stderr == "test.ash:2:1: error: expectation failed: expected output 'a', got 'a\\nb'\n")
+    #expect(
+      equals.sink.stderr
+        == "test.ash:2:1: error: expectation failed: expected output 'a', got 'a\\nb'\n")
 
     let failsButSucceeded = Harness()
     failsButSucceeded.script(["echo fine", "expect fails"])
@@ -116,7 +125,7 @@ struct InterpreterTests {
     wrongMessage.script(["unset ghost", "expect fails 'unknown'"])
     #expect(
       wrongMessage.sink.stderr.hasSuffix(
-        "test.ash:2:1: error: expectation failed: expected an error containing 'unknown', got 'no variable 'ghost' ('vars' lists the variables)'\n"
+        "test.ash:2:1: error: expectation failed: expected an error containing 'unknown', got \"no variable 'ghost' ('vars' lists the variables)\"\n"
       ))
 
     let succeededExpected = Harness()
@@ -131,25 +140,50 @@ struct InterpreterTests {
   func expectFirst() {
     let harness = Harness()
     harness.script(["expect succeeds"])
-    #expect(harness.sink.stderr == "test.ash:1:1: error: nothing to check: no command has run yet (put expect after a command)\n")
+    #expect(
+      harness.sink.stderr
+        == "test.ash:1:1: error: nothing to check: no command has run yet (put expect after a command)\n"
+    )
   }
 
   @Test("argument errors are precise: missing, extra, unknown options, bad types")
   func argumentErrors() {
     let cases: [(String, String)] = [
-      ("set x", "test.ash:1:6: error: missing argument VALUE for 'set' (usage: set NAME VALUE [--secret])"),
+      (
+        "set x",
+        "test.ash:1:6: error: missing argument VALUE for 'set' (usage: set NAME VALUE [--secret])"
+      ),
       (
         "set x a b",
         "test.ash:1:9: error: too many arguments for 'set': unexpected 'b' (usage: set NAME VALUE [--secret]; quote a value that contains spaces)"
       ),
-      ("set x a --secrte", "test.ash:1:9: error: unknown option '--secrte' for 'set' (did you mean '--secret'?)"),
+      (
+        "set x a --secrte",
+        "test.ash:1:9: error: unknown option '--secrte' for 'set' (did you mean '--secret'?)"
+      ),
       ("exit 300", "test.ash:1:6: error: N must be between 0 and 255, not 300"),
       ("exit x", "test.ash:1:6: error: N must be a whole number, not 'x'"),
-      ("output yaml", "test.ash:1:8: error: MODE must be one of table|json, not 'yaml' (one of: table, json)"),
-      ("vars extra", "test.ash:1:6: error: too many arguments for 'vars': unexpected 'extra' ('vars' takes no arguments)"),
-      ("trace", "test.ash:1:6: error: 'trace' needs a verb: on, off, show, export (try 'help trace')"),
-      ("set 9x y", "test.ash:1:5: error: bad variable name '9x' (names are letters, digits and '_', not starting with a digit)"),
-      ("factory get trcer", "test.ash:1:13: error: unknown component 'trcer' (did you mean 'tracer'?)"),
+      (
+        "output yaml",
+        "test.ash:1:8: error: 'yaml' is not a valid MODE (choose one of: table, json)"
+      ),
+      ("output jsno", "test.ash:1:8: error: 'jsno' is not a valid MODE (did you mean 'json'?)"),
+      (
+        "vars extra",
+        "test.ash:1:6: error: too many arguments for 'vars': unexpected 'extra' ('vars' takes no arguments)"
+      ),
+      (
+        "trace",
+        "test.ash:1:6: error: 'trace' needs a verb: on, off, show, export (try 'help trace')"
+      ),
+      (
+        "set 9x y",
+        "test.ash:1:5: error: bad variable name '9x' (names are letters, digits and '_', not starting with a digit)"
+      ),
+      (
+        "factory get trcer",
+        "test.ash:1:13: error: unknown component 'trcer' (did you mean 'tracer'?)"
+      ),
       ("help stor", "test.ash:1:6: error: no help for 'stor' (try 'help')"),
       ("help facotry", "test.ash:1:6: error: no help for 'facotry' (did you mean 'factory'?)"),
     ]
@@ -163,11 +197,15 @@ struct InterpreterTests {
   @Test("source runs a file relative to the including one, with arguments and an include chain")
   func source() throws {
     let directory = try temporaryDirectory()
-    try "echo in lib $1\nsource deeper/inner.ash".write(toFile: directory + "/lib.ash", atomically: true, encoding: .utf8)
-    try FileManager.default.createDirectory(atPath: directory + "/deeper", withIntermediateDirectories: true)
-    try "echo inner\n\n  bogus".write(toFile: directory + "/deeper/inner.ash", atomically: true, encoding: .utf8)
+    try "echo in lib $1\nsource deeper/inner.ash".write(
+      toFile: directory + "/lib.ash", atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(
+      atPath: directory + "/deeper", withIntermediateDirectories: true)
+    try "echo inner\n\n  bogus".write(
+      toFile: directory + "/deeper/inner.ash", atomically: true, encoding: .utf8)
     let harness = Harness()
-    let outcome = harness.script(["echo start", "source lib.ash first", "echo never"], directory: directory)
+    let outcome = harness.script(
+      ["echo start", "source lib.ash first", "echo never"], directory: directory)
     #expect(outcome == .stopped)
     #expect(harness.sink.stdout == "start\nin lib first\ninner\n")
     #expect(
@@ -182,7 +220,8 @@ struct InterpreterTests {
     harness.script(["source nowhere.ash"])
     #expect(
       harness.sink.stderr
-        == "test.ash:1:8: error: cannot read 'nowhere.ash': no such file (the path is relative to the including file)\n")
+        == "test.ash:1:8: error: cannot read 'nowhere.ash': no such file (the path is relative to the including file)\n"
+    )
   }
 
   @Test("a file that sources itself stops at 64 levels with an error, not a crash")
@@ -193,7 +232,10 @@ struct InterpreterTests {
     #expect(harness.script(["source self.ash"], directory: directory) == .stopped)
     let lines = harness.sink.stderr.split(separator: "\n")
     #expect(lines.count == 1)
-    #expect(lines[0].hasPrefix("\(directory)/self.ash:1:8: error: 'source' is nested deeper than 64 files (does 'self.ash' source itself?); in file included from \(directory)/self.ash:1, from "))
+    #expect(
+      lines[0].hasPrefix(
+        "\(directory)/self.ash:1:8: error: 'source' is nested deeper than 64 files (does 'self.ash' source itself?); in file included from \(directory)/self.ash:1, from "
+      ))
     #expect(lines[0].components(separatedBy: "self.ash:1").count == 65)
   }
 
@@ -212,7 +254,9 @@ struct InterpreterTests {
   @Test("JSON output gives one document per command with stable keys")
   func json() {
     let harness = Harness()
-    harness.script(["output json", "set b 2", "set a 1", "vars", "echo hi", "factory get tracer", "output"])
+    harness.script([
+      "output json", "set b 2", "set a 1", "vars", "echo hi", "factory get tracer", "output",
+    ])
     #expect(
       harness.sink.stdout == """
         [{"name":"a","value":"1"},{"name":"b","value":"2"}]
@@ -249,7 +293,10 @@ struct InterpreterTests {
   func tracing() throws {
     let harness = Harness()
     let file = try temporaryDirectory() + "/trace.mmd"
-    harness.script(["echo before", "trace on", "echo quiet", "factory get tracer", "trace export --format mermaid \(file)"])
+    harness.script([
+      "echo before", "trace on", "echo quiet", "factory get tracer",
+      "trace export --format mermaid \(file)",
+    ])
     let output = normalizeDurations(harness.sink.stdout)
     #expect(
       output == """
@@ -287,7 +334,9 @@ struct InterpreterTests {
   func exportNothing() {
     let harness = Harness()
     harness.script(["trace export"])
-    #expect(harness.sink.stderr == "test.ash:1:1: error: nothing has been traced (start with 'trace on')\n")
+    #expect(
+      harness.sink.stderr
+        == "test.ash:1:1: error: nothing has been traced (start with 'trace on')\n")
   }
 }
 

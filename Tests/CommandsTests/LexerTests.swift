@@ -31,14 +31,16 @@ struct LexerTests {
   @Test("blanks separate words; semicolons separate commands; empty commands vanish")
   func wordsAndCommands() throws {
     #expect(try words("store  keys\tbookmarks") == [["store", "keys", "bookmarks"]])
-    #expect(try words("echo a; echo b;;  ; echo c") == [["echo", "a"], ["echo", "b"], ["echo", "c"]])
+    #expect(
+      try words("echo a; echo b;;  ; echo c") == [["echo", "a"], ["echo", "b"], ["echo", "c"]])
     #expect(try words("   ") == [])
     #expect(try words("") == [])
   }
 
   @Test("single quotes are literal; double quotes take escapes and variables")
   func quotes() throws {
-    #expect(try words(#"echo 'a b $x \n' "c\td\"e\\ \$y""#) == [["echo", #"a b $x \n"#, "c\td\"e\\ $y"]])
+    #expect(
+      try words(#"echo 'a b $x \n' "c\td\"e\\ \$y""#) == [["echo", #"a b $x \n"#, "c\td\"e\\ $y"]])
     #expect(try words(#"echo "keep \q""#) == [["echo", #"keep \q"#]])
     #expect(try words("echo ''") == [["echo", ""]])
     #expect(try words(#"echo a'b c'"d e"f"#) == [["echo", "ab cd ef"]])
@@ -54,13 +56,19 @@ struct LexerTests {
     #expect(try words("echo a # a comment; echo b") == [["echo", "a"]])
     #expect(try words("# only a comment") == [])
     #expect(try words("echo #ff0000") == [["echo"]])
-    #expect(try words("echo colour#ff http://x/#frag '#quoted'") == [["echo", "colour#ff", "http://x/#frag", "#quoted"]])
+    #expect(
+      try words("echo colour#ff http://x/#frag '#quoted'") == [
+        ["echo", "colour#ff", "http://x/#frag", "#quoted"]
+      ])
     #expect(try words("echo a;# comment") == [["echo", "a"]])
   }
 
   @Test("variables: $NAME, ${NAME}, specials, and a lone $ kept literal")
   func variables() throws {
-    #expect(try words("echo $name ${name}x $? $# $1 a$b-c") == [["echo", "${name}", "${name}x", "${?}", "${#}", "${1}", "a${b}-c"]])
+    #expect(
+      try words("echo $name ${name}x $? $# $1 a$b-c") == [
+        ["echo", "${name}", "${name}x", "${?}", "${#}", "${1}", "a${b}-c"]
+      ])
     #expect(try words("echo $ 5$ $-") == [["echo", "$", "5$", "$-"]])
     #expect(try words("echo '$name'") == [["echo", "$name"]])
   }
@@ -80,9 +88,14 @@ struct LexerTests {
 
   @Test("errors point at the byte offset of the offending character")
   func errorOffsets() {
-    #expect(lexError("echo 'abc") == ShellError("unterminated single quote", hint: "close it with '", at: 5))
-    #expect(lexError(#"echo ok "abc"#) == ShellError("unterminated double quote", hint: "close it with \"", at: 8))
-    #expect(lexError("echo ${abc") == ShellError("unterminated '${'", hint: "close it with '}'", at: 5))
+    #expect(
+      lexError("echo 'abc")
+        == ShellError("unterminated single quote", hint: "close it with '", at: 5))
+    #expect(
+      lexError(#"echo ok "abc"#)
+        == ShellError("unterminated double quote", hint: "close it with \"", at: 8))
+    #expect(
+      lexError("echo ${abc") == ShellError("unterminated '${'", hint: "close it with '}'", at: 5))
     #expect(lexError("echo ${9x}")?.message == "bad variable name '9x' in '${9x}'")
     #expect(lexError("echo a\\")?.offset == 6)
   }

@@ -91,10 +91,18 @@ struct RegistryTests {
 
   @Test("unknown names get a did-you-mean for commands, verbs and help topics")
   func didYouMean() {
-    #expect(run("factroy graph").stderr == "test.ash:1:1: error: unknown command 'factroy' (did you mean 'factory'?)\n")
-    #expect(run("trace of").stderr == "test.ash:1:7: error: unknown verb 'of' for 'trace' (did you mean 'off'?)\n")
-    #expect(run("help trace expotr").stderr == "test.ash:1:12: error: unknown verb 'expotr' for 'trace' (did you mean 'export'?)\n")
-    #expect(run("help echo x").stderr == "test.ash:1:11: error: 'echo' is a builtin and has no verbs (try 'help echo')\n")
+    #expect(
+      run("factroy graph").stderr
+        == "test.ash:1:1: error: unknown command 'factroy' (did you mean 'factory'?)\n")
+    #expect(
+      run("trace of").stderr
+        == "test.ash:1:7: error: unknown verb 'of' for 'trace' (did you mean 'off'?)\n")
+    #expect(
+      run("help trace expotr").stderr
+        == "test.ash:1:12: error: unknown verb 'expotr' for 'trace' (did you mean 'export'?)\n")
+    #expect(
+      run("help echo x").stderr
+        == "test.ash:1:11: error: 'echo' is a builtin and has no verbs (try 'help echo')\n")
     #expect(run("xyzzy").stderr == "test.ash:1:1: error: unknown command 'xyzzy' (try 'help')\n")
   }
 
@@ -102,7 +110,8 @@ struct RegistryTests {
   func optionSyntax() throws {
     let harness = Harness()
     harness.script(["history --limit=1", "echo -- --not-an-option", "echo \"--quoted\""])
-    #expect(harness.sink.stdout == "number  line\n------  ----\n(no rows)\n--not-an-option\n--quoted\n")
+    #expect(
+      harness.sink.stdout == "number  line\n------  ----\n(no rows)\n--not-an-option\n--quoted\n")
     #expect(harness.sink.stderr.isEmpty)
   }
 

@@ -25,7 +25,10 @@ struct Harness {
   let sink = CapturingSink()
   let interpreter: Interpreter
 
-  init(settings: InterpreterSettings = InterpreterSettings(), registry: CommandRegistry = AllGroups.registry) {
+  init(
+    settings: InterpreterSettings = InterpreterSettings(),
+    registry: CommandRegistry = AllGroups.registry
+  ) {
     session = Session()
     interpreter = Interpreter(session: session, registry: registry, sink: sink, settings: settings)
   }
@@ -34,7 +37,8 @@ struct Harness {
   @discardableResult
   func script(_ lines: [String], arguments: [String] = [], directory: String = ".") -> RunOutcome {
     var source = ArrayLineSource(lines)
-    return interpreter.run(&source, name: "test.ash", directory: directory, arguments: arguments, interactive: false)
+    return interpreter.run(
+      &source, name: "test.ash", directory: directory, arguments: arguments, interactive: false)
   }
 
   /// Runs `lines` as if typed at the prompt.

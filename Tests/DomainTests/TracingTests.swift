@@ -15,7 +15,8 @@ private final class GreetingController: @unchecked Sendable {
   }
 
   func greet(_ name: String) throws -> String {
-    try tracer.withSpan("GreetingController", "greet", attributes: [(key: "name", value: name)]) { span in
+    try tracer.withSpan("GreetingController", "greet", attributes: [(key: "name", value: name)]) {
+      span in
       guard !name.isEmpty else { throw GreetingError.emptyName }
       let mark = punctuation.mark()
       span.setAttribute("length", String(name.count + 7))
@@ -68,7 +69,8 @@ struct TracingTests {
     // Given a controller with a collaborator, and tracing on
     let clock = SteppingClock()
     let tracer = Tracer(clock: { clock.read() })
-    let controller = GreetingController(tracer: tracer, punctuation: PunctuationController(tracer: tracer))
+    let controller = GreetingController(
+      tracer: tracer, punctuation: PunctuationController(tracer: tracer))
     tracer.enable()
 
     // When it does its work
@@ -92,16 +94,21 @@ struct TracingTests {
   func failure() {
     let clock = SteppingClock()
     let tracer = Tracer(clock: { clock.read() })
-    let controller = GreetingController(tracer: tracer, punctuation: PunctuationController(tracer: tracer))
+    let controller = GreetingController(
+      tracer: tracer, punctuation: PunctuationController(tracer: tracer))
     tracer.enable()
     #expect(throws: GreetingError.self) { try controller.greet("") }
-    #expect(describe(tracer.drainCompleted()[0]) == ["GreetingController.greet [name=] 1ms failed(a greeting needs a name)"])
+    #expect(
+      describe(tracer.drainCompleted()[0]) == [
+        "GreetingController.greet [name=] 1ms failed(a greeting needs a name)"
+      ])
   }
 
   @Test("with tracing off, nothing is recorded and the work still happens")
   func disabled() throws {
     let tracer = Tracer()
-    let controller = GreetingController(tracer: tracer, punctuation: PunctuationController(tracer: tracer))
+    let controller = GreetingController(
+      tracer: tracer, punctuation: PunctuationController(tracer: tracer))
     #expect(try controller.greet("Bo") == "Hello, Bo!")
     #expect(tracer.drainCompleted().isEmpty)
     #expect(tracer.recorded.isEmpty)
@@ -110,7 +117,8 @@ struct TracingTests {
   @Test("enabling again forgets earlier recordings; disabling keeps them for export")
   func lifecycle() throws {
     let tracer = Tracer()
-    let controller = GreetingController(tracer: tracer, punctuation: PunctuationController(tracer: tracer))
+    let controller = GreetingController(
+      tracer: tracer, punctuation: PunctuationController(tracer: tracer))
     tracer.enable()
     _ = try controller.greet("A")
     tracer.disable()
@@ -124,7 +132,9 @@ struct TracingTests {
   func secrets() {
     let tracer = Tracer()
     tracer.enable()
-    tracer.withSpan("OAuth2SessionManager", "tokenGrant") { span in span.setSecretAttribute("password") }
+    tracer.withSpan("OAuth2SessionManager", "tokenGrant") { span in
+      span.setSecretAttribute("password")
+    }
     #expect(tracer.recorded[0].attributes.map(\.value) == ["<redacted>"])
   }
 }
@@ -137,18 +147,24 @@ struct FactoryTests {
     let factory = ApplicationFactory()
     var punctuationBuilds = 0
     try factory.register(
-      FactoryComponent(name: "punctuation", typeName: "PunctuationController", lifetime: .singleton, summary: "marks")
+      FactoryComponent(
+        name: "punctuation", typeName: "PunctuationController", lifetime: .singleton,
+        summary: "marks")
     ) {
       punctuationBuilds += 1
       return PunctuationController(tracer: factory.tracer)
     }
     try factory.register(
       FactoryComponent(
-        name: "greeting", typeName: "GreetingController", lifetime: .prototype, dependencies: ["punctuation"],
+        name: "greeting", typeName: "GreetingController", lifetime: .prototype,
+        dependencies: ["punctuation"],
         summary: "greets")
     ) {
-      let punctuation = (try? factory.singleton("punctuation", as: PunctuationController.self)) ?? nil
-      return GreetingController(tracer: factory.tracer, punctuation: punctuation ?? PunctuationController(tracer: factory.tracer))
+      let punctuation =
+        (try? factory.singleton("punctuation", as: PunctuationController.self)) ?? nil
+      return GreetingController(
+        tracer: factory.tracer,
+        punctuation: punctuation ?? PunctuationController(tracer: factory.tracer))
     }
     factory.tracer.enable()
     #expect(!factory.isInstantiated("punctuation"))
@@ -166,7 +182,11 @@ struct FactoryTests {
     #expect(factory.isInstantiated("punctuation"))
     #expect(!factory.isInstantiated("greeting"))
     #expect(factory.components.map(\.name) == ["tracer", "punctuation", "greeting"])
-    let traces = factory.tracer.drainCompleted().map { describe($0).map { $0.replacingOccurrences(of: #" \d+ms"#, with: "", options: .regularExpression) } }
+    let traces = factory.tracer.drainCompleted().map {
+      describe($0).map {
+        $0.replacingOccurrences(of: #" \d+ms"#, with: "", options: .regularExpression)
+      }
+    }
     #expect(
       traces == [
         [
@@ -182,10 +202,17 @@ struct FactoryTests {
   @Test("unknown and duplicate components are errors with suggestions")
   func errors() throws {
     let factory = ApplicationFactory()
-    #expect(throws: FactoryError.unknownComponent("tracr", suggestion: "tracer")) { try factory.make("tracr") }
-    #expect(FactoryError.unknownComponent("tracr", suggestion: "tracer").description == "unknown component 'tracr' (did you mean 'tracer'?)")
-    let component = FactoryComponent(name: "tracer", typeName: "Tracer", lifetime: .singleton, summary: "")
-    #expect(throws: FactoryError.duplicateComponent("tracer")) { try factory.register(component) { 0 } }
+    #expect(throws: FactoryError.unknownComponent("tracr", suggestion: "tracer")) {
+      try factory.make("tracr")
+    }
+    #expect(
+      FactoryError.unknownComponent("tracr", suggestion: "tracer").description
+        == "unknown component 'tracr' (did you mean 'tracer'?)")
+    let component = FactoryComponent(
+      name: "tracer", typeName: "Tracer", lifetime: .singleton, summary: "")
+    #expect(throws: FactoryError.duplicateComponent("tracer")) {
+      try factory.register(component) { 0 }
+    }
   }
 
   @Test("suggestions: prefixes win, then small edit distances; far words get none")

@@ -125,7 +125,8 @@ enum Builtins {
       .argument("FILE", .path, "the script"),
       .variadic("ARG", .text, "arguments for the script", optional: true),
     ]),
-    examples: ["source examples/lib/greet.ash", "source setup.ash bookmarks"]
+    examples: ["source examples/lib/greet.ash Ada", "source setup.ash bookmarks"],
+    isTransparent: true
   ) { invocation in
     let file = invocation.arguments.word("FILE") ?? Word("")
     return try invocation.interpreter.source(file, arguments: invocation.arguments.strings("ARG"))
@@ -140,7 +141,7 @@ enum Builtins {
         expect succeeds        it succeeded
         expect fails [TEXT]    it failed, with an error message containing TEXT
       The output is compared as it is printed, without colour. Several expects in a row check \
-      the same command. In a script, a failed command followed by an expect does not stop the \
+      the same command, and after 'source' they check the sourced file's last command. In a script, a failed command followed by an expect does not stop the \
       script: the expect decides. A failed expectation is an error at its own line, showing the \
       expected and the actual.
       """,
@@ -151,7 +152,8 @@ enum Builtins {
     examples: [
       "echo hello; expect equals hello", "help; expect contains builtins",
       "unset nothing; expect fails \"no variable\"",
-    ]
+    ],
+    isTransparent: true
   ) { invocation in
     let check = invocation.arguments.string("CHECK") ?? ""
     let text = invocation.arguments.word("TEXT")
@@ -165,9 +167,11 @@ enum Builtins {
       }
       return text.text
     }
+    // Single quotes, unless the text holds one: error messages quote their own input.
     func quoted(_ text: String) -> String {
       let line = text.replacingNewlines()
-      return "'" + (line.count > 200 ? String(line.prefix(200)) + "…" : line) + "'"
+      let shown = line.count > 200 ? String(line.prefix(200)) + "…" : line
+      return shown.contains("'") ? "\"" + shown + "\"" : "'" + shown + "'"
     }
     if check == "fails" {
       guard let error = previous.error else {

@@ -28,15 +28,18 @@ public struct Command: Sendable {
   public let signature: Signature
   /// Example lines, shown in the help.
   public let examples: [String]
+  /// Whether `expect` looks through this command to the one before it (`expect`, `source`).
+  public let isTransparent: Bool
   /// Runs the command.
   public let run: @Sendable (Invocation) throws -> Output
 
   /// Declares a command.
   public init(
     _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
-    signature: Signature = Signature(), examples: [String] = [],
+    signature: Signature = Signature(), examples: [String] = [], isTransparent: Bool = false,
     run: @escaping @Sendable (Invocation) throws -> Output
   ) {
+    self.isTransparent = isTransparent
     self.name = name
     self.aliases = aliases
     self.summary = summary

@@ -360,10 +360,8 @@ extension Signature {
       guard words.contains(word.text) else {
         let hint =
           ShellError.didYouMean(word.text, among: words)
-          ?? "one of: \(words.joined(separator: ", "))"
-        throw ShellError(
-          "\(label) must be one of \(words.joined(separator: "|")), not '\(word.text)'", hint: hint,
-          at: word.offset)
+          ?? "choose one of: \(words.joined(separator: ", "))"
+        throw ShellError("'\(word.text)' is not a valid \(label)", hint: hint, at: word.offset)
       }
     }
   }

@@ -156,7 +156,7 @@ public final class Interpreter {
       }
       if discarded { continue }
       source.accept(line.text, isSecret: lineContainsSecret(line.text))
-      if settings.echo { echo(line) }
+      if settings.echo && frames.count == 1 { echo(line) }
       if !execute(line) { return exitStatus.map { .exit($0) } ?? .stopped }
     }
   }
@@ -186,6 +186,8 @@ public final class Interpreter {
   private func execute(_ raw: RawCommand, line: LogicalLine) -> Bool {
     let head = raw.words[0]
     let isExpect = !head.hasVariables && head.text == "expect"
+    let isTransparent =
+      !head.hasVariables && registry.builtin(named: head.text)?.isTransparent == true
     frames[frames.count - 1].currentLine = line.location(of: head.offset).line
     if !isExpect, settlePendingFailure() { return false }
     var words: [Word] = []
@@ -195,11 +197,8 @@ public final class Interpreter {
       let output = try dispatchTraced(words)
       emit(output)
       emitTraces()
-      if isExpect {
-        pendingFailure = false
-      } else {
-        previous = CommandRecord(succeeded: true, output: output, error: nil)
-      }
+      if isExpect { pendingFailure = false }
+      if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
       session.lastStatus = 0
       return true
     } catch let request as ExitRequest {
@@ -207,13 +206,16 @@ public final class Interpreter {
       return false
     } catch {
       emitTraces()
-      return failed(error, line: line, fallbackOffset: head.offset, isExpect: isExpect)
+      return failed(
+        error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
+        isTransparent: isTransparent)
     }
   }
 
   /// Records a failure, prints it unless it was printed already, and says whether to go on.
   private func failed(
-    _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool
+    _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool,
+    isTransparent: Bool = false
   ) -> Bool {
     let description: String
     if let reported = error as? AlreadyReported {
@@ -225,7 +227,7 @@ public final class Interpreter {
     }
     lastErrorDescription = description
     session.lastStatus = 1
-    if !isExpect {
+    if !isExpect && !(isTransparent && error is AlreadyReported) {
       previous = CommandRecord(succeeded: false, output: .empty, error: description)
     }
     guard let frame = frames.last, !frame.isInteractive else { return true }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// Every `examples/*.ash` runs with `--echo`, and its whole output (results and errors, in order) is compared with the checked-in `examples/NAME.out`.
+///
+/// Durations are compared as `#.## ms`. Set `ARCHSH_RECORD=1` to re-record the expected files; the
+/// change is then a reviewed diff.
+@Suite("walkthrough transcripts", .serialized)
+struct TranscriptTests {
+  static let examples: [String] = {
+    let directory = Binary.root + "/examples"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasSuffix(".ash") }.sorted()
+  }()
+
+  @Test("there are walkthroughs to check")
+  func examplesExist() {
+    #expect(Self.examples.contains("basics.ash"))
+  }
+
+  @Test("each walkthrough prints exactly its expected transcript", arguments: examples)
+  func transcript(_ example: String) throws {
+    let script = "examples/" + example
+    let expectedPath = Binary.root + "/examples/" + example.dropLast(4) + ".out"
+    let result = try Binary.run(
+      ["--echo", "--no-rc", "--db", ":memory:", "-f", script], merge: true)
+    if ProcessInfo.processInfo.environment["ARCHSH_RECORD"] == "1" {
+      try result.stdout.write(toFile: expectedPath, atomically: true, encoding: .utf8)
+    }
+    let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
+    #expect(result.status == 0, "\(script) exited with \(result.status)")
+    #expect(
+      normalizeDurations(result.stdout) == normalizeDurations(expected),
+      "\(script) differs from \(expectedPath); re-record with ARCHSH_RECORD=1 and review the diff")
+  }
+}
+
+/// Durations vary from run to run; transcripts compare them as `#.## ms`.
+func normalizeDurations(_ text: String) -> String {
+  text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
+}

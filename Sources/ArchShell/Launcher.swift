@@ -9,9 +9,16 @@ enum Launcher {
   static func main() {
     setlocale(LC_ALL, "")
     let arguments = Array(CommandLine.arguments.dropFirst())
-    let options: Options
+    exit(run(parse(arguments)))
+  }
+
+  /// The launch options: the fast scanner for common forms, ArgumentParser for the rest.
+  ///
+  /// Exits for --help, --version (status 0) and usage errors (status 2).
+  static func parse(_ arguments: [String]) -> LaunchOptions {
+    if let options = LaunchOptions.scan(arguments) { return options }
     do {
-      options = try Options.parse(arguments)
+      return LaunchOptions(try Options.parse(arguments), arguments: arguments)
     } catch {
       if Options.exitCode(for: error) == .success {
         StandardStreams.write(Options.fullMessage(for: error) + "\n", to: 1)
@@ -23,11 +30,10 @@ enum Launcher {
       StandardStreams.write("archsh: error: \(firstLine) (see 'archsh --help')\n", to: 2)
       exit(2)
     }
-    exit(run(options, arguments: arguments))
   }
 
-  static func run(_ options: Options, arguments: [String]) -> Int32 {
-    let session = Session(options: SessionOptions(databasePath: options.db))
+  static func run(_ options: LaunchOptions) -> Int32 {
+    let session = Session(options: SessionOptions(databasePath: options.database))
     if options.json { session.outputMode = .json }
     var settings = InterpreterSettings()
     settings.keepGoing = options.keepGoing
@@ -36,9 +42,8 @@ enum Launcher {
     settings.colorErrors = StandardStreams.allowsColor(2)
     let interpreter = Interpreter(session: session, sink: StandardStreams(), settings: settings)
 
-    let actions = Options.orderedActions(arguments)
-    if !actions.isEmpty || !options.words.isEmpty {
-      for action in actions {
+    if !options.actions.isEmpty || !options.words.isEmpty {
+      for action in options.actions {
         let outcome: RunOutcome
         switch action {
         case .line(let text):
@@ -63,7 +68,7 @@ enum Launcher {
         case .exit(let status): return status
         }
       }
-      if options.file.isEmpty, !options.words.isEmpty {
+      if !options.hasScript, !options.words.isEmpty {
         var source = ArrayLineSource([options.words.map(quote).joined(separator: " ")])
         switch interpreter.run(&source, name: "archsh", interactive: false) {
         case .finished: break
@@ -85,7 +90,7 @@ enum Launcher {
     return interactive(interpreter, options: options)
   }
 
-  static func interactive(_ interpreter: Interpreter, options: Options) -> Int32 {
+  static func interactive(_ interpreter: Interpreter, options: LaunchOptions) -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let home = environment["HOME"] ?? "."
     if !options.noRC {

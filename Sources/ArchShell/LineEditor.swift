@@ -88,6 +88,8 @@ struct LineEditor: LineSource {
     return .line(SourceLine(String(cString: raw), number: lineNumber))
   }
 
+  var recordsHistory: Bool { true }
+
   mutating func accept(_ line: String, isSecret: Bool) {
     var line = line
     while line.last?.isWhitespace == true { line.removeLast() }

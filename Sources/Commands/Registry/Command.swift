@@ -15,7 +15,7 @@ public struct Invocation {
 }
 
 /// One command: its name, its declared signature, its help, and what it does.
-public struct Command: Sendable {
+public final class Command: Sendable {
   /// The verb, or the builtin's name.
   public let name: String
   /// Other names that run the same command.

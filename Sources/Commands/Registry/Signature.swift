@@ -164,14 +164,17 @@ public struct Parameter: Sendable {
 public struct Signature: Sendable {
   /// Every parameter, positionals in order.
   public let parameters: [Parameter]
+  /// The indices of the positional parameters, in order; computed once, used on every line.
+  let positionalSlots: [Int]
 
   /// Declares a signature.
   public init(_ parameters: [Parameter] = []) {
     self.parameters = parameters
+    self.positionalSlots = parameters.indices.filter { parameters[$0].kind == .positional }
   }
 
   /// The positional parameters, in order.
-  var positionals: [Parameter] { parameters.filter { $0.kind == .positional } }
+  var positionals: [Parameter] { positionalSlots.map { parameters[$0] } }
 
   /// The usage line's argument part, for example `STORE KEY... [--limit N]`.
   var usage: String {
@@ -185,32 +188,37 @@ public struct Signature: Sendable {
 public struct Arguments {
   /// The signature the values were parsed against.
   public let signature: Signature
-  /// The words given for each parameter, parallel to `signature.parameters`.
-  var values: [[Word]]
+  /// Each given word with the index of its parameter, in command-line order.
+  ///
+  /// One flat array keeps parsing to a single allocation per line.
+  var entries: [(slot: Int, word: Word)] = []
 
   init(signature: Signature) {
     self.signature = signature
-    self.values = Array(repeating: [], count: signature.parameters.count)
   }
 
   private func index(_ name: String) -> Int? {
     signature.parameters.firstIndex { $0.name == name }
   }
 
+  func given(_ slot: Int) -> Bool { entries.contains { $0.slot == slot } }
+
   /// The word given for `name`, or nil when it was left out.
   public func word(_ name: String) -> Word? {
-    index(name).flatMap { values[$0].last }
+    guard let slot = index(name) else { return nil }
+    return entries.last { $0.slot == slot }?.word
   }
 
   /// Every word given for a variadic positional or a repeatable option.
   public func words(_ name: String) -> [Word] {
-    index(name).map { values[$0] } ?? []
+    guard let slot = index(name) else { return [] }
+    return entries.filter { $0.slot == slot }.map(\.word)
   }
 
   /// The text given for `name`, or its declared default, or nil.
   public func string(_ name: String) -> String? {
-    guard let i = index(name) else { return nil }
-    return values[i].last?.text ?? signature.parameters[i].defaultValue
+    guard let slot = index(name) else { return nil }
+    return entries.last { $0.slot == slot }?.word.text ?? signature.parameters[slot].defaultValue
   }
 
   /// Every text given for a variadic positional or a repeatable option.
@@ -227,14 +235,12 @@ public struct Arguments {
 
   /// Whether a flag was given.
   public func flag(_ name: String) -> Bool {
-    index(name).map { !values[$0].isEmpty } ?? false
+    index(name).map(given) ?? false
   }
 
   /// Whether any parameter declared secret was given a value.
   public var containsSecret: Bool {
-    signature.parameters.indices.contains {
-      signature.parameters[$0].isSecret && !values[$0].isEmpty
-    }
+    entries.contains { signature.parameters[$0.slot].isSecret }
   }
 }
 
@@ -248,7 +254,7 @@ extension Signature {
     var positionalIndex = 0
     var optionsEnded = false
     var cursor = words.startIndex
-    let positionalSlots = parameters.indices.filter { parameters[$0].kind == .positional }
+    arguments.entries.reserveCapacity(words.count)
 
     while cursor < words.endIndex {
       let word = words[cursor]
@@ -256,7 +262,8 @@ extension Signature {
       if positionalIndex < positionalSlots.count,
         parameters[positionalSlots[positionalIndex]].isPassthrough
       {
-        arguments.values[positionalSlots[positionalIndex]] = Array(words[(cursor - 1)...])
+        let slot = positionalSlots[positionalIndex]
+        for word in words[(cursor - 1)...] { arguments.entries.append((slot, word)) }
         break
       }
       if !optionsEnded && !word.isQuoted && word.text == "--" {
@@ -280,13 +287,12 @@ extension Signature {
           throw ShellError(
             "unknown option '--\(name)' for '\(command)'", hint: hint, at: word.offset)
         }
-        let parameter = parameters[slot]
-        if parameter.kind == .flag {
+        if parameters[slot].kind == .flag {
           guard inlineValue == nil else {
             throw ShellError(
               "flag '--\(name)' takes no value", hint: "write '--\(name)' alone", at: word.offset)
           }
-          arguments.values[slot] = [word]
+          if !arguments.given(slot) { arguments.entries.append((slot, word)) }
           continue
         }
         let value: Word
@@ -302,12 +308,12 @@ extension Signature {
           value = words[cursor]
           cursor += 1
         }
-        try check(value, against: parameter, label: "--\(name)")
-        if !parameter.isVariadic && !arguments.values[slot].isEmpty {
+        try check(value, against: parameters[slot], label: "--\(name)")
+        if !parameters[slot].isVariadic && arguments.given(slot) {
           throw ShellError(
             "option '--\(name)' is given twice", hint: "give it once", at: word.offset)
         }
-        arguments.values[slot].append(value)
+        arguments.entries.append((slot, value))
         continue
       }
       guard positionalIndex < positionalSlots.count else {
@@ -316,14 +322,12 @@ extension Signature {
           hint: hintForExtraArgument(command), at: word.offset)
       }
       let slot = positionalSlots[positionalIndex]
-      let parameter = parameters[slot]
-      try check(word, against: parameter, label: parameter.name)
-      arguments.values[slot].append(word)
-      if !parameter.isVariadic { positionalIndex += 1 }
+      try check(word, against: parameters[slot], label: parameters[slot].name)
+      arguments.entries.append((slot, word))
+      if !parameters[slot].isVariadic { positionalIndex += 1 }
     }
 
-    for slot in positionalSlots where !parameters[slot].isOptional && arguments.values[slot].isEmpty
-    {
+    for slot in positionalSlots where !parameters[slot].isOptional && !arguments.given(slot) {
       let end = words.last.map { $0.offset + $0.text.utf8.count + 1 }
       throw ShellError(
         "missing argument \(parameters[slot].name) for '\(command)'",
@@ -343,7 +347,9 @@ extension Signature {
     return "usage: \(command) \(usage); quote a value that contains spaces"
   }
 
-  private func check(_ word: Word, against parameter: Parameter, label: String) throws(ShellError) {
+  private func check(_ word: Word, against parameter: borrowing Parameter, label: String)
+    throws(ShellError)
+  {
     switch parameter.type {
     case .text, .path, .name:
       return

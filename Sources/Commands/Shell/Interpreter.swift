@@ -155,7 +155,7 @@ public final class Interpreter {
         }
       }
       if discarded { continue }
-      source.accept(line.text, isSecret: lineContainsSecret(line.text))
+      if source.recordsHistory { source.accept(line.text, isSecret: lineContainsSecret(line.text)) }
       if settings.echo && frames.count == 1 { echo(line) }
       if !execute(line) { return exitStatus.map { .exit($0) } ?? .stopped }
     }
@@ -186,15 +186,16 @@ public final class Interpreter {
   private func execute(_ raw: RawCommand, line: LogicalLine) -> Bool {
     let head = raw.words[0]
     let isExpect = !head.hasVariables && head.text == "expect"
-    let isTransparent =
-      !head.hasVariables && registry.builtin(named: head.text)?.isTransparent == true
-    frames[frames.count - 1].currentLine = line.location(of: head.offset).line
+    frames[frames.count - 1].currentLine = line.lineNumber(of: head.offset)
     if !isExpect, settlePendingFailure() { return false }
     var words: [Word] = []
     words.reserveCapacity(raw.words.count)
+    var isTransparent = false
     do {
       for word in raw.words { words.append(try word.expanded(lookup)) }
-      let output = try dispatchTraced(words)
+      let resolution = try registry.resolve(words)
+      isTransparent = resolution.command.isTransparent
+      let output = try runTraced(resolution, words)
       emit(output)
       emitTraces()
       if isExpect { pendingFailure = false }
@@ -252,7 +253,10 @@ public final class Interpreter {
 
   /// Finds the command `words` call, checks its arguments, and runs it.
   public func dispatch(_ words: [Word]) throws -> Output {
-    let resolution = try registry.resolve(words)
+    try run(registry.resolve(words), words)
+  }
+
+  private func run(_ resolution: CommandRegistry.Resolution, _ words: [Word]) throws -> Output {
     let arguments = try resolution.command.signature.parse(
       words[resolution.argumentStart...], command: resolution.name)
     let invocation = Invocation(
@@ -261,10 +265,11 @@ public final class Interpreter {
     return try resolution.command.run(invocation)
   }
 
-  private func dispatchTraced(_ words: [Word]) throws -> Output {
+  private func runTraced(_ resolution: CommandRegistry.Resolution, _ words: [Word]) throws -> Output
+  {
     let tracer = session.tracer
-    guard tracer.isEnabled else { return try dispatch(words) }
-    return try tracer.withSpan("archsh", traceLabel(words)) { _ in try dispatch(words) }
+    guard tracer.isEnabled else { return try run(resolution, words) }
+    return try tracer.withSpan("archsh", traceLabel(words)) { _ in try run(resolution, words) }
   }
 
   private func traceLabel(_ words: [Word]) -> String {
@@ -440,6 +445,12 @@ struct LogicalLine {
     text += "\n"
     starts.append((text.utf8.count, line.number))
     text += line.text
+  }
+
+  /// The physical line number of a byte offset.
+  func lineNumber(of offset: Int) -> Int {
+    guard starts.count > 1 else { return starts[0].number }
+    return starts.last { $0.offset <= offset }?.number ?? starts[0].number
   }
 
   /// The physical line number and 1-based column (in characters) of a byte offset.

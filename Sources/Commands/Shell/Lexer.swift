@@ -36,6 +36,7 @@ public enum Lexer {
   /// A backslash inside single quotes or a comment does not continue the line, and neither does an
   /// escaped backslash (`\\`).
   public static func needsContinuation(_ line: String) -> Bool {
+    guard line.utf8.last == UInt8(ascii: "\\") else { return false }
     var inSingle = false
     var inDouble = false
     var atWordStart = true
@@ -79,12 +80,12 @@ private struct Scanner {
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
-    buffer.reserveCapacity(32)
   }
 
   mutating func commands() throws(ShellError) -> [RawCommand] {
     var commands: [RawCommand] = []
     var words: [RawWord] = []
+    words.reserveCapacity(8)
     while index < bytes.count {
       let byte = bytes[index]
       switch byte {
@@ -92,7 +93,7 @@ private struct Scanner {
         index += 1
       case UInt8(ascii: ";"):
         if !words.isEmpty { commands.append(RawCommand(words: words)) }
-        words = []
+        words.removeAll(keepingCapacity: true)
         index += 1
       case UInt8(ascii: "#"):
         index = bytes.count
@@ -109,7 +110,21 @@ private struct Scanner {
   /// Reads one word starting at `index`, which is not a blank, `;` or comment.
   mutating func word() throws(ShellError) -> RawWord {
     let start = index
+    // Most words are plain: no quotes, escapes or variables. They become a String straight from
+    // the input bytes; the first special character switches to the general path below.
+    plain: while index < bytes.count {
+      switch bytes[index] {
+      case 32, 9, 10, 13, UInt8(ascii: ";"):
+        return RawWord(text: text(start..<index), offset: start)
+      case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "$"):
+        break plain
+      default:
+        index += 1
+      }
+    }
+    if index == bytes.count { return RawWord(text: text(start..<index), offset: start) }
     buffer.removeAll(keepingCapacity: true)
+    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
     parts = []
     quoted = false
     scan: while index < bytes.count {
@@ -225,6 +240,10 @@ private struct Scanner {
       buffer.append(UInt8(ascii: "$"))
       index += 1
     }
+  }
+
+  func text(_ range: Range<Int>) -> String {
+    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
   }
 
   mutating func addVariable(_ name: String, at offset: Int) {

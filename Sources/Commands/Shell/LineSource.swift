@@ -29,12 +29,16 @@ public protocol LineSource {
   /// The next line; `continuation` is true while a line ending in `\` is being continued, so an
   /// interactive source can show its `...> ` prompt.
   mutating func next(continuation: Bool) -> LineEvent
+  /// Whether the source keeps a history, and so wants `accept(_:isSecret:)` calls.
+  var recordsHistory: Bool { get }
   /// Told about each complete logical line before it runs, so an interactive source can add it to
   /// its history unless it holds a secret.
   mutating func accept(_ line: String, isSecret: Bool)
 }
 
 extension LineSource {
+  /// Scripts keep no history.
+  public var recordsHistory: Bool { false }
   /// Sources without a history ignore accepted lines.
   public mutating func accept(_ line: String, isSecret: Bool) {}
 }

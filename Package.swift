@@ -8,11 +8,18 @@ let package = Package(
     .executable(name: "archsh", targets: ["ArchShell"])
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // The architecture itself: controllers, factories, tracing. No terminal, no shell words.
-    .target(name: "Domain"),
+    .target(
+      name: "Domain",
+      dependencies: [
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]
+    ),
     // The command language, the registry and one file per command group.
     .target(name: "Commands", dependencies: ["Domain"]),
     // libedit, through its readline-compatible API and a few non-variadic wrappers.
@@ -32,6 +39,6 @@ let package = Package(
     ),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Domain"]),
-    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"]),
+    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"], exclude: ["Fixtures"]),
   ]
 )

@@ -9,7 +9,9 @@ enum Launcher {
   static func main() {
     setlocale(LC_ALL, "")
     let arguments = Array(CommandLine.arguments.dropFirst())
-    exit(run(parse(arguments)))
+    let status = run(parse(arguments))
+    StandardStreams.flush()
+    exit(status)
   }
 
   /// The launch options: the fast scanner for common forms, ArgumentParser for the rest.
@@ -32,16 +34,58 @@ enum Launcher {
     }
   }
 
+  /// The workspace: --db, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite.
+  static func databasePath(_ options: LaunchOptions) -> String {
+    let environment = ProcessInfo.processInfo.environment
+    if let path = options.database { return path }
+    if let path = environment["ARCHSH_DB"], !path.isEmpty { return path }
+    let data =
+      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? ".") + "/.local/share"
+    return data + "/archsh/workspace.sqlite"
+  }
+
   static func run(_ options: LaunchOptions) -> Int32 {
-    let session = Session(options: SessionOptions(databasePath: options.database))
+    let session = Session(options: SessionOptions(databasePath: databasePath(options)))
     if options.json { session.outputMode = .json }
     var settings = InterpreterSettings()
     settings.keepGoing = options.keepGoing
     settings.echo = options.echo
+    settings.atomic = options.atomic
     settings.colorOutput = StandardStreams.allowsColor(1)
     settings.colorErrors = StandardStreams.allowsColor(2)
     let interpreter = Interpreter(session: session, sink: StandardStreams(), settings: settings)
 
+    defer { session.factory.shutdown() }
+    if options.atomic {
+      return atomically(session) { runScripts(interpreter, options) }
+    }
+    return runScripts(interpreter, options)
+  }
+
+  /// Runs `body` inside one transaction: committed when it returns 0, rolled back otherwise.
+  static func atomically(_ session: Session, _ body: () -> Int32) -> Int32 {
+    let workspace: Workspace
+    do {
+      workspace = try session.factory.workspace()
+      try workspace.beginAtomic()
+    } catch {
+      StandardStreams.write(
+        "archsh: error: \(error) (--atomic needs a writable workspace)\n", to: 2)
+      return 1
+    }
+    let status = body()
+    do {
+      try workspace.endAtomic(commit: status == 0)
+    } catch {
+      StandardStreams.write(
+        "archsh: error: the commit failed, nothing was saved: \(error)\n", to: 2)
+      return 1
+    }
+    return status
+  }
+
+  static func runScripts(_ interpreter: Interpreter, _ options: LaunchOptions) -> Int32 {
     if !options.actions.isEmpty || !options.words.isEmpty {
       for action in options.actions {
         let outcome: RunOutcome
@@ -86,6 +130,12 @@ enum Launcher {
       case .stopped: return 1
       case .exit(let status): return status
       }
+    }
+    if options.atomic {
+      StandardStreams.write(
+        "archsh: error: --atomic applies to scripts, not to the interactive shell (use -f FILE)\n",
+        to: 2)
+      return 2
     }
     return interactive(interpreter, options: options)
   }

@@ -71,6 +71,7 @@ struct LineEditor: LineSource {
   }
 
   mutating func next(continuation: Bool) -> LineEvent {
+    StandardStreams.flush()
     _ = archsh_take_interrupt()
     if archsh_terminate_pending() != 0 { return .end }
     guard let raw = readline(continuation ? continuationPrompt : prompt) else {

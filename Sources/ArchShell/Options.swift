@@ -40,6 +40,9 @@ struct Options: ParsableCommand {
   @Flag(help: "Print each command line, with the prompt, before its output.")
   var echo = false
 
+  @Flag(help: "Run the whole script in one transaction: any failure rolls everything back.")
+  var atomic = false
+
   @Flag(
     name: .customLong("no-rc"), help: "Do not source ~/.config/archsh/rc.ash at interactive start.")
   var noRC = false
@@ -50,6 +53,10 @@ struct Options: ParsableCommand {
   var words: [String] = []
 
   func validate() throws {
+    if atomic && keepGoing {
+      throw ValidationError(
+        "--atomic and --keep-going cannot be combined: --atomic stops at the first error")
+    }
     if file.count > 1 {
       throw ValidationError("-f may be given once; use 'source' inside the script for more files")
     }
@@ -60,7 +67,9 @@ struct Options: ParsableCommand {
     case "--help", "-h": throw CleanExit.helpRequest(self)
     case "--version": throw CleanExit.message("archsh \(Options.version)")
     default:
-      let known = ["--db", "--json", "--keep-going", "--echo", "--no-rc", "--help", "--version"]
+      let known = [
+        "--db", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--help", "--version",
+      ]
       let name = String(first.prefix { $0 != "=" })
       let hint = Suggestion.nearest(to: name, among: known).map { " (did you mean '\($0)'?)" } ?? ""
       throw ValidationError("unknown option '\(name)'\(hint)")
@@ -108,6 +117,7 @@ struct LaunchOptions: Equatable {
   var json = false
   var keepGoing = false
   var echo = false
+  var atomic = false
   var noRC = false
 
   /// Whether `-f` was given.
@@ -121,6 +131,7 @@ struct LaunchOptions: Equatable {
     json = options.json
     keepGoing = options.keepGoing
     echo = options.echo
+    atomic = options.atomic
     noRC = options.noRC
   }
 
@@ -156,14 +167,17 @@ struct LaunchOptions: Equatable {
           }
         }
         index += 2
-      case "--json", "--keep-going", "--echo", "--no-rc":
+      case "--json", "--keep-going", "--echo", "--atomic", "--no-rc":
         guard seen.insert(argument).inserted else { return nil }
         switch argument {
         case "--json": result.json = true
         case "--keep-going": result.keepGoing = true
         case "--echo": result.echo = true
+        case "--atomic": result.atomic = true
         default: result.noRC = true
         }
+        // The combination is a usage error, which ArgumentParser reports.
+        if result.atomic && result.keepGoing { return nil }
         index += 1
       default:
         guard !argument.hasPrefix("-") else { return nil }

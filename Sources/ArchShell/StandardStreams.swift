@@ -1,25 +1,54 @@
 import Commands
 import Glibc
 
-/// Writes straight to file descriptors 1 and 2, unbuffered, so that output and errors interleave
-/// in the order they happen even when both go to one file.
+/// Writes to file descriptors 1 and 2.
+///
+/// Standard output is buffered (64 KB) when it is not a terminal, as sqlite3 and the C library do:
+/// a 100,000-line script then makes a few dozen writes instead of one per command. The buffer is
+/// flushed before anything goes to standard error, so results and errors keep their order, before
+/// each prompt, and before the process exits.
 final class StandardStreams: OutputSink {
-  func standardOutput(_ text: String) { Self.write(text, to: 1) }
-  func standardError(_ text: String) { Self.write(text, to: 2) }
+  nonisolated(unsafe) private static var buffer: [UInt8] = []
+  nonisolated(unsafe) private static let outputIsTerminal = isatty(1) != 0
+  private static let bufferLimit = 64 * 1024
+
+  func standardOutput(_ text: String) {
+    guard !Self.outputIsTerminal else {
+      Self.write(text, to: 1)
+      return
+    }
+    Self.buffer.append(contentsOf: text.utf8)
+    if Self.buffer.count >= Self.bufferLimit { Self.flush() }
+  }
+
+  func standardError(_ text: String) {
+    Self.flush()
+    Self.write(text, to: 2)
+  }
+
+  /// Writes out what standard output holds.
+  static func flush() {
+    guard !buffer.isEmpty else { return }
+    buffer.withUnsafeBufferPointer { writeAll($0, to: 1) }
+    buffer.removeAll(keepingCapacity: true)
+  }
 
   static func write(_ text: String, to descriptor: Int32) {
+    if descriptor == 2 { flush() }
     var text = text
-    text.withUTF8 { buffer in
-      var offset = 0
-      while offset < buffer.count {
-        let written = Glibc.write(
-          descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return
-        }
-        offset += written
+    text.withUTF8 { writeAll($0, to: descriptor) }
+  }
+
+  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(
+        descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return
       }
+      offset += written
     }
   }
 

@@ -184,7 +184,8 @@ struct InterpreterTests {
         "factory get trcer",
         "test.ash:1:13: error: unknown component 'trcer' (did you mean 'tracer'?)"
       ),
-      ("help stor", "test.ash:1:6: error: no help for 'stor' (try 'help')"),
+      ("help xyzzy", "test.ash:1:6: error: no help for 'xyzzy' (try 'help')"),
+      ("help stor", "test.ash:1:6: error: no help for 'stor' (did you mean 'store'?)"),
       ("help facotry", "test.ash:1:6: error: no help for 'facotry' (did you mean 'factory'?)"),
     ]
     for (line, expected) in cases {

@@ -150,7 +150,7 @@ struct CompleterTests {
     #expect(completer.complete("trace export --") == ["--format"])
     #expect(completer.complete("trace export --format ") == ["mermaid"])
     #expect(completer.complete("output ") == ["json", "table"])
-    #expect(completer.complete("factory get ") == ["tracer"])
+    #expect(completer.complete("factory get ") == ["persistenceController", "tracer", "workspace"])
     #expect(completer.complete("help ").contains("factory"))
     #expect(completer.complete("help trace e") == ["export"])
     #expect(completer.complete("time factory g") == ["get", "graph"])

@@ -181,7 +181,10 @@ struct FactoryTests {
     #expect(punctuationBuilds == 1)
     #expect(factory.isInstantiated("punctuation"))
     #expect(!factory.isInstantiated("greeting"))
-    #expect(factory.components.map(\.name) == ["tracer", "punctuation", "greeting"])
+    #expect(
+      factory.components.map(\.name) == [
+        "tracer", "workspace", "persistenceController", "punctuation", "greeting",
+      ])
     let traces = factory.tracer.drainCompleted().map {
       describe($0).map {
         $0.replacingOccurrences(of: #" \d+ms"#, with: "", options: .regularExpression)

@@ -7,6 +7,8 @@ public enum AllGroups {
     Builtins.group,
     TraceGroup.group,
     FactoryGroup.group,
+    DatabaseGroup.group,
+    StoreGroup.group,
   ]
 
   /// The registry built from `groups`.

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// The type of a value an argument or option takes; parsing checks it and errors name it.
 public enum ValueType: Sendable, Equatable {
@@ -12,6 +13,12 @@ public enum ValueType: Sendable, Equatable {
   case path
   /// A name of something that lives in the session (a store, a variable, a component).
   case name
+  /// A byte count such as `1024` or `50MB`.
+  case bytes
+  /// A duration such as `90s`, `30d` or `0`.
+  case duration
+  /// A date such as `2026-11-01` or `2026-11-01T12:00:00Z`.
+  case date
 
   /// Any whole number.
   public static let anyInteger = ValueType.integer(Int.min...Int.max)
@@ -24,6 +31,9 @@ public enum ValueType: Sendable, Equatable {
     case .choice(let words): return words.joined(separator: "|")
     case .path: return "FILE"
     case .name: return "NAME"
+    case .bytes: return "BYTES"
+    case .duration: return "DURATION"
+    case .date: return "DATE"
     }
   }
 }
@@ -233,6 +243,21 @@ public struct Arguments {
     string(name).flatMap { Int($0) }
   }
 
+  /// The byte count given for `name`, or its default.
+  public func bytes(_ name: String) -> Int? {
+    string(name).flatMap(Quantities.bytes)
+  }
+
+  /// The duration in seconds given for `name`, or its default.
+  public func duration(_ name: String) -> Double? {
+    string(name).flatMap(Quantities.duration)
+  }
+
+  /// The date given for `name`.
+  public func date(_ name: String) -> Date? {
+    string(name).flatMap(Quantities.date)
+  }
+
   /// Whether a flag was given.
   public func flag(_ name: String) -> Bool {
     index(name).map(given) ?? false
@@ -353,6 +378,27 @@ extension Signature {
     switch parameter.type {
     case .text, .path, .name:
       return
+    case .bytes:
+      guard Quantities.bytes(word.text) != nil else {
+        throw ShellError(
+          "\(label) must be a byte count, not '\(word.text)'",
+          hint: "for example 1024, 64KB or 50MB",
+          at: word.offset)
+      }
+    case .duration:
+      guard Quantities.duration(word.text) != nil else {
+        throw ShellError(
+          "\(label) must be a duration, not '\(word.text)'",
+          hint: "for example 90s, 12h, 30d or 0 for none",
+          at: word.offset)
+      }
+    case .date:
+      guard Quantities.date(word.text) != nil else {
+        throw ShellError(
+          "\(label) must be a date, not '\(word.text)'",
+          hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z",
+          at: word.offset)
+      }
     case .integer(let range):
       guard let value = Int(word.text) else {
         throw ShellError("\(label) must be a whole number, not '\(word.text)'", at: word.offset)

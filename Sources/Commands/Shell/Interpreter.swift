@@ -23,6 +23,9 @@ public struct InterpreterSettings: Sendable {
   public var colorOutput = false
   /// Colour standard error.
   public var colorErrors = false
+  /// The run is one transaction (`--atomic`): a script stops at its first failure, which no
+  /// `expect` can excuse, and the error line says that everything was rolled back.
+  public var atomic = false
 
   /// Default settings.
   public init() {}
@@ -232,6 +235,10 @@ public final class Interpreter {
       previous = CommandRecord(succeeded: false, output: .empty, error: description)
     }
     guard let frame = frames.last, !frame.isInteractive else { return true }
+    if settings.atomic {
+      hadFailure = true
+      return false
+    }
     if isExpect {
       pendingFailure = false
       hadFailure = true

@@ -53,11 +53,10 @@ public final class Session {
   /// The status of the last command: 0 for success, 1 for failure.
   public var lastStatus = 0
 
-  /// Creates a session around a factory.
-  public init(
-    factory: ApplicationFactory = ApplicationFactory(), options: SessionOptions = SessionOptions()
-  ) {
-    self.factory = factory
+  /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
+  /// nil) on first use.
+  public init(options: SessionOptions = SessionOptions()) {
+    self.factory = ApplicationFactory(databasePath: options.databasePath ?? ":memory:")
     self.options = options
   }
 

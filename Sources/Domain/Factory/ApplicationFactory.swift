@@ -79,18 +79,24 @@ public final class ApplicationFactory: @unchecked Sendable {
 
   private let lock = NSLock()
   private var order: [String] = []
-  private var builders: [String: (component: FactoryComponent, make: () -> Any)] = [:]
+  private var builders: [String: (component: FactoryComponent, make: () throws -> Any)] = [:]
   private var singletons: [String: Any] = [:]
 
-  /// Creates the factory with its tracer, which is itself a singleton component.
-  public init(tracer: Tracer = Tracer()) {
+  /// Where the workspace lives: a file path, or `:memory:`.
+  public let databasePath: String
+
+  /// Creates the factory with its tracer, which is itself a singleton component, and the
+  /// workspace path its persistence components open (lazily, on first use).
+  public init(tracer: Tracer = Tracer(), databasePath: String = ":memory:") {
     self.tracer = tracer
+    self.databasePath = databasePath
     let tracerComponent = FactoryComponent(
       name: "tracer", typeName: "Tracer", lifetime: .singleton,
       summary: "records the spans controllers report; `trace on` shows them")
     order.append("tracer")
     builders["tracer"] = (tracerComponent, { tracer })
     singletons["tracer"] = tracer
+    registerPersistence()
   }
 
   /// Every component, in registration order.
@@ -106,7 +112,7 @@ public final class ApplicationFactory: @unchecked Sendable {
   }
 
   /// Registers a component with the closure that builds it.
-  public func register(_ component: FactoryComponent, make: @escaping () -> Any) throws {
+  public func register(_ component: FactoryComponent, make: @escaping () throws -> Any) throws {
     try lock.withLock {
       guard builders[component.name] == nil else {
         throw FactoryError.duplicateComponent(component.name)
@@ -126,8 +132,9 @@ public final class ApplicationFactory: @unchecked Sendable {
     }
     let component = entry.component
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
-    return tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) { span in
-      let product = obtain(entry)
+    return try tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) {
+      span in
+      let product = try obtain(entry)
       span.setAttribute("instance", product.wasCreated ? "built" : "shared")
       return product
     }
@@ -143,21 +150,24 @@ public final class ApplicationFactory: @unchecked Sendable {
     }
     if let existing = lock.withLock({ singletons[name] }) { return existing as? T }
     let attributes = [(key: "lifetime", value: entry.component.lifetime.rawValue)]
-    return tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) { span in
+    return try tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) {
+      span in
       span.setAttribute("instance", "built")
-      return obtain(entry).instance as? T
+      return try obtain(entry).instance as? T
     }
   }
 
-  private func obtain(_ entry: (component: FactoryComponent, make: () -> Any)) -> FactoryProduct {
+  private func obtain(_ entry: (component: FactoryComponent, make: () throws -> Any)) throws
+    -> FactoryProduct
+  {
     let component = entry.component
     guard component.lifetime == .singleton else {
-      return FactoryProduct(component: component, instance: entry.make(), wasCreated: true)
+      return FactoryProduct(component: component, instance: try entry.make(), wasCreated: true)
     }
     if let existing = lock.withLock({ singletons[component.name] }) {
       return FactoryProduct(component: component, instance: existing, wasCreated: false)
     }
-    let instance = entry.make()
+    let instance = try entry.make()
     lock.withLock { singletons[component.name] = instance }
     return FactoryProduct(component: component, instance: instance, wasCreated: true)
   }
@@ -165,5 +175,50 @@ public final class ApplicationFactory: @unchecked Sendable {
   private func nearest(to name: String) -> String? {
     let names = lock.withLock { order }
     return Suggestion.nearest(to: name, among: names)
+  }
+}
+
+extension ApplicationFactory {
+  /// The workspace, opened on first use; the shell starts without touching the database.
+  public func workspace() throws -> Workspace {
+    guard let workspace = try singleton("workspace", as: Workspace.self) else {
+      throw WorkspaceError.database("the factory built something other than a Workspace")
+    }
+    return workspace
+  }
+
+  /// A PersistenceController for the store `identifier`: a prototype, as in BDModules, sharing the
+  /// workspace singleton.
+  public func persistenceController(identifier: String) throws -> PersistenceController {
+    PersistenceController(identifier: identifier, workspace: try workspace(), tracer: tracer)
+  }
+
+  fileprivate func registerPersistence() {
+    let path = databasePath
+    try? register(
+      FactoryComponent(
+        name: "workspace", typeName: "Workspace", lifetime: .singleton,
+        summary: "the SQLite workspace (WAL, busy timeout 5 s), opened on first use")
+    ) { try Workspace(path: path) }
+    try? register(
+      FactoryComponent(
+        name: "persistenceController", typeName: "PersistenceController", lifetime: .prototype,
+        dependencies: ["workspace", "tracer"],
+        summary:
+          "persists and retrieves keys in one store (generalCache here), with PINCache's semantics")
+    ) { [unowned self] in
+      try self.persistenceController(
+        identifier: PersistenceController.Identifier.generalCache.rawValue)
+    }
+  }
+}
+
+extension ApplicationFactory {
+  /// Writes what is held in memory (the access times of recent reads) before the process ends.
+  public func shutdown() {
+    guard isInstantiated("workspace"),
+      let workspace = try? singleton("workspace", as: Workspace.self)
+    else { return }
+    try? workspace.flushPendingTouches()
   }
 }

@@ -1,0 +1,46 @@
+import Domain
+
+/// `db`: the SQLite workspace that holds everything a session builds.
+enum DatabaseGroup {
+  static let group = CommandGroup(
+    "db", summary: "the SQLite workspace: where it is, what it holds, whether it is sound",
+    discussion: """
+      The workspace is --db PATH, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite \
+      (~/.local/share/archsh/). ':memory:' keeps it in memory. It runs in WAL mode with \
+      synchronous=NORMAL and a busy timeout of 5 s; new files get mode 0600.
+      """,
+    commands: [info, check, path])
+
+  static let info = Command(
+    "info", summary: "path, size, schema version, journal mode and entries per store",
+    examples: ["db info"]
+  ) { invocation in
+    let info = try StoreGroup.located(nil) { try invocation.session.factory.workspace().info() }
+    return .record([
+      Field("path", .string(info.path)), Field("size", .int(info.fileBytes)),
+      Field("schema_version", .string(info.schemaVersion)),
+      Field("journal_mode", .string(info.journalMode)),
+      Field("entries", .object(info.entriesPerStore.map { Field($0.store, .int($0.entries)) })),
+    ])
+  }
+
+  static let check = Command(
+    "check", summary: "run SQLite's integrity check", examples: ["db check"]
+  ) { invocation in
+    let lines = try StoreGroup.located(nil) {
+      try invocation.session.factory.workspace().integrityCheck()
+    }
+    guard lines == ["ok"] else {
+      throw ShellError(
+        "integrity check failed: \(lines.prefix(3).joined(separator: "; "))",
+        hint: "copy the file aside before changing it")
+    }
+    return .text("ok")
+  }
+
+  static let path = Command(
+    "path", summary: "the workspace's path", examples: ["db path"]
+  ) { invocation in
+    .text(invocation.session.factory.databasePath)
+  }
+}

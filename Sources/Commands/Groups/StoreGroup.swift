@@ -1,0 +1,355 @@
+import Domain
+import Foundation
+
+/// `store`: PersistenceController, a set of named stores with PINCache's semantics on SQLite.
+enum StoreGroup {
+  static let group = CommandGroup(
+    "store", summary: "persist and retrieve keys in named stores (PersistenceController)",
+    discussion: """
+      Each store keeps entries with their value, creation and access times, access count and \
+      byte count. Limits follow PINCache: a byte limit (50MB by default) trimmed by least recent \
+      access after a write, an age limit (30d by default) counted from creation, and TTL mode, \
+      where an expired entry reads as missing. Reads update the access time and count.
+      Deliberate differences from the seed: a value larger than the byte limit is rejected with \
+      an error (PINCache drops it silently); several controllers with one identifier share one \
+      data set (PINCache forbids that, the seed promises it); a key's byte count is its value's \
+      length, not its size on disk.
+      """,
+    commands: [stores, create, persist, retrieve, remove, keys, entries, bytes, limits, trim])
+
+  // MARK: - Completion
+
+  static let storeNames: CompletionProvider = { context in
+    guard let workspace = try? context.session.factory.workspace() else { return [] }
+    return (try? PersistenceController.storeNames(in: workspace)) ?? []
+  }
+
+  /// Keys of the store named two words after the group word, from a prefix range query.
+  static let keyNames: CompletionProvider = { context in
+    guard context.previousWords.count >= 3,
+      let controller = try? context.session.factory.persistenceController(
+        identifier: context.previousWords[2])
+    else { return [] }
+    return (try? controller.keys(prefix: context.prefix, limit: 100)) ?? []
+  }
+
+  static let storeArgument = Parameter.argument(
+    "STORE", .name, "the store's name", completion: storeNames)
+
+  // MARK: - Commands
+
+  static let stores = Command(
+    "stores", summary: "list the stores: entries, bytes and limits", examples: ["store stores"]
+  ) { invocation in
+    let workspace = try located(nil) { try invocation.session.factory.workspace() }
+    let summaries = try located(nil) { try PersistenceController.stores(in: workspace) }
+    return .table(
+      Table(
+        columns: ["name", "entries", "bytes", "byte_limit", "age_limit", "ttl"],
+        rows: summaries.map { store in
+          [
+            .string(store.name), .int(store.entries), .int(store.bytes),
+            .int(store.limits.byteLimit),
+            .string(Quantities.format(duration: store.limits.ageLimit)), .bool(store.limits.ttl),
+          ]
+        }))
+  }
+
+  static let create = Command(
+    "create", summary: "create a store with the default limits",
+    signature: Signature([.argument("NAME", .name, "letters, digits, '_', '-' and '.'")]),
+    examples: ["store create productCache"]
+  ) { invocation in
+    let name = invocation.arguments.word("NAME") ?? Word("")
+    try located(name) {
+      try PersistenceController.createStore(
+        name.text, in: invocation.session.factory.workspace(), tracer: invocation.session.tracer)
+    }
+    return .text("created store '\(name.text)'")
+  }
+
+  static let persist = Command(
+    "persist", summary: "persist a value under a key, replacing any previous value",
+    discussion: """
+      VALUE is text; @PATH reads the value from a file (write @@ for a value that starts with @). \
+      With --json the value must be valid JSON. A value larger than the store's byte limit is \
+      rejected; a write that takes the store over its limit trims the least recently accessed \
+      entries, and the command says which.
+      """,
+    signature: Signature([
+      storeArgument,
+      .argument("KEY", .text, "the key", completion: keyNames),
+      .argument("VALUE", .text, "the value, or @PATH to read a file"),
+      .flag("json", "check that the value is valid JSON"),
+      .option("age", .duration, value: "DURATION", "an age limit for this entry alone"),
+    ]),
+    examples: [
+      "store persist bookmarks home 'https://example.com'",
+      "store persist user profile @profile.json --json",
+      "store persist generalCache session abc --age 1h",
+    ]
+  ) { invocation in
+    let arguments = invocation.arguments
+    let valueWord = arguments.word("VALUE") ?? Word("")
+    let value = try readValue(valueWord)
+    if arguments.flag("json") {
+      guard (try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed])) != nil
+      else {
+        throw ShellError(
+          "the value is not valid JSON",
+          hint: "JSON strings need double quotes: wrap the whole value in single quotes",
+          at: valueWord.offset)
+      }
+    }
+    let key = arguments.word("KEY") ?? Word("")
+    let trimmed = try located(arguments.word("STORE"), key: key, value: valueWord) {
+      try controller(invocation).persist(
+        value, forKey: key.text, ageLimit: arguments.duration("age"))
+    }
+    guard !trimmed.isEmpty else { return .empty }
+    return .events(["trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))"])
+  }
+
+  static let retrieve = Command(
+    "retrieve", summary: "print the values of keys, in key order, skipping missing ones",
+    discussion: """
+      With one key, prints its value. With several, prints a table in the order given, skipping \
+      missing keys; it fails only when every key is missing (the seed returns nil). In TTL mode \
+      an expired entry reads as missing. Each read updates the entry's access time and count.
+      """,
+    signature: Signature([storeArgument, .variadic("KEY", .text, "the keys", completion: keyNames)]
+    ),
+    examples: ["store retrieve bookmarks home", "store retrieve bookmarks home work"]
+  ) { invocation in
+    let keys = invocation.arguments.words("KEY")
+    let store = invocation.arguments.word("STORE")
+    if keys.count == 1 {
+      let data = try located(store, key: keys[0]) {
+        try controller(invocation).retrieve(forKey: keys[0].text)
+      }
+      return .text(display(data))
+    }
+    let found = try located(store, key: keys.first) {
+      try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
+    }
+    return .table(
+      Table(
+        columns: ["key", "value"],
+        rows: found.map { [.string($0.key), .string(display($0.value))] }))
+  }
+
+  static let remove = Command(
+    "remove", summary: "remove keys; every key must exist, or nothing is removed",
+    signature: Signature([storeArgument, .variadic("KEY", .text, "the keys", completion: keyNames)]
+    ),
+    examples: ["store remove bookmarks home"]
+  ) { invocation in
+    let keys = invocation.arguments.words("KEY")
+    do {
+      try controller(invocation).remove(forKeys: keys.map(\.text))
+    } catch PersistenceController.Error.objectNotFound(let store, let missing) {
+      let word = keys.first { $0.text == missing.first }
+      throw ShellError(
+        PersistenceController.Error.objectNotFound(store: store, keys: missing).description,
+        hint: "nothing was removed", at: word?.offset)
+    } catch {
+      throw shellError(error, store: invocation.arguments.word("STORE"))
+    }
+    return .empty
+  }
+
+  static let keys = Command(
+    "keys", summary: "list keys in key order",
+    signature: Signature([
+      storeArgument, .option("prefix", .text, value: "P", "only keys that start with P"),
+      .option("limit", .integer(0...Int.max), value: "N", "at most N keys"),
+    ]),
+    examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"]
+  ) { invocation in
+    let arguments = invocation.arguments
+    let keys = try located(arguments.word("STORE")) {
+      try controller(invocation).keys(
+        prefix: arguments.string("prefix") ?? "", limit: arguments.int("limit"))
+    }
+    return .table(Table(columns: ["key"], rows: keys.map { [.string($0)] }))
+  }
+
+  static let entries = Command(
+    "entries", summary: "list entries: key, bytes, created, accessed, access count, age limit",
+    signature: Signature([storeArgument]), examples: ["store entries bookmarks"]
+  ) { invocation in
+    let entries = try located(invocation.arguments.word("STORE")) {
+      try controller(invocation).entries()
+    }
+    return .table(
+      Table(
+        columns: ["key", "bytes", "created", "accessed", "count", "age_limit"],
+        rows: entries.map { entry in
+          [
+            .string(entry.key), .int(entry.bytes), .string(Quantities.format(date: entry.created)),
+            .string(Quantities.format(date: entry.accessed)), .int(entry.accessCount),
+            entry.ageLimit.map { .string(Quantities.format(duration: $0)) } ?? .null,
+          ]
+        }))
+  }
+
+  static let bytes = Command(
+    "bytes", summary: "the byte count of a store, or of one key",
+    discussion:
+      "A key's byte count is its value's length (PINCache reports the size allocated on disk).",
+    signature: Signature([
+      storeArgument, .optionalArgument("KEY", .text, "one key", completion: keyNames),
+    ]),
+    examples: ["store bytes bookmarks", "store bytes bookmarks home"]
+  ) { invocation in
+    let store = invocation.arguments.word("STORE")
+    if let key = invocation.arguments.word("KEY") {
+      let count = try located(store, key: key) {
+        try controller(invocation).byteCount(forKey: key.text)
+      }
+      return .record([
+        Field("store", .string(store?.text ?? "")), Field("key", .string(key.text)),
+        Field("bytes", .int(count)),
+      ])
+    }
+    let count = try located(store) { try controller(invocation).byteCount() }
+    return .record([Field("store", .string(store?.text ?? "")), Field("bytes", .int(count))])
+  }
+
+  static let limits = Command(
+    "limits", summary: "show or change a store's byte limit, age limit and TTL mode",
+    discussion: """
+      Without options, shows the limits. A lower byte limit trims at once, least recently \
+      accessed first. The age limit counts from each entry's creation; 0 means none. In TTL \
+      mode an entry past its age limit reads as missing; otherwise it stays readable until \
+      'store trim STORE --expired' removes it.
+      """,
+    signature: Signature([
+      storeArgument, .option("bytes", .bytes, value: "N", "the byte limit, such as 50MB"),
+      .option("age", .duration, value: "DURATION", "the age limit, such as 30d; 0 for none"),
+      .option(
+        "ttl", .choice(["on", "off"]), value: "on|off", "whether expired entries read as missing"),
+    ]),
+    examples: ["store limits bookmarks", "store limits generalCache --bytes 1MB --age 1h --ttl on"]
+  ) { invocation in
+    let arguments = invocation.arguments
+    let controller = try located(arguments.word("STORE")) { try StoreGroup.controller(invocation) }
+    let byteLimit = arguments.bytes("bytes")
+    let ageLimit = arguments.duration("age")
+    let ttl = arguments.string("ttl").map { $0 == "on" }
+    let limits = try located(arguments.word("STORE")) { () throws -> PersistenceController.Limits in
+      if byteLimit == nil && ageLimit == nil && ttl == nil { return try controller.limits() }
+      return try controller.setLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
+    }
+    return .record([
+      Field("store", .string(controller.identifier)), Field("byte_limit", .int(limits.byteLimit)),
+      Field("age_limit", .string(Quantities.format(duration: limits.ageLimit))),
+      Field("ttl", .bool(limits.ttl)),
+    ])
+  }
+
+  static let trim = Command(
+    "trim", summary: "remove entries: by size, by least recent access, by date, or expired ones",
+    discussion: """
+      Give exactly one of:
+        --to-bytes N   largest entries first, until at most N bytes remain (PINCache trimToSize)
+        --lru N        least recently accessed first, until at most N bytes (trimToSizeByDate)
+        --to-date DATE entries created before DATE (PINCache's trimToDate; its docs and code \
+      disagree on access or creation date, and archsh uses creation, like the age limit)
+        --expired      entries past their age limit
+      """,
+    signature: Signature([
+      storeArgument, .option("to-bytes", .bytes, value: "N", "trim the largest entries to N bytes"),
+      .option("lru", .bytes, value: "N", "trim the least recently accessed to N bytes"),
+      .option("to-date", .date, value: "DATE", "remove entries created before DATE"),
+      .flag("expired", "remove entries past their age limit"),
+    ]),
+    examples: ["store trim generalCache --expired", "store trim generalCache --lru 1MB"]
+  ) { invocation in
+    let arguments = invocation.arguments
+    var choices: [PersistenceController.Trim] = []
+    if let bytes = arguments.bytes("to-bytes") { choices.append(.toBytes(bytes)) }
+    if let bytes = arguments.bytes("lru") { choices.append(.leastRecentlyUsed(toBytes: bytes)) }
+    if let date = arguments.date("to-date") { choices.append(.toDate(date)) }
+    if arguments.flag("expired") { choices.append(.expired) }
+    guard choices.count == 1, let choice = choices.first else {
+      throw ShellError(
+        choices.isEmpty
+          ? "'store trim' needs one of --to-bytes, --lru, --to-date, --expired"
+          : "'store trim' takes only one of --to-bytes, --lru, --to-date, --expired",
+        hint: "usage: store trim STORE (--to-bytes N | --lru N | --to-date DATE | --expired)")
+    }
+    let removed = try located(arguments.word("STORE")) { try controller(invocation).trim(choice) }
+    return .events(
+      removed.isEmpty
+        ? ["nothing to trim"] : ["removed \(removed.count): \(removed.joined(separator: ", "))"])
+  }
+
+  // MARK: - Helpers
+
+  static func controller(_ invocation: Invocation) throws -> PersistenceController {
+    try invocation.session.factory.persistenceController(
+      identifier: invocation.arguments.string("STORE") ?? "")
+  }
+
+  /// Reads `@PATH` values from files; `@@` escapes a leading `@`.
+  static func readValue(_ word: Word) throws(ShellError) -> Data {
+    let text = word.text
+    if text.hasPrefix("@@") { return Data(text.dropFirst().utf8) }
+    guard text.hasPrefix("@"), text.count > 1 else { return Data(text.utf8) }
+    let path = String(text.dropFirst())
+    switch ScriptLineSource.open(path: path) {
+    case .failure(let error):
+      throw ShellError(
+        error.message.replacingOccurrences(
+          of: "cannot read '", with: "cannot read the value file '"),
+        hint: "write @@ for a value that starts with @", at: word.offset)
+    case .success:
+      guard let data = FileManager.default.contents(atPath: path) else {
+        throw ShellError("cannot read the value file '\(path)'", at: word.offset)
+      }
+      return data
+    }
+  }
+
+  /// A value as text, or a short description when it is not UTF-8.
+  static func display(_ data: Data) -> String {
+    if let text = String(data: data, encoding: .utf8) { return text }
+    let head = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
+    return "<\(data.count) bytes of binary data: \(head)\(data.count > 16 ? " …" : "")>"
+  }
+
+  /// Runs `body`, turning Domain errors into shell errors that point at the word they concern.
+  static func located<T>(
+    _ store: Word?, key: Word? = nil, value: Word? = nil, _ body: () throws -> T
+  ) throws -> T {
+    do {
+      return try body()
+    } catch {
+      throw shellError(error, store: store, key: key, value: value)
+    }
+  }
+
+  static func shellError(_ error: Error, store: Word?, key: Word? = nil, value: Word? = nil)
+    -> Error
+  {
+    if error is ShellError { return error }
+    let description = String(describing: error)
+    switch error {
+    case PersistenceController.Error.unknownStore, PersistenceController.Error.storeExists,
+      PersistenceController.Error.invalidStoreName:
+      return ShellError(description, at: store?.offset)
+    case PersistenceController.Error.objectNotFound:
+      return ShellError(description, at: key?.offset ?? store?.offset)
+    case PersistenceController.Error.objectFailedToPersist:
+      return ShellError(
+        description, hint: "raise it with 'store limits \(store?.text ?? "STORE") --bytes N'",
+        at: value?.offset)
+    case WorkspaceError.readOnly:
+      return ShellError(
+        description, hint: "make the file writable, or choose another workspace with --db")
+    default:
+      return ShellError(description)
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// SQLite's C API on one of GRDB's cached statements, for the statements that run on every line.
+///
+/// GRDB's `Row` and cursor layer costs about 20,000 instructions per lookup (measured with
+/// callgrind); binding and stepping the same prepared statement directly costs a tenth of that.
+/// The statement stays GRDB's: it is prepared, cached and finalized by GRDB.
+struct FastStatement {
+  private let handle: OpaquePointer
+  private let connection: OpaquePointer?
+
+  /// Prepares (once) and resets the cached statement for `sql`.
+  init(_ db: Database, _ sql: String) throws {
+    let statement = try db.cachedStatement(sql: sql)
+    handle = statement.sqliteStatement
+    connection = db.sqliteConnection
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  func bind(_ index: Int32, _ text: String) {
+    sqlite3_bind_text(handle, index, text, -1, Self.transient)
+  }
+
+  func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(handle, index, Int64(value)) }
+
+  func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+
+  func bind(_ index: Int32, _ value: Double?) {
+    if let value {
+      sqlite3_bind_double(handle, index, value)
+    } else {
+      sqlite3_bind_null(handle, index)
+    }
+  }
+
+  func bind(_ index: Int32, _ data: Data) {
+    data.withUnsafeBytes { buffer in
+      // An empty Data has no base address; bind a zero-length blob, not NULL.
+      if let base = buffer.baseAddress {
+        sqlite3_bind_blob(handle, index, base, Int32(buffer.count), Self.transient)
+      } else {
+        sqlite3_bind_zeroblob(handle, index, 0)
+      }
+    }
+  }
+
+  /// Steps once: true when a row is available, false when the statement is done.
+  @discardableResult
+  func step() throws -> Bool {
+    let code = sqlite3_step(handle)
+    switch code {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default:
+      let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+      sqlite3_reset(handle)
+      throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+    }
+  }
+
+  func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+  func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+  func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+  func data(_ column: Int32) -> Data {
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+    return Data(bytes: bytes, count: count)
+  }
+
+  /// Finishes the statement so that it holds no read lock.
+  func finish() { sqlite3_reset(handle) }
+}

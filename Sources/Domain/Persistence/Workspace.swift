@@ -1,0 +1,415 @@
+import Foundation
+import GRDB
+
+/// Why a workspace cannot be opened or written.
+///
+/// Each case reads as one line.
+public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
+  /// The file exists but is not a SQLite database.
+  case notADatabase(path: String, detail: String)
+  /// The file was migrated by a newer archsh: it has migrations this one does not know.
+  case newerSchema(path: String, unknown: [String], known: String)
+  /// The file or its directory cannot be written; reads still work.
+  case readOnly(path: String, operation: String)
+  /// The file could not be created or opened.
+  case cannotOpen(path: String, detail: String)
+  /// SQLite refused an operation.
+  case database(String)
+
+  /// A one-line description.
+  public var description: String {
+    switch self {
+    case .notADatabase(let path, let detail):
+      return "'\(path)' is not an archsh workspace: \(detail); the file was left untouched"
+    case .newerSchema(let path, let unknown, let known):
+      let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+      return
+        "'\(path)' was written by a newer archsh (schema \(names); this archsh knows up to '\(known)'); the file was left untouched"
+    case .readOnly(let path, let operation):
+      return "the workspace '\(path)' is read-only, so \(operation) cannot write; reads still work"
+    case .cannotOpen(let path, let detail):
+      return "cannot open the workspace '\(path)': \(detail)"
+    case .database(let message):
+      return message
+    }
+  }
+}
+
+/// The SQLite database that holds everything a session builds: one file per workspace.
+///
+/// It runs in WAL mode with `synchronous=NORMAL` and a busy timeout of 5 s, so several archsh
+/// processes can share it. Every schema change is a named migration. SQL lives in this folder
+/// only, always with bound parameters.
+///
+/// Each operation is its own transaction, unless an atomic transaction (`--atomic`) is open: then
+/// every operation joins it, and `endAtomic(commit:)` commits or rolls back the lot.
+public final class Workspace: @unchecked Sendable {
+  /// The path given, or `:memory:`.
+  public let path: String
+  /// Whether the file could not be opened for writing.
+  public let isReadOnly: Bool
+
+  let queue: DatabaseQueue
+  private var atomicDepth = 0
+  /// Access times and counts of reads not yet written: store, key, last time, count.
+  private var pendingTouches: [String: [String: (time: Double?, count: Int)]] = [:]
+  private var pendingTouchCount = 0
+
+  /// How many reads are remembered before their access times are written in one transaction.
+  static let touchBatch = 1000
+
+  /// The migrations, in order.
+  ///
+  /// Their identifiers are the schema versions `db info` shows.
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1-stores-and-entries") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE store (
+            name TEXT NOT NULL PRIMARY KEY,
+            byte_limit INTEGER NOT NULL,
+            age_limit REAL NOT NULL,
+            ttl INTEGER NOT NULL DEFAULT 0,
+            total_bytes INTEGER NOT NULL DEFAULT 0,
+            entry_count INTEGER NOT NULL DEFAULT 0
+          ) WITHOUT ROWID;
+          CREATE TABLE entry (
+            store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value BLOB NOT NULL,
+            bytes INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            accessed_at REAL NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            age_limit REAL,
+            PRIMARY KEY (store, key)
+          ) WITHOUT ROWID;
+          -- Least-recently-used trimming walks this index. Trims by creation date are rare
+          -- and scan the store instead, which keeps every write one index lighter.
+          CREATE INDEX entry_by_access ON entry(store, accessed_at);
+          -- The store row keeps its totals, so limits are checked without scanning entries.
+          CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
+            WHERE name = NEW.store;
+          END;
+          CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
+          END;
+          CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
+            WHERE name = OLD.store;
+          END;
+          """)
+      let defaults = PersistenceController.Limits.default
+      for identifier in PersistenceController.Identifier.allCases {
+        try db.execute(
+          sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+          arguments: [identifier.rawValue, defaults.byteLimit, defaults.ageLimit])
+      }
+    }
+    return migrator
+  }
+
+  /// The newest schema version this archsh knows.
+  public static var schemaVersion: String { migrator.migrations.last ?? "" }
+
+  /// Opens the workspace at `path` (`:memory:` for one in memory), creating it with mode 0600.
+  public init(path: String) throws(WorkspaceError) {
+    self.path = path
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(5)
+    configuration.label = "archsh.workspace"
+    // --atomic keeps one transaction open across many accesses, on purpose.
+    configuration.allowsUnsafeTransactions = true
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+    if path == ":memory:" {
+      isReadOnly = false
+      do {
+        queue = try DatabaseQueue(configuration: configuration)
+      } catch {
+        throw .cannotOpen(path: path, detail: String(describing: error))
+      }
+      try migrate()
+      return
+    }
+    let exists = FileManager.default.fileExists(atPath: path)
+    if !exists { try Self.createPrivateFile(path) }
+    isReadOnly = Self.isWriteProtected(path)
+    configuration.readonly = isReadOnly
+    configuration.journalMode = isReadOnly ? .default : .wal
+    do {
+      queue = try DatabaseQueue(path: path, configuration: configuration)
+    } catch let error as DatabaseError where Self.isNotADatabase(error) {
+      throw .notADatabase(path: path, detail: Self.sqliteMessage(error))
+    } catch {
+      throw .cannotOpen(path: path, detail: String(describing: error))
+    }
+    try checkSchema()
+    if !isReadOnly { try migrate() }
+  }
+
+  /// Runs `body` with the database: inside the open atomic transaction, or in a new transaction.
+  ///
+  /// `operation` names the command for the read-only error.
+  public func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }
+    do {
+      return try queue.inDatabase { db in
+        if db.isInsideTransaction {
+          try flushTouches(db)
+          return try body(db)
+        }
+        // BEGIN and COMMIT as cached statements: GRDB's inTransaction prepares both anew each
+        // time, which cost a third of a one-line persist (measured with callgrind).
+        try FastStatement(db, "BEGIN IMMEDIATE").step()
+        do {
+          try flushTouches(db)
+          let result = try body(db)
+          try FastStatement(db, "COMMIT").step()
+          return result
+        } catch {
+          if db.isInsideTransaction { try? FastStatement(db, "ROLLBACK").step() }
+          throw error
+        }
+      }
+    } catch let error as DatabaseError {
+      throw translate(error, operation: operation)
+    }
+  }
+
+  /// Runs `body` with the database for reading only.
+  ///
+  /// Reads remember their access times; every `touchBatch` of them are written afterwards.
+  public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    let result: T
+    do {
+      result = try queue.inDatabase { db in try body(db) }
+    } catch let error as DatabaseError {
+      throw translate(error, operation: "reading")
+    }
+    if pendingTouchCount >= Self.touchBatch { try flushPendingTouches() }
+    return result
+  }
+
+  // MARK: - Access times, written behind
+
+  /// Remembers that a read touched `key`; the access time and count are written with the next
+  /// write, every `touchBatch` reads, and when the session ends.
+  ///
+  /// Like PINDiskCache, which updates access dates asynchronously, a read then costs a SELECT
+  /// instead of a write transaction. A crash loses at most the last reads' access times, never
+  /// data. A read-only workspace records nothing.
+  ///
+  /// `time` is nil when the stored access time is less than a second old: then only the count
+  /// changes, which spares SQLite the access-time index update (LRU order has 1 s resolution).
+  func recordTouch(store: String, key: String, time: Double?) {
+    guard !isReadOnly else { return }
+    let previous = pendingTouches[store, default: [:]][key]
+    pendingTouches[store, default: [:]][key] = (time ?? previous?.time, (previous?.count ?? 0) + 1)
+    if previous == nil { pendingTouchCount += 1 }
+  }
+
+  /// Writes the remembered access times now.
+  public func flushPendingTouches() throws {
+    guard pendingTouchCount > 0 else { return }
+    try write("recording access times") { _ in }
+  }
+
+  private func flushTouches(_ db: Database) throws {
+    guard pendingTouchCount > 0 else { return }
+    let touches = pendingTouches
+    pendingTouches = [:]
+    pendingTouchCount = 0
+    for (store, keys) in touches {
+      for (key, touch) in keys {
+        guard let time = touch.time else {
+          let count = try FastStatement(
+            db, "UPDATE entry SET access_count = access_count + ? WHERE store = ? AND key = ?")
+          count.bind(1, touch.count)
+          count.bind(2, store)
+          count.bind(3, key)
+          try count.step()
+          continue
+        }
+        let update = try FastStatement(
+          db,
+          "UPDATE entry SET accessed_at = max(accessed_at, ?), access_count = access_count + ? WHERE store = ? AND key = ?"
+        )
+        update.bind(1, time)
+        update.bind(2, touch.count)
+        update.bind(3, store)
+        update.bind(4, key)
+        try update.step()
+      }
+    }
+  }
+
+  /// Starts the transaction that makes a whole script atomic.
+  public func beginAtomic() throws {
+    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "--atomic") }
+    try queue.inDatabase { db in try db.beginTransaction(.immediate) }
+    atomicDepth = 1
+  }
+
+  /// Ends the atomic transaction: commits when `commit`, rolls back otherwise.
+  public func endAtomic(commit: Bool) throws {
+    guard atomicDepth > 0 else { return }
+    atomicDepth = 0
+    try queue.inDatabase { db in
+      guard db.isInsideTransaction else { return }
+      if commit {
+        try flushTouches(db)
+        try db.commit()
+      } else {
+        pendingTouches = [:]
+        pendingTouchCount = 0
+        try db.rollback()
+      }
+    }
+  }
+
+  /// Whether an atomic transaction is open.
+  public var isAtomic: Bool { atomicDepth > 0 }
+
+  // MARK: - Information
+
+  /// What `db info` shows.
+  public struct Info: Sendable {
+    /// The path, or `:memory:`.
+    public var path: String
+    /// The size of the database file in bytes (0 in memory).
+    public var fileBytes: Int
+    /// The last applied migration.
+    public var schemaVersion: String
+    /// `wal`, `memory` or `delete`.
+    public var journalMode: String
+    /// Each store with its number of entries, by name.
+    public var entriesPerStore: [(store: String, entries: Int)]
+  }
+
+  /// The workspace's path, size, schema version, journal mode and entries per store.
+  public func info() throws -> Info {
+    try read { db in
+      let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+      let applied = try Self.migrator.appliedMigrations(db).last ?? "none"
+      let stores = try Row.fetchAll(db, sql: "SELECT name, entry_count FROM store ORDER BY name")
+        .map { (store: $0["name"] as String, entries: $0["entry_count"] as Int) }
+      let size = path == ":memory:" ? 0 : Self.fileSize(path)
+      return Info(
+        path: path, fileBytes: size, schemaVersion: applied, journalMode: journal,
+        entriesPerStore: stores)
+    }
+  }
+
+  /// Runs `PRAGMA integrity_check` and returns its lines (`ok` when the file is sound).
+  public func integrityCheck() throws -> [String] {
+    try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+  }
+
+  // MARK: - Private
+
+  private func migrate() throws(WorkspaceError) {
+    var attempt = 0
+    while true {
+      do {
+        try Self.migrator.migrate(queue)
+        return
+      } catch {
+        // Two processes that open a new workspace at once both try to migrate it; the loser
+        // fails and finds the work done when it looks again.
+        attempt += 1
+        let done = (try? queue.read { db in try Self.migrator.hasCompletedMigrations(db) }) ?? false
+        if done { return }
+        if attempt >= 3 {
+          if let error = error as? DatabaseError, Self.isNotADatabase(error) {
+            throw .notADatabase(path: path, detail: Self.sqliteMessage(error))
+          }
+          throw .cannotOpen(path: path, detail: String(describing: error))
+        }
+        usleep(50_000)
+      }
+    }
+  }
+
+  private func checkSchema() throws(WorkspaceError) {
+    do {
+      try queue.inDatabase { db in
+        // Reading the schema is what reveals a file that is not a database.
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+        guard try db.tableExists("grdb_migrations") else { return }
+        let known = Set(Self.migrator.migrations)
+        let unknown = try Self.migrator.appliedIdentifiers(db).subtracting(known).sorted()
+        if !unknown.isEmpty {
+          throw WorkspaceError.newerSchema(path: path, unknown: unknown, known: Self.schemaVersion)
+        }
+      }
+    } catch let error as WorkspaceError {
+      throw error
+    } catch let error as DatabaseError where Self.isNotADatabase(error) {
+      throw .notADatabase(path: path, detail: Self.sqliteMessage(error))
+    } catch {
+      throw .cannotOpen(path: path, detail: String(describing: error))
+    }
+  }
+
+  private func translate(_ error: DatabaseError, operation: String) -> Error {
+    if error.resultCode == .SQLITE_READONLY {
+      return WorkspaceError.readOnly(path: path, operation: operation)
+    }
+    if Self.isNotADatabase(error) {
+      return WorkspaceError.notADatabase(path: path, detail: Self.sqliteMessage(error))
+    }
+    return WorkspaceError.database(
+      "SQLite error \(error.resultCode.rawValue): \(error.message ?? "unknown") - while \(operation)"
+    )
+  }
+
+  private static func isNotADatabase(_ error: DatabaseError) -> Bool {
+    error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
+  }
+
+  private static func sqliteMessage(_ error: DatabaseError) -> String {
+    "\(error.message ?? "unreadable") (SQLite error \(error.resultCode.rawValue))"
+  }
+
+  private static func createPrivateFile(_ path: String) throws(WorkspaceError) {
+    let directory = (path as NSString).deletingLastPathComponent
+    if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+      do {
+        try FileManager.default.createDirectory(
+          atPath: directory, withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
+      } catch {
+        throw .cannotOpen(path: path, detail: "cannot create the directory '\(directory)'")
+      }
+    }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if descriptor < 0 {
+      if errno == EEXIST { return }
+      throw .cannotOpen(path: path, detail: String(cString: strerror(errno)))
+    }
+    close(descriptor)
+  }
+
+  /// Whether the file cannot, or should not, be written: no write access, or no write bit at all.
+  ///
+  /// The second rule makes a 0444 file read-only for root too, as editors treat it.
+  private static func isWriteProtected(_ path: String) -> Bool {
+    if access(path, W_OK) != 0 { return true }
+    var status = stat()
+    guard stat(path, &status) == 0 else { return false }
+    return status.st_mode & 0o222 == 0
+  }
+
+  private static func fileSize(_ path: String) -> Int {
+    var total = 0
+    for suffix in ["", "-wal"] {
+      var status = stat()
+      if stat(path + suffix, &status) == 0 { total += Int(status.st_size) }
+    }
+    return total
+  }
+}

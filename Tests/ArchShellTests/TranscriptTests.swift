@@ -35,7 +35,10 @@ struct TranscriptTests {
   }
 }
 
-/// Durations vary from run to run; transcripts compare them as `#.## ms`.
+/// Durations and clock times vary from run to run; transcripts compare them as `#.## ms` and
+/// `<time>`.
 func normalizeDurations(_ text: String) -> String {
   text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
+    .replacingOccurrences(
+      of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression)
 }

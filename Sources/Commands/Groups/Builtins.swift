@@ -1,10 +1,11 @@
 import Domain
+import Foundation
 
 /// The shell's own commands: variables, help, scripts, expectations and settings.
 enum Builtins {
   static let group = CommandGroup(
     "", summary: "the shell's own commands",
-    commands: [help, set, unset, vars, echo, source, expect, time, history, output, quit, exit])
+    commands: [help, set, unset, vars, echo, source, expect, time, sleep, history, output, quit, exit])
 
   static let help = Command(
     "help", summary: "show the commands, a group's verbs, or one command in full",
@@ -288,5 +289,21 @@ enum Builtins {
       throw ExitRequest(status: nil)
     }
     throw ExitRequest(status: status)
+  }
+}
+
+extension Builtins {
+  static let sleep = Command(
+    "sleep", summary: "wait, for example for an entry's age limit to pass in a walkthrough",
+    signature: Signature([.argument("DURATION", .duration, "how long, such as 500ms or 2s (at most 60s)")]),
+    examples: ["sleep 1s", "sleep 250ms"]
+  ) { invocation in
+    let seconds = invocation.arguments.duration("DURATION") ?? 0
+    guard seconds <= 60 else {
+      throw ShellError(
+        "'sleep' waits at most 60s", hint: "split longer waits", at: invocation.arguments.word("DURATION")?.offset)
+    }
+    Thread.sleep(forTimeInterval: seconds)
+    return .empty
   }
 }

@@ -431,8 +431,10 @@ public final class Interpreter {
         chain += includedFrom
       }
     }
+    let rolledBack = settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
     sink.standardError(
-      "\(name):\(location.line):\(location.column): \(label) \(error.description)\(chain)\n")
+      "\(name):\(location.line):\(location.column): \(label) \(error.description)\(chain)\(rolledBack)\n"
+    )
   }
 }
 

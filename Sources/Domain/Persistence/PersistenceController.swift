@@ -495,7 +495,7 @@ public final class PersistenceController: @unchecked Sendable {
   private func fetchAndTouch(_ db: Database, key: String, limits: Limits) throws -> Data? {
     let time = now().timeIntervalSince1970
     let select = try FastStatement(
-      db, "SELECT value, created_at, age_limit, accessed_at FROM entry WHERE store = ? AND key = ?")
+      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?")
     select.bind(1, identifier)
     select.bind(2, key)
     guard try select.step() else { return nil }
@@ -503,8 +503,7 @@ public final class PersistenceController: @unchecked Sendable {
     let ageLimit = select.isNull(2) ? limits.ageLimit : select.double(2)
     if limits.ttl, ageLimit > 0, select.double(1) + ageLimit <= time { return nil }
     let value = select.data(0)
-    workspace.recordTouch(
-      store: identifier, key: key, time: time - select.double(3) >= 1 ? time : nil)
+    workspace.recordTouch(store: identifier, key: key, time: time)
     return value
   }
 

@@ -52,7 +52,7 @@ public final class Workspace: @unchecked Sendable {
   let queue: DatabaseQueue
   private var atomicDepth = 0
   /// Access times and counts of reads not yet written: store, key, last time, count.
-  private var pendingTouches: [String: [String: (time: Double?, count: Int)]] = [:]
+  private var pendingTouches: [String: [String: (time: Double, count: Int)]] = [:]
   private var pendingTouchCount = 0
 
   /// How many reads are remembered before their access times are written in one transaction.
@@ -202,13 +202,10 @@ public final class Workspace: @unchecked Sendable {
   /// Like PINDiskCache, which updates access dates asynchronously, a read then costs a SELECT
   /// instead of a write transaction. A crash loses at most the last reads' access times, never
   /// data. A read-only workspace records nothing.
-  ///
-  /// `time` is nil when the stored access time is less than a second old: then only the count
-  /// changes, which spares SQLite the access-time index update (LRU order has 1 s resolution).
-  func recordTouch(store: String, key: String, time: Double?) {
+  func recordTouch(store: String, key: String, time: Double) {
     guard !isReadOnly else { return }
     let previous = pendingTouches[store, default: [:]][key]
-    pendingTouches[store, default: [:]][key] = (time ?? previous?.time, (previous?.count ?? 0) + 1)
+    pendingTouches[store, default: [:]][key] = (time, (previous?.count ?? 0) + 1)
     if previous == nil { pendingTouchCount += 1 }
   }
 
@@ -225,20 +222,11 @@ public final class Workspace: @unchecked Sendable {
     pendingTouchCount = 0
     for (store, keys) in touches {
       for (key, touch) in keys {
-        guard let time = touch.time else {
-          let count = try FastStatement(
-            db, "UPDATE entry SET access_count = access_count + ? WHERE store = ? AND key = ?")
-          count.bind(1, touch.count)
-          count.bind(2, store)
-          count.bind(3, key)
-          try count.step()
-          continue
-        }
         let update = try FastStatement(
           db,
           "UPDATE entry SET accessed_at = max(accessed_at, ?), access_count = access_count + ? WHERE store = ? AND key = ?"
         )
-        update.bind(1, time)
+        update.bind(1, touch.time)
         update.bind(2, touch.count)
         update.bind(3, store)
         update.bind(4, key)

@@ -1,0 +1,319 @@
+import Foundation
+import Testing
+
+@testable import Domain
+
+/// A clock the tests move by hand.
+private final class ManualClock: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seconds: Double = 1_800_000_000
+  var now: Date { lock.withLock { Date(timeIntervalSince1970: seconds) } }
+  func advance(_ delta: Double) { lock.withLock { seconds += delta } }
+}
+
+private func text(_ string: String) -> Data { Data(string.utf8) }
+
+/// Given: an in-memory workspace and a controller for `store` on a manual clock.
+private func makeController(
+  _ store: String = "generalCache", workspace: Workspace? = nil, clock: ManualClock = ManualClock()
+) throws -> (PersistenceController, Workspace, ManualClock) {
+  let workspace = try workspace ?? Workspace(path: ":memory:")
+  let controller = PersistenceController(
+    identifier: store, workspace: workspace, tracer: Tracer(), now: { clock.now })
+  return (controller, workspace, clock)
+}
+
+/// The whole state of a store: key, bytes and access count of every entry, in key order.
+private func state(_ controller: PersistenceController) throws -> [String] {
+  try controller.entries().map { "\($0.key):\($0.bytes):\($0.accessCount)" }
+}
+
+@Suite("PersistenceController")
+struct PersistenceTests {
+  @Test("a new workspace has the seed's stores with PINCache's default limits")
+  func seedStores() throws {
+    let workspace = try Workspace(path: ":memory:")
+    let stores = try PersistenceController.stores(in: workspace)
+    #expect(
+      stores.map(\.name) == ["articleAssets", "articleStyles", "bookmarks", "generalCache", "issueAssets", "issues", "user"])
+    #expect(stores.allSatisfy { $0.limits == PersistenceController.Limits(byteLimit: 52_428_800, ageLimit: 2_592_000, ttl: false) })
+    #expect(stores.allSatisfy { $0.entries == 0 && $0.bytes == 0 })
+  }
+
+  @Test("persist, retrieve and remove one entry; reads bump the access count")
+  func roundTrip() throws {
+    let (controller, _, _) = try makeController("bookmarks")
+    try controller.persist(text("https://example.com"), forKey: "home")
+    #expect(try state(controller) == ["home:19:0"])
+    #expect(try controller.retrieve(forKey: "home") == text("https://example.com"))
+    #expect(try controller.retrieve(forKey: "home") == text("https://example.com"))
+    #expect(try state(controller) == ["home:19:2"])
+    try controller.persist(text("changed"), forKey: "home")
+    #expect(try state(controller) == ["home:7:2"])
+    try controller.remove(forKeys: ["home"])
+    #expect(try state(controller) == [])
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "bookmarks", keys: ["home"])) {
+      try controller.retrieve(forKey: "home")
+    }
+  }
+
+  @Test("retrieving several keeps key order, skips missing keys, and fails only when all are missing")
+  func retrieveSeveral() throws {
+    let (controller, _, _) = try makeController()
+    try controller.persist(text("A"), forKey: "a")
+    try controller.persist(text("C"), forKey: "c")
+    let found = try controller.retrieveObjects(forKeys: ["c", "b", "a"])
+    #expect(found.map(\.key) == ["c", "a"])
+    #expect(found.map(\.value) == [text("C"), text("A")])
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["x", "y"])) {
+      try controller.retrieveObjects(forKeys: ["x", "y"])
+    }
+    #expect(
+      PersistenceController.Error.objectNotFound(store: "s", keys: ["x", "y"]).description
+        == "none of the keys 'x', 'y' are in store 's'")
+  }
+
+  @Test("removing several removes nothing when one key is missing")
+  func removeAllOrNothing() throws {
+    let (controller, _, _) = try makeController()
+    try controller.persist(text("A"), forKey: "a")
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["b"])) {
+      try controller.remove(forKeys: ["a", "b"])
+    }
+    #expect(try state(controller) == ["a:1:0"])
+  }
+
+  @Test("byte counts: the total and one key's")
+  func byteCounts() throws {
+    let (controller, _, _) = try makeController()
+    try controller.persist(text("12345"), forKey: "five")
+    try controller.persist(text("123"), forKey: "three")
+    #expect(try controller.byteCount() == 8)
+    #expect(try controller.byteCount(forKey: "three") == 3)
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["none"])) {
+      try controller.byteCount(forKey: "none")
+    }
+  }
+
+  @Test("a write over the byte limit trims the least recently accessed entries")
+  func lruTrim() throws {
+    let (controller, _, clock) = try makeController()
+    _ = try controller.setLimits(byteLimit: 10, ageLimit: nil, ttl: nil)
+    try controller.persist(text("aaaa"), forKey: "a")
+    clock.advance(2)
+    try controller.persist(text("bbbb"), forKey: "b")
+    clock.advance(2)
+    _ = try controller.retrieve(forKey: "a")  // a is now more recent than b
+    clock.advance(2)
+    let trimmed = try controller.persist(text("cccc"), forKey: "c")
+    #expect(trimmed == ["b"])
+    #expect(try state(controller) == ["a:4:1", "c:4:0"])
+    #expect(try controller.byteCount() == 8)
+  }
+
+  @Test("a value larger than the byte limit is rejected, not silently dropped")
+  func tooLarge() throws {
+    let (controller, _, _) = try makeController()
+    _ = try controller.setLimits(byteLimit: 4, ageLimit: nil, ttl: nil)
+    try controller.persist(text("ok"), forKey: "small")
+    #expect(
+      throws: PersistenceController.Error.objectFailedToPersist(
+        reason: "the value (5 bytes) is larger than the byte limit of store 'generalCache' (4 bytes)")
+    ) { try controller.persist(text("12345"), forKey: "big") }
+    #expect(try state(controller) == ["small:2:0"])
+  }
+
+  @Test("lowering the byte limit trims at once")
+  func lowerLimit() throws {
+    let (controller, _, clock) = try makeController()
+    for key in ["a", "b", "c"] {
+      try controller.persist(text("xxxx"), forKey: key)
+      clock.advance(2)
+    }
+    _ = try controller.setLimits(byteLimit: 8, ageLimit: nil, ttl: nil)
+    #expect(try state(controller) == ["b:4:0", "c:4:0"])
+  }
+
+  @Test("TTL mode: an entry past its age limit, counted from creation, reads as missing")
+  func ttl() throws {
+    let (controller, _, clock) = try makeController()
+    _ = try controller.setLimits(byteLimit: nil, ageLimit: 60, ttl: true)
+    try controller.persist(text("v"), forKey: "k")
+    try controller.persist(text("w"), forKey: "short", ageLimit: 10)
+    clock.advance(30)
+    #expect(try controller.retrieve(forKey: "k") == text("v"))
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["short"])) {
+      try controller.retrieve(forKey: "short")
+    }
+    clock.advance(31)
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"])) {
+      try controller.retrieve(forKey: "k")
+    }
+  }
+
+  @Test("without TTL, expired entries stay readable until trimmed")
+  func expiredTrim() throws {
+    let (controller, _, clock) = try makeController()
+    _ = try controller.setLimits(byteLimit: nil, ageLimit: 60, ttl: false)
+    try controller.persist(text("old"), forKey: "old")
+    clock.advance(50)
+    try controller.persist(text("new"), forKey: "new")
+    clock.advance(20)
+    #expect(try controller.retrieve(forKey: "old") == text("old"))
+    #expect(try controller.trim(.expired) == ["old"])
+    #expect(try state(controller) == ["new:3:0"])
+  }
+
+  @Test("trims: largest first to a size, and by creation date")
+  func trims() throws {
+    let (controller, _, clock) = try makeController()
+    try controller.persist(text("1"), forKey: "one")
+    clock.advance(10)
+    try controller.persist(text("333"), forKey: "three")
+    try controller.persist(text("22"), forKey: "two")
+    #expect(try controller.trim(.toBytes(3)) == ["three"])
+    #expect(try controller.trim(.toDate(clock.now.addingTimeInterval(-5))) == ["one"])
+    #expect(try state(controller) == ["two:2:0"])
+  }
+
+  @Test("two controllers with one identifier share one data set")
+  func sameIdentifier() throws {
+    let (first, workspace, _) = try makeController("user")
+    let (second, _, _) = try makeController("user", workspace: workspace)
+    try first.persist(text("ann"), forKey: "name")
+    #expect(try second.retrieve(forKey: "name") == text("ann"))
+  }
+
+  @Test("keys come in key order, by prefix range, with a limit")
+  func keys() throws {
+    let (controller, _, _) = try makeController()
+    for key in ["user.b", "user.a", "item", "user", "usex"] { try controller.persist(text("v"), forKey: key) }
+    #expect(try controller.keys() == ["item", "user", "user.a", "user.b", "usex"])
+    #expect(try controller.keys(prefix: "user.") == ["user.a", "user.b"])
+    #expect(try controller.keys(prefix: "user", limit: 2) == ["user", "user.a"])
+    #expect(PersistenceController.prefixUpperBound("ab") == "ac")
+  }
+
+  @Test("stores: create, refuse duplicates and bad names, suggest on unknown ones")
+  func stores() throws {
+    let workspace = try Workspace(path: ":memory:")
+    try PersistenceController.createStore("productCache", in: workspace, tracer: Tracer())
+    #expect(throws: PersistenceController.Error.storeExists("productCache")) {
+      try PersistenceController.createStore("productCache", in: workspace, tracer: Tracer())
+    }
+    #expect(throws: PersistenceController.Error.invalidStoreName("a b")) {
+      try PersistenceController.createStore("a b", in: workspace, tracer: Tracer())
+    }
+    let (controller, _, _) = try makeController("bookmark", workspace: workspace)
+    #expect(throws: PersistenceController.Error.unknownStore("bookmark", suggestion: "bookmarks")) {
+      try controller.persist(text("v"), forKey: "k")
+    }
+  }
+
+  @Test("the async forms do the same work")
+  func asyncForms() async throws {
+    let (controller, _, _) = try makeController()
+    try await controller.persist(text("v"), forKey: "k")
+    #expect(try await controller.retrieve(forKey: "k") == text("v"))
+    #expect(try await controller.retrieveObjects(forKeys: ["k", "x"]).map(\.key) == ["k"])
+    try await controller.remove(forKeys: ["k"])
+    #expect(try controller.keys() == [])
+  }
+
+  @Test("operations report spans with store, key, bytes and SQL operation")
+  func tracing() throws {
+    let tracer = Tracer()
+    tracer.enable()
+    let workspace = try Workspace(path: ":memory:")
+    let controller = PersistenceController(identifier: "bookmarks", workspace: workspace, tracer: tracer)
+    try controller.persist(text("hello"), forKey: "greeting")
+    let span = try #require(tracer.drainCompleted().first)
+    #expect(span.component == "PersistenceController")
+    #expect(span.operation == "persist")
+    #expect(span.attributes.map { "\($0.key)=\($0.value)" } == ["store=bookmarks", "key=greeting", "bytes=5", "sql=INSERT … ON CONFLICT UPDATE entry"])
+  }
+}
+
+@Suite("Workspace")
+struct WorkspaceTests {
+  private func temporaryPath(_ name: String = "workspace.sqlite") throws -> String {
+    let directory = NSTemporaryDirectory() + "archsh-ws-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory + "/" + name
+  }
+
+  @Test("a new file gets mode 0600, WAL, and the current schema; its data survives reopening")
+  func newFile() throws {
+    let path = try temporaryPath()
+    do {
+      let workspace = try Workspace(path: path)
+      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(Data("1".utf8), forKey: "k")
+      let info = try workspace.info()
+      #expect(info.journalMode == "wal")
+      #expect(info.schemaVersion == Workspace.schemaVersion)
+    }
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let reopened = try Workspace(path: path)
+    #expect(try PersistenceController(identifier: "user", workspace: reopened, tracer: Tracer()).keys() == ["k"])
+    #expect(try reopened.integrityCheck() == ["ok"])
+  }
+
+  @Test("a file that is not a database is refused and left untouched")
+  func notADatabase() throws {
+    let path = try temporaryPath("notes.txt")
+    let contents = Data(String(repeating: "not a database\n", count: 100).utf8)
+    try contents.write(to: URL(fileURLWithPath: path))
+    #expect(throws: WorkspaceError.self) { try Workspace(path: path) }
+    do {
+      _ = try Workspace(path: path)
+    } catch {
+      #expect(error.description == "'\(path)' is not an archsh workspace: file is not a database (SQLite error 26); the file was left untouched")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
+  }
+
+  @Test("a file migrated by a newer archsh is refused with the unknown version")
+  func newerSchema() throws {
+    let path = try temporaryPath()
+    do {
+      let workspace = try Workspace(path: path)
+      try workspace.write("test") { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')") }
+    }
+    #expect(
+      throws: WorkspaceError.newerSchema(path: path, unknown: ["v9-from-the-future"], known: Workspace.schemaVersion)
+    ) { try Workspace(path: path) }
+  }
+
+  @Test("a read-only file: reads work, writes fail saying why")
+  func readOnly() throws {
+    let path = try temporaryPath()
+    do {
+      let workspace = try Workspace(path: path)
+      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(Data("v".utf8), forKey: "k")
+    }
+    chmod(path, 0o444)
+    let workspace = try Workspace(path: path)
+    let controller = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    #expect(workspace.isReadOnly)
+    #expect(try controller.retrieve(forKey: "k") == Data("v".utf8))
+    #expect(throws: WorkspaceError.readOnly(path: path, operation: "'store persist'")) {
+      try controller.persist(Data("w".utf8), forKey: "k2")
+    }
+  }
+
+  @Test("an atomic transaction commits everything or nothing")
+  func atomic() throws {
+    let workspace = try Workspace(path: ":memory:")
+    let controller = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    try workspace.beginAtomic()
+    try controller.persist(Data("1".utf8), forKey: "a")
+    try controller.persist(Data("2".utf8), forKey: "b")
+    try workspace.endAtomic(commit: false)
+    #expect(try controller.keys() == [])
+    try workspace.beginAtomic()
+    try controller.persist(Data("1".utf8), forKey: "a")
+    try workspace.endAtomic(commit: true)
+    #expect(try controller.keys() == ["a"])
+  }
+}

@@ -1,11 +1,11 @@
 # archsh: `make run` starts the shell, `make test` runs every test. Both install what they need.
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
-PACKAGES := libedit-dev libsqlite3-dev libcurl4-openssl-dev pkg-config
+PACKAGES := libedit-dev libsqlite3-dev libcurl4-openssl-dev pkg-config python3 sqlite3 bc
 RELEASE_FLAGS := -c release --static-swift-stdlib
 ARCHSH_RELEASE := .build/release/archsh
 
-.PHONY: run test lint format deps build release bench fuzz docs clean
+.PHONY: run test lint format deps build release bench stress fuzz docs clean
 
 # Installs the Debian packages that are missing (apt-get update only when something is).
 deps:
@@ -40,6 +40,11 @@ docs: build
 
 bench: release
 	Benchmarks/run.sh $(ARCHSH_RELEASE)
+	Benchmarks/store.sh $(ARCHSH_RELEASE)
+
+# The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
+stress: build
+	Benchmarks/stress.sh .build/debug/archsh 100
 
 fuzz: deps
 	Fuzz/run.sh

@@ -158,6 +158,20 @@ struct CompleterTests {
     #expect(completer.complete("set x y --secret --") == [])
   }
 
+  @Test("store names and keys complete live from the workspace, by prefix")
+  func storeValues() throws {
+    let harness = Harness()
+    harness.script([
+      "store persist bookmarks home a", "store persist bookmarks help b", "store persist bookmarks work c",
+    ])
+    let completer = Completer(session: harness.session)
+    #expect(completer.complete("store retrieve bo") == ["bookmarks"])
+    #expect(completer.complete("store retrieve bookmarks h") == ["help", "home"])
+    #expect(completer.complete("store retrieve bookmarks home w") == ["work"])
+    #expect(completer.complete("store limits bookmarks --ttl ") == ["off", "on"])
+    #expect(completer.complete("store keys nosuchstore ") == [])
+  }
+
   @Test("$ completes variable names")
   func variables() {
     session.variables["product"] = Variable("42")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Commands
-import Domain
 import Foundation
 
 /// Starts archsh: parses the options, then runs -c lines and -f scripts in order, a command given
@@ -28,8 +27,12 @@ enum Launcher {
       }
       var message = Options.message(for: error)
       if message.hasPrefix("Error: ") { message.removeFirst(7) }
-      let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
-      StandardStreams.write("archsh: error: \(firstLine) (see 'archsh --help')\n", to: 2)
+      var firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+      if let first = firstLine.first, first.isUppercase {
+        firstLine = first.lowercased() + firstLine.dropFirst()
+      }
+      let hint = firstLine.hasSuffix(")") ? "" : " (see 'archsh --help')"
+      StandardStreams.write("archsh: error: \(firstLine)\(hint)\n", to: 2)
       exit(2)
     }
   }
@@ -65,10 +68,8 @@ enum Launcher {
 
   /// Runs `body` inside one transaction: committed when it returns 0, rolled back otherwise.
   static func atomically(_ session: Session, _ body: () -> Int32) -> Int32 {
-    let workspace: Workspace
     do {
-      workspace = try session.factory.workspace()
-      try workspace.beginAtomic()
+      try session.beginAtomic()
     } catch {
       StandardStreams.write(
         "archsh: error: \(error) (--atomic needs a writable workspace)\n", to: 2)
@@ -76,7 +77,7 @@ enum Launcher {
     }
     let status = body()
     do {
-      try workspace.endAtomic(commit: status == 0)
+      try session.endAtomic(commit: status == 0)
     } catch {
       StandardStreams.write(
         "archsh: error: the commit failed, nothing was saved: \(error)\n", to: 2)
@@ -91,7 +92,7 @@ enum Launcher {
         let outcome: RunOutcome
         switch action {
         case .line(let text):
-          var source = ArrayLineSource([text])
+          var source = ScriptLineSource(contents: Array(text.utf8))
           outcome = interpreter.run(&source, name: "-c", interactive: false)
         case .file(let path):
           switch ScriptLineSource.open(path: path) {
@@ -144,6 +145,7 @@ enum Launcher {
     let environment = ProcessInfo.processInfo.environment
     let home = environment["HOME"] ?? "."
     if !options.noRC {
+      defer { interpreter.resetFailures() }
       let config =
         environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
       let rc = config + "/archsh/rc.ash"

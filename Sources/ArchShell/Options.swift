@@ -1,5 +1,5 @@
 import ArgumentParser
-import Domain
+import Commands
 
 /// The process options, parsed by swift-argument-parser.
 struct Options: ParsableCommand {
@@ -71,7 +71,7 @@ struct Options: ParsableCommand {
         "--db", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--help", "--version",
       ]
       let name = String(first.prefix { $0 != "=" })
-      let hint = Suggestion.nearest(to: name, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+      let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
       throw ValidationError("unknown option '\(name)'\(hint)")
     }
   }

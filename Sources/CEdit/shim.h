@@ -38,14 +38,32 @@ static inline void archsh_install_signal_handlers(void) {
 /// Reads one key for libedit. On Ctrl-C or SIGTERM it returns EOF, which makes readline() return
 /// NULL at once. libedit's own reader retries a read interrupted by a signal once, so without
 /// this a signal that lands at the wrong moment leaves readline() blocked.
-static int archsh_getc(FILE *stream) {
+static int archsh_read_byte(int fd) {
   unsigned char c;
   for (;;) {
     if (archsh_interrupt_flag || archsh_terminate_flag) return EOF;
-    ssize_t n = read(fileno(stream), &c, 1);
+    ssize_t n = read(fd, &c, 1);
     if (n == 1) return c;
     if (n == 0 || errno != EINTR) return EOF;
   }
+}
+
+/// libedit's readline layer takes each value this returns as one whole character, so a UTF-8
+/// sequence is decoded here into its code point; an invalid sequence yields U+FFFD.
+static int archsh_getc(FILE *stream) {
+  int fd = fileno(stream);
+  int first = archsh_read_byte(fd);
+  if (first == EOF || first < 0x80) return first;
+  int length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 0;
+  if (length == 0) return 0xFFFD;
+  int code = first & (0x3F >> (length - 1));
+  for (int i = 1; i < length; i++) {
+    int next = archsh_read_byte(fd);
+    if (next == EOF) return EOF;
+    if ((next & 0xC0) != 0x80) return 0xFFFD;
+    code = (code << 6) | (next & 0x3F);
+  }
+  return code;
 }
 
 /// Makes libedit read keys through archsh_getc.

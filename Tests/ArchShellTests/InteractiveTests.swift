@@ -109,3 +109,65 @@ struct InteractiveTests {
     #expect(saved.contains("echo\\040before-term"))
   }
 }
+
+@Suite("interactive details on a pseudo-terminal", .serialized)
+struct InteractiveDetailTests {
+  private func start(_ extra: [String: String] = [:]) throws -> PseudoTerminal {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    environment.removeValue(forKey: "NO_COLOR")
+    for (key, value) in extra { environment[key] = value }
+    let terminal = try PseudoTerminal([Binary.path, "--no-rc"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    return terminal
+  }
+
+  @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
+  func unicodeAndContinuation() throws {
+    let terminal = try start()
+    var mark = terminal.mark
+    terminal.type("echo café ☕ \\\r")
+    mark = try terminal.waitFor("...> ", after: mark)
+    terminal.type("naïve\r")
+    try terminal.waitFor("café ☕ naïve\r\n", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("colour on a terminal: bold table headers and a red error label; NO_COLOR turns it off")
+  func colour() throws {
+    let coloured = try start()
+    var mark = coloured.mark
+    coloured.type("set a 1; vars; ech\r")
+    mark = try coloured.waitFor("\u{1B}[1mname  value\u{1B}[0m", after: mark)
+    try coloured.waitFor("\u{1B}[1;31merror:\u{1B}[0m unknown command 'ech'", after: mark)
+    coloured.press("\u{04}")
+    #expect(try coloured.waitForExit() == 0)
+
+    let plain = try start(["NO_COLOR": "1"])
+    mark = plain.mark
+    plain.type("set a 1; vars; ech\r")
+    try plain.waitFor("error: unknown command 'ech'", after: mark)
+    #expect(!plain.transcript.contains("\u{1B}[1m"))
+    plain.press("\u{04}")
+    #expect(try plain.waitForExit() == 0)
+  }
+
+  @Test("Ctrl-R searches the history")
+  func reverseSearch() throws {
+    let terminal = try start()
+    var mark = terminal.mark
+    terminal.type("echo first-entry\r")
+    mark = try terminal.waitFor("archsh> ", after: terminal.waitFor("first-entry\r\n", after: mark))
+    terminal.type("echo second\r")
+    mark = try terminal.waitFor("archsh> ", after: terminal.waitFor("second\r\n", after: mark))
+    terminal.press("\u{12}")
+    terminal.type("first")
+    try terminal.waitFor("echo first-entry", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("first-entry\r\n", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+}

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 @Suite("store and workspace through the binary", .serialized)
@@ -23,7 +23,9 @@ struct StoreEndToEndTests {
   @Test("state survives restarts: persist in one process, retrieve in the next")
   func survivesRestart() throws {
     let (_, db) = try workspace()
-    #expect(try Binary.run(["--db", db, "-c", "store persist bookmarks home 'https://example.com'"]).status == 0)
+    #expect(
+      try Binary.run(["--db", db, "-c", "store persist bookmarks home 'https://example.com'"])
+        .status == 0)
     let read = try Binary.run(["--db", db, "-c", "store retrieve bookmarks home"])
     #expect(read.stdout == "https://example.com\n")
     let attributes = try FileManager.default.attributesOfItem(atPath: db)
@@ -45,14 +47,18 @@ struct StoreEndToEndTests {
     process.standardOutput = pipe
     try process.run()
     process.waitUntilExit()
-    #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == home + "/from-env.sqlite\n")
+    #expect(
+      String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == home
+        + "/from-env.sqlite\n")
   }
 
   @Test("bad input gets its exact one-line error, and what was persisted stays")
   func badInput() throws {
     let (directory, db) = try workspace()
-    #expect(try Binary.run(["--db", db, "-c", "store persist bookmarks keep 'kept value'"]).status == 0)
-    try "not a database".write(toFile: directory + "/corrupt.sqlite", atomically: true, encoding: .utf8)
+    #expect(
+      try Binary.run(["--db", db, "-c", "store persist bookmarks keep 'kept value'"]).status == 0)
+    try "not a database".write(
+      toFile: directory + "/corrupt.sqlite", atomically: true, encoding: .utf8)
     let cases: [([String], String)] = [
       (
         ["--db", db, "-c", "store persist bookmarks k @missing.json"],
@@ -66,8 +72,14 @@ struct StoreEndToEndTests {
         ["--db", db, "-c", "store limits user --bytes 4; store persist user k 12345"],
         "-c:1:51: error: the value (5 bytes) is larger than the byte limit of store 'user' (4 bytes) (raise it with 'store limits user --bytes N')"
       ),
-      (["--db", db, "-c", "store retrieve bookmark keep"], "-c:1:16: error: unknown store 'bookmark' (did you mean 'bookmarks'?)"),
-      (["--db", db, "-c", "store retrieve bookmarks nope"], "-c:1:26: error: no key 'nope' in store 'bookmarks'"),
+      (
+        ["--db", db, "-c", "store retrieve bookmark keep"],
+        "-c:1:16: error: unknown store 'bookmark' (did you mean 'bookmarks'?)"
+      ),
+      (
+        ["--db", db, "-c", "store retrieve bookmarks nope"],
+        "-c:1:26: error: no key 'nope' in store 'bookmarks'"
+      ),
       (
         ["--db", directory + "/corrupt.sqlite", "-c", "store keys bookmarks"],
         "-c:1:1: error: '\(directory)/corrupt.sqlite' is not an archsh workspace: file is not a database (SQLite error 26); the file was left untouched"
@@ -78,8 +90,11 @@ struct StoreEndToEndTests {
       #expect(result.status == 1, "\(arguments)")
       #expect(result.stderr == expected + "\n", "\(arguments)")
     }
-    #expect(try Binary.run(["--db", db, "-c", "store retrieve bookmarks keep"]).stdout == "kept value\n")
-    #expect(try String(contentsOfFile: directory + "/corrupt.sqlite", encoding: .utf8) == "not a database")
+    #expect(
+      try Binary.run(["--db", db, "-c", "store retrieve bookmarks keep"]).stdout == "kept value\n")
+    #expect(
+      try String(contentsOfFile: directory + "/corrupt.sqlite", encoding: .utf8) == "not a database"
+    )
   }
 
   @Test("a read-only workspace: reads work, writes say why")
@@ -99,20 +114,25 @@ struct StoreEndToEndTests {
   @Test("--atomic: a failure rolls everything back and the error line says so")
   func atomicRollback() throws {
     let (directory, db) = try workspace()
-    try "store persist user a 1\nstore persist user b 2\nstore retrieve user nope\nstore persist user c 3\n"
+    try
+      "store persist user a 1\nstore persist user b 2\nstore retrieve user nope\nstore persist user c 3\n"
       .write(toFile: directory + "/atomic.ash", atomically: true, encoding: .utf8)
     let result = try Binary.run(["--db", db, "--atomic", "-f", "atomic.ash"], directory: directory)
     #expect(result.status == 1)
     #expect(
       result.stderr
-        == "atomic.ash:3:21: error: no key 'nope' in store 'user'; rolled back: nothing this run did was saved (--atomic)\n")
+        == "atomic.ash:3:21: error: no key 'nope' in store 'user'; rolled back: nothing this run did was saved (--atomic)\n"
+    )
     #expect(try entries(db, store: "user") == 0)
-    let ok = try Binary.run(["--db", db, "--atomic", "-c", "store persist user a 1; store persist user b 2"])
+    let ok = try Binary.run([
+      "--db", db, "--atomic", "-c", "store persist user a 1; store persist user b 2",
+    ])
     #expect(ok.status == 0)
     #expect(try entries(db, store: "user") == 2)
   }
 
-  @Test("kill -9 during an --atomic script of 100,000 persists leaves all or none, and a sound file")
+  @Test(
+    "kill -9 during an --atomic script of 100,000 persists leaves all or none, and a sound file")
   func crash() throws {
     let (directory, db) = try workspace()
     let script = (0..<100_000).map { "store persist generalCache key\($0) value\($0)\n" }.joined()
@@ -132,7 +152,9 @@ struct StoreEndToEndTests {
       outcomes.append(count)
       #expect(count == 0 || count == 100_000, "trial \(trial): \(count) keys")
       #expect(try Binary.run(["--db", db, "-c", "db check"]).stdout == "ok\n")
-      if count == 100_000 { _ = try Binary.run(["--db", db, "-c", "store trim generalCache --to-bytes 0"]) }
+      if count == 100_000 {
+        _ = try Binary.run(["--db", db, "-c", "store trim generalCache --to-bytes 0"])
+      }
     }
     #expect(outcomes.count == 10)
   }
@@ -143,7 +165,8 @@ struct StoreEndToEndTests {
     #expect(try Binary.run(["--db", db, "-c", "db info"]).status == 0)
     var processes: [(Process, Pipe)] = []
     for writer in 0..<4 {
-      let script = (0..<2000).map { "store persist generalCache w\(writer)-\($0) v\($0)\n" }.joined()
+      let script = (0..<2000).map { "store persist generalCache w\(writer)-\($0) v\($0)\n" }
+        .joined()
       try script.write(toFile: directory + "/w\(writer).ash", atomically: true, encoding: .utf8)
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Binary.path)

@@ -132,7 +132,7 @@ struct InterpreterTests {
     #expect(succeededExpected.script(["unset ghost", "expect contains x"]) == .stopped)
     #expect(
       succeededExpected.sink.stderr.hasSuffix(
-        "test.ash:2:1: error: expectation failed: expected the previous command to succeed, but it failed: no variable 'ghost' ('vars' lists the variables)\n"
+        "test.ash:2:1: error: expectation failed: expected the previous command to succeed, but it failed with \"no variable 'ghost' ('vars' lists the variables)\"\n"
       ))
   }
 
@@ -161,8 +161,8 @@ struct InterpreterTests {
         "set x a --secrte",
         "test.ash:1:9: error: unknown option '--secrte' for 'set' (did you mean '--secret'?)"
       ),
-      ("exit 300", "test.ash:1:6: error: N must be between 0 and 255, not 300"),
-      ("exit x", "test.ash:1:6: error: N must be a whole number, not 'x'"),
+      ("exit 300", "test.ash:1:6: error: expected N between 0 and 255, not '300'"),
+      ("exit x", "test.ash:1:6: error: expected a whole number for N, not 'x'"),
       (
         "output yaml",
         "test.ash:1:8: error: 'yaml' is not a valid MODE (choose one of: table, json)"
@@ -278,6 +278,7 @@ struct InterpreterTests {
     #expect(harness.interpreter.lineContainsSecret("echo hi; time set token abc --secret"))
     #expect(!harness.interpreter.lineContainsSecret("set user ann"))
     #expect(!harness.interpreter.lineContainsSecret("echo 'unterminated"))
+    #expect(harness.interpreter.lineContainsSecret("set token s3cr3t --secret extra"))
   }
 
   @Test("time runs the command and reports its duration after the output")

@@ -162,7 +162,8 @@ struct CompleterTests {
   func storeValues() throws {
     let harness = Harness()
     harness.script([
-      "store persist bookmarks home a", "store persist bookmarks help b", "store persist bookmarks work c",
+      "store persist bookmarks home a", "store persist bookmarks help b",
+      "store persist bookmarks work c",
     ])
     let completer = Completer(session: harness.session)
     #expect(completer.complete("store retrieve bo") == ["bookmarks"])

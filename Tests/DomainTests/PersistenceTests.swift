@@ -35,8 +35,15 @@ struct PersistenceTests {
     let workspace = try Workspace(path: ":memory:")
     let stores = try PersistenceController.stores(in: workspace)
     #expect(
-      stores.map(\.name) == ["articleAssets", "articleStyles", "bookmarks", "generalCache", "issueAssets", "issues", "user"])
-    #expect(stores.allSatisfy { $0.limits == PersistenceController.Limits(byteLimit: 52_428_800, ageLimit: 2_592_000, ttl: false) })
+      stores.map(\.name) == [
+        "articleAssets", "articleStyles", "bookmarks", "generalCache", "issueAssets", "issues",
+        "user",
+      ])
+    #expect(
+      stores.allSatisfy {
+        $0.limits
+          == PersistenceController.Limits(byteLimit: 52_428_800, ageLimit: 2_592_000, ttl: false)
+      })
     #expect(stores.allSatisfy { $0.entries == 0 && $0.bytes == 0 })
   }
 
@@ -52,12 +59,14 @@ struct PersistenceTests {
     #expect(try state(controller) == ["home:7:2"])
     try controller.remove(forKeys: ["home"])
     #expect(try state(controller) == [])
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "bookmarks", keys: ["home"])) {
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "bookmarks", keys: ["home"]))
+    {
       try controller.retrieve(forKey: "home")
     }
   }
 
-  @Test("retrieving several keeps key order, skips missing keys, and fails only when all are missing")
+  @Test(
+    "retrieving several keeps key order, skips missing keys, and fails only when all are missing")
   func retrieveSeveral() throws {
     let (controller, _, _) = try makeController()
     try controller.persist(text("A"), forKey: "a")
@@ -65,7 +74,9 @@ struct PersistenceTests {
     let found = try controller.retrieveObjects(forKeys: ["c", "b", "a"])
     #expect(found.map(\.key) == ["c", "a"])
     #expect(found.map(\.value) == [text("C"), text("A")])
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["x", "y"])) {
+    #expect(
+      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["x", "y"])
+    ) {
       try controller.retrieveObjects(forKeys: ["x", "y"])
     }
     #expect(
@@ -77,7 +88,8 @@ struct PersistenceTests {
   func removeAllOrNothing() throws {
     let (controller, _, _) = try makeController()
     try controller.persist(text("A"), forKey: "a")
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["b"])) {
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["b"]))
+    {
       try controller.remove(forKeys: ["a", "b"])
     }
     #expect(try state(controller) == ["a:1:0"])
@@ -90,7 +102,9 @@ struct PersistenceTests {
     try controller.persist(text("123"), forKey: "three")
     #expect(try controller.byteCount() == 8)
     #expect(try controller.byteCount(forKey: "three") == 3)
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["none"])) {
+    #expect(
+      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["none"])
+    ) {
       try controller.byteCount(forKey: "none")
     }
   }
@@ -118,7 +132,8 @@ struct PersistenceTests {
     try controller.persist(text("ok"), forKey: "small")
     #expect(
       throws: PersistenceController.Error.objectFailedToPersist(
-        reason: "the value (5 bytes) is larger than the byte limit of store 'generalCache' (4 bytes)")
+        reason:
+          "the value (5 bytes) is larger than the byte limit of store 'generalCache' (4 bytes)")
     ) { try controller.persist(text("12345"), forKey: "big") }
     #expect(try state(controller) == ["small:2:0"])
   }
@@ -142,11 +157,14 @@ struct PersistenceTests {
     try controller.persist(text("w"), forKey: "short", ageLimit: 10)
     clock.advance(30)
     #expect(try controller.retrieve(forKey: "k") == text("v"))
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["short"])) {
+    #expect(
+      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["short"])
+    ) {
       try controller.retrieve(forKey: "short")
     }
     clock.advance(31)
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"])) {
+    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"]))
+    {
       try controller.retrieve(forKey: "k")
     }
   }
@@ -187,7 +205,9 @@ struct PersistenceTests {
   @Test("keys come in key order, by prefix range, with a limit")
   func keys() throws {
     let (controller, _, _) = try makeController()
-    for key in ["user.b", "user.a", "item", "user", "usex"] { try controller.persist(text("v"), forKey: key) }
+    for key in ["user.b", "user.a", "item", "user", "usex"] {
+      try controller.persist(text("v"), forKey: key)
+    }
     #expect(try controller.keys() == ["item", "user", "user.a", "user.b", "usex"])
     #expect(try controller.keys(prefix: "user.") == ["user.a", "user.b"])
     #expect(try controller.keys(prefix: "user", limit: 2) == ["user", "user.a"])
@@ -225,12 +245,16 @@ struct PersistenceTests {
     let tracer = Tracer()
     tracer.enable()
     let workspace = try Workspace(path: ":memory:")
-    let controller = PersistenceController(identifier: "bookmarks", workspace: workspace, tracer: tracer)
+    let controller = PersistenceController(
+      identifier: "bookmarks", workspace: workspace, tracer: tracer)
     try controller.persist(text("hello"), forKey: "greeting")
     let span = try #require(tracer.drainCompleted().first)
     #expect(span.component == "PersistenceController")
     #expect(span.operation == "persist")
-    #expect(span.attributes.map { "\($0.key)=\($0.value)" } == ["store=bookmarks", "key=greeting", "bytes=5", "sql=INSERT … ON CONFLICT UPDATE entry"])
+    #expect(
+      span.attributes.map { "\($0.key)=\($0.value)" } == [
+        "store=bookmarks", "key=greeting", "bytes=5", "sql=INSERT … ON CONFLICT UPDATE entry",
+      ])
   }
 }
 
@@ -247,7 +271,8 @@ struct WorkspaceTests {
     let path = try temporaryPath()
     do {
       let workspace = try Workspace(path: path)
-      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(Data("1".utf8), forKey: "k")
+      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(
+        Data("1".utf8), forKey: "k")
       let info = try workspace.info()
       #expect(info.journalMode == "wal")
       #expect(info.schemaVersion == Workspace.schemaVersion)
@@ -255,7 +280,9 @@ struct WorkspaceTests {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let reopened = try Workspace(path: path)
-    #expect(try PersistenceController(identifier: "user", workspace: reopened, tracer: Tracer()).keys() == ["k"])
+    #expect(
+      try PersistenceController(identifier: "user", workspace: reopened, tracer: Tracer()).keys()
+        == ["k"])
     #expect(try reopened.integrityCheck() == ["ok"])
   }
 
@@ -268,7 +295,10 @@ struct WorkspaceTests {
     do {
       _ = try Workspace(path: path)
     } catch {
-      #expect(error.description == "'\(path)' is not an archsh workspace: file is not a database (SQLite error 26); the file was left untouched")
+      #expect(
+        error.description
+          == "'\(path)' is not an archsh workspace: file is not a database (SQLite error 26); the file was left untouched"
+      )
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
   }
@@ -278,10 +308,13 @@ struct WorkspaceTests {
     let path = try temporaryPath()
     do {
       let workspace = try Workspace(path: path)
-      try workspace.write("test") { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')") }
+      try workspace.write("test") { db in
+        try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')")
+      }
     }
     #expect(
-      throws: WorkspaceError.newerSchema(path: path, unknown: ["v9-from-the-future"], known: Workspace.schemaVersion)
+      throws: WorkspaceError.newerSchema(
+        path: path, unknown: ["v9-from-the-future"], known: Workspace.schemaVersion)
     ) { try Workspace(path: path) }
   }
 
@@ -290,11 +323,13 @@ struct WorkspaceTests {
     let path = try temporaryPath()
     do {
       let workspace = try Workspace(path: path)
-      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(Data("v".utf8), forKey: "k")
+      try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(
+        Data("v".utf8), forKey: "k")
     }
     chmod(path, 0o444)
     let workspace = try Workspace(path: path)
-    let controller = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    let controller = PersistenceController(
+      identifier: "user", workspace: workspace, tracer: Tracer())
     #expect(workspace.isReadOnly)
     #expect(try controller.retrieve(forKey: "k") == Data("v".utf8))
     #expect(throws: WorkspaceError.readOnly(path: path, operation: "'store persist'")) {
@@ -305,7 +340,8 @@ struct WorkspaceTests {
   @Test("an atomic transaction commits everything or nothing")
   func atomic() throws {
     let workspace = try Workspace(path: ":memory:")
-    let controller = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    let controller = PersistenceController(
+      identifier: "user", workspace: workspace, tracer: Tracer())
     try workspace.beginAtomic()
     try controller.persist(Data("1".utf8), forKey: "a")
     try controller.persist(Data("2".utf8), forKey: "b")

@@ -5,7 +5,9 @@ import Foundation
 enum Builtins {
   static let group = CommandGroup(
     "", summary: "the shell's own commands",
-    commands: [help, set, unset, vars, echo, source, expect, time, sleep, history, output, quit, exit])
+    commands: [
+      help, set, unset, vars, echo, source, expect, time, sleep, history, output, quit, exit,
+    ])
 
   static let help = Command(
     "help", summary: "show the commands, a group's verbs, or one command in full",
@@ -190,7 +192,8 @@ enum Builtins {
     }
     if let error = previous.error {
       throw ShellError(
-        "expectation failed: expected the previous command to succeed, but it failed: \(error)")
+        "expectation failed: expected the previous command to succeed, but it failed with \(quoted(error))"
+      )
     }
     let output = invocation.interpreter.plainText(previous.output)
     switch check {
@@ -225,8 +228,11 @@ enum Builtins {
     examples: ["time help", "time factory get tracer"]
   ) { invocation in
     let words = invocation.arguments.words("COMMAND")
-    guard !words.isEmpty else {
+    guard let first = words.first else {
       throw ShellError("missing argument COMMAND for 'time'", hint: "usage: time COMMAND...")
+    }
+    guard first.text != "time" else {
+      throw ShellError("'time' cannot time itself", hint: "write 'time COMMAND'", at: first.offset)
     }
     let start = ContinuousClock.now
     let output = try invocation.interpreter.dispatch(words)
@@ -295,13 +301,16 @@ enum Builtins {
 extension Builtins {
   static let sleep = Command(
     "sleep", summary: "wait, for example for an entry's age limit to pass in a walkthrough",
-    signature: Signature([.argument("DURATION", .duration, "how long, such as 500ms or 2s (at most 60s)")]),
+    signature: Signature([
+      .argument("DURATION", .duration, "how long, such as 500ms or 2s (at most 60s)")
+    ]),
     examples: ["sleep 1s", "sleep 250ms"]
   ) { invocation in
     let seconds = invocation.arguments.duration("DURATION") ?? 0
     guard seconds <= 60 else {
       throw ShellError(
-        "'sleep' waits at most 60s", hint: "split longer waits", at: invocation.arguments.word("DURATION")?.offset)
+        "'sleep' waits at most 60s", hint: "split longer waits",
+        at: invocation.arguments.word("DURATION")?.offset)
     }
     Thread.sleep(forTimeInterval: seconds)
     return .empty

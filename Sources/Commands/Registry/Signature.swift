@@ -381,31 +381,32 @@ extension Signature {
     case .bytes:
       guard Quantities.bytes(word.text) != nil else {
         throw ShellError(
-          "\(label) must be a byte count, not '\(word.text)'",
+          "expected a byte count for \(label), not '\(word.text)'",
           hint: "for example 1024, 64KB or 50MB",
           at: word.offset)
       }
     case .duration:
       guard Quantities.duration(word.text) != nil else {
         throw ShellError(
-          "\(label) must be a duration, not '\(word.text)'",
+          "expected a duration for \(label), not '\(word.text)'",
           hint: "for example 90s, 12h, 30d or 0 for none",
           at: word.offset)
       }
     case .date:
       guard Quantities.date(word.text) != nil else {
         throw ShellError(
-          "\(label) must be a date, not '\(word.text)'",
+          "expected a date for \(label), not '\(word.text)'",
           hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z",
           at: word.offset)
       }
     case .integer(let range):
       guard let value = Int(word.text) else {
-        throw ShellError("\(label) must be a whole number, not '\(word.text)'", at: word.offset)
+        throw ShellError(
+          "expected a whole number for \(label), not '\(word.text)'", at: word.offset)
       }
       guard range.contains(value) else {
         throw ShellError(
-          "\(label) must be between \(range.lowerBound) and \(range.upperBound), not \(value)",
+          "expected \(label) between \(range.lowerBound) and \(range.upperBound), not '\(value)'",
           at: word.offset)
       }
     case .choice(let words):

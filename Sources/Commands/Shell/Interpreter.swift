@@ -158,6 +158,13 @@ public final class Interpreter {
         }
       }
       if discarded { continue }
+      // A failed script command stops the script before the next line is even shown, unless
+      // that line is an expectation about it (or only a comment).
+      if pendingFailure, !frame.isInteractive, !continuesAfterFailure(line.text),
+        settlePendingFailure()
+      {
+        return .stopped
+      }
       if source.recordsHistory { source.accept(line.text, isSecret: lineContainsSecret(line.text)) }
       if settings.echo && frames.count == 1 { echo(line) }
       if !execute(line) { return exitStatus.map { .exit($0) } ?? .stopped }
@@ -206,7 +213,8 @@ public final class Interpreter {
       session.lastStatus = 0
       return true
     } catch let request as ExitRequest {
-      exitStatus = request.status ?? (hadFailure || pendingFailure ? 1 : 0)
+      let interactive = frames.first?.isInteractive == true
+      exitStatus = request.status ?? (!interactive && (hadFailure || pendingFailure) ? 1 : 0)
       return false
     } catch {
       emitTraces()
@@ -249,11 +257,31 @@ public final class Interpreter {
   }
 
   /// Settles a failed script command that no `expect` examined; returns true to stop.
+  ///
+  /// Inside a sourced file that stops, the failure is left to the including file, which may
+  /// still examine it with `expect`; so only the outermost frame, or keep-going, records it.
   private func settlePendingFailure() -> Bool {
     guard pendingFailure else { return false }
-    pendingFailure = false
-    hadFailure = true
+    if settings.keepGoing || frames.count <= 1 {
+      pendingFailure = false
+      hadFailure = true
+    }
     return !settings.keepGoing
+  }
+
+  /// Whether a line may follow a failed command without stopping the script: it starts with
+  /// `expect`, or holds no command at all.
+  private func continuesAfterFailure(_ text: String) -> Bool {
+    guard let commands = try? Lexer.lex(text) else { return false }
+    guard let first = commands.first?.words.first else { return true }
+    return !first.hasVariables && first.text == "expect"
+  }
+
+  /// Forgets earlier failures, so that an error in the rc file does not decide the exit status of
+  /// the interactive session that follows it.
+  public func resetFailures() {
+    hadFailure = false
+    pendingFailure = false
   }
 
   // MARK: - Dispatch
@@ -300,11 +328,19 @@ public final class Interpreter {
   private func containsSecret(_ words: [Word]) -> Bool {
     guard let resolution = try? registry.resolve(words) else { return false }
     if resolution.group == nil, resolution.command.name == "time" {
-      return containsSecret(Array(words.dropFirst()))
+      // `time` cannot time itself, so one level is all there is to look through.
+      let inner = Array(words.dropFirst())
+      return inner.first?.text != "time" && containsSecret(inner)
     }
-    let arguments = try? resolution.command.signature.parse(
-      words[resolution.argumentStart...], command: resolution.name)
-    return arguments?.containsSecret == true
+    let signature = resolution.command.signature
+    guard
+      let arguments = try? signature.parse(
+        words[resolution.argumentStart...], command: resolution.name)
+    else {
+      // A line that does not parse stays out of history if its command takes any secret.
+      return signature.parameters.contains { $0.isSecret }
+    }
+    return arguments.containsSecret
   }
 
   private func lookup(_ name: String) -> String? {
@@ -379,7 +415,8 @@ public final class Interpreter {
     case .table: text = TextRenderer(useColor: settings.colorOutput).render(output)
     case .json: text = JSONRenderer().render(output)
     }
-    if !text.isEmpty { sink.standardOutput(text + "\n") }
+    // `echo ""` prints an empty line; only `.empty` prints nothing.
+    if output != .empty { sink.standardOutput(text + "\n") }
   }
 
   private func emitTraces() {
@@ -420,7 +457,7 @@ public final class Interpreter {
         let column = line.location(of: offset).column
         text += String(repeating: " ", count: settings.prompt.count + column - 1) + "^\n"
       }
-      sink.standardError(text + "\(label) \(error.description)\n")
+      sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
       return
     }
     let location = line.location(of: error.offset ?? 0)
@@ -431,9 +468,10 @@ public final class Interpreter {
         chain += includedFrom
       }
     }
-    let rolledBack = settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
+    let rolledBack =
+      settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
     sink.standardError(
-      "\(name):\(location.line):\(location.column): \(label) \(error.description)\(chain)\(rolledBack)\n"
+      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\(rolledBack)\n"
     )
   }
 }

@@ -1,9 +1,9 @@
 /// Splits a logical line into commands and words.
 ///
 /// The language is a small subset of the POSIX shell's:
-/// - words are separated by blanks, and commands by `;`;
-/// - `#` at the start of a word starts a comment that runs to the end of the line (inside a word it
-///   is literal, so `#ff0000` and `http://x/#a` survive);
+/// - words are separated by blanks, and commands by `;` or a line break;
+/// - `#` at the start of a word starts a comment that runs to the end of the line; inside a word
+///   it is literal, so `a#b` and `http://x/#a` survive (quote a value that starts with `#`);
 /// - `'single'` quotes are literal; `"double"` quotes allow `\` escapes (`\n`, `\t`, `\\`, `\"`,
 ///   `\$`) and variables;
 /// - outside quotes, `\` makes the next character literal, and a trailing `\` continues the line:
@@ -89,14 +89,14 @@ private struct Scanner {
     while index < bytes.count {
       let byte = bytes[index]
       switch byte {
-      case 32, 9, 10, 13:
+      case 32, 9, 13:
         index += 1
-      case UInt8(ascii: ";"):
+      case UInt8(ascii: ";"), 10:
         if !words.isEmpty { commands.append(RawCommand(words: words)) }
         words.removeAll(keepingCapacity: true)
         index += 1
       case UInt8(ascii: "#"):
-        index = bytes.count
+        while index < bytes.count, bytes[index] != 10 { index += 1 }
       case UInt8(ascii: "\\") where index + 1 < bytes.count && bytes[index + 1] == 10:
         index += 2
       default:

@@ -62,4 +62,14 @@ public final class Session {
 
   /// The tracer that controllers report to.
   public var tracer: Tracer { factory.tracer }
+
+  /// Opens the transaction that makes the whole run atomic (`--atomic`).
+  public func beginAtomic() throws {
+    try factory.workspace().beginAtomic()
+  }
+
+  /// Commits or rolls back the atomic transaction.
+  public func endAtomic(commit: Bool) throws {
+    try factory.workspace().endAtomic(commit: commit)
+  }
 }

@@ -33,7 +33,7 @@ public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
   }
 
   /// A hint that names the closest candidate, or nil.
-  static func didYouMean(_ word: String, among candidates: [String]) -> String? {
+  public static func didYouMean(_ word: String, among candidates: [String]) -> String? {
     Suggestion.nearest(to: word, among: candidates).map { "did you mean '\($0)'?" }
   }
 }

@@ -67,8 +67,13 @@ extension RawWord {
         result += text
       case .variable(let name, let at):
         guard let value = lookup(name) else {
-          throw ShellError(
-            "undefined variable '\(name)'", hint: "define it with 'set \(name) VALUE'", at: at)
+          let isArgument =
+            name.utf8.count == 1 && name.utf8.first.map { $0 >= 49 && $0 <= 57 } == true
+          let hint =
+            isArgument
+            ? "the script was given fewer arguments; $# counts them"
+            : "define it with 'set \(name) VALUE'"
+          throw ShellError("undefined variable '\(name)'", hint: hint, at: at)
         }
         result += value
       }

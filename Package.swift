@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -42,3 +43,10 @@ let package = Package(
     .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"], exclude: ["Fixtures"]),
   ]
 )
+
+// The libFuzzer target, only for `make fuzz` (Fuzz/run.sh sets ARCHSH_FUZZ=1 and builds it with
+// --sanitize=fuzzer); an ordinary build has no libFuzzer to link it against.
+if ProcessInfo.processInfo.environment["ARCHSH_FUZZ"] == "1" {
+  package.targets.append(
+    .executableTarget(name: "ShellFuzz", dependencies: ["Commands"], path: "Fuzz/ShellFuzz"))
+}

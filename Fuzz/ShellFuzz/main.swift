@@ -1,7 +1,7 @@
 // A libFuzzer target over the lexer, the dispatcher and the completer. Built by Fuzz/run.sh with
-// `swiftc -sanitize=fuzzer,address`; not part of the package build.
+// `swift build --sanitize=fuzzer` (the target exists only when ARCHSH_FUZZ=1): SwiftPM then
+// compiles it as a library and libFuzzer's own main calls LLVMFuzzerTestOneInput.
 import Commands
-import Domain
 
 private final class NullSink: OutputSink {
   func standardOutput(_ text: String) {}
@@ -9,10 +9,11 @@ private final class NullSink: OutputSink {
 }
 
 /// Runs one input: its lines as a script (keep-going, so every line is reached), then completion
-/// of every prefix of the first line.
+/// of its first line.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-  let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+  guard let start else { return 0 }
+  let bytes = UnsafeBufferPointer(start: start, count: count)
   let text = String(decoding: bytes, as: UTF8.self)
   let session = Session()
   var settings = InterpreterSettings()
@@ -22,8 +23,6 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   _ = interpreter.run(&source, name: "fuzz.ash", interactive: false)
   _ = try? Lexer.lex(text)
   _ = Lexer.needsContinuation(text)
-  let completer = Completer(session: session)
-  let firstLine = text.prefix { $0 != "\n" }
-  _ = completer.complete(String(firstLine))
+  _ = Completer(session: session).complete(String(text.prefix { $0 != "\n" }))
   return 0
 }

@@ -353,3 +353,19 @@ func temporaryDirectory() throws -> String {
 func normalizeDurations(_ text: String) -> String {
   text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
 }
+
+@Suite("JSON and tracing")
+struct JSONTracingTests {
+  @Test("in JSON mode a traced command is still one document: its output and its trace")
+  func tracedJSON() {
+    let harness = Harness()
+    harness.script(["output json", "trace on", "factory get tracer"])
+    let lines = normalizeDurations(harness.sink.stdout).split(separator: "\n")
+    #expect(lines.count == 2)
+    #expect(lines[0] == #"{"message":"tracing is on"}"#)
+    #expect(
+      lines[1]
+        == ##"{"output":{"name":"tracer","type":"Tracer","lifetime":"singleton","instance":"the shared instance","summary":"records the spans controllers report; `trace on` shows them"},"trace":[{"label":"archsh factory get tracer","detail":"#.## ms","children":[{"label":"ApplicationFactory make tracer (lifetime: singleton, instance: shared)","detail":"#.## ms","children":[]}]}]}"##
+    )
+  }
+}

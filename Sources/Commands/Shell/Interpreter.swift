@@ -207,7 +207,6 @@ public final class Interpreter {
       isTransparent = resolution.command.isTransparent
       let output = try runTraced(resolution, words)
       emit(output)
-      emitTraces()
       if isExpect { pendingFailure = false }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
       session.lastStatus = 0
@@ -217,7 +216,7 @@ public final class Interpreter {
       exitStatus = request.status ?? (!interactive && (hadFailure || pendingFailure) ? 1 : 0)
       return false
     } catch {
-      emitTraces()
+      emit(.empty)
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
         isTransparent: isTransparent)
@@ -409,29 +408,33 @@ public final class Interpreter {
     }
   }
 
+  /// Prints a command's output and the trace trees it caused.
+  ///
+  /// In JSON mode a command still prints one document: its output alone, or, when it was traced,
+  /// `{"output": ..., "trace": [...]}`.
   private func emit(_ output: Output) {
-    let text: String
+    let trees = session.tracer.drainCompleted()
+      .filter { !$0.children.isEmpty || !$0.events.isEmpty }
+      .map(TraceRendering.tree)
     switch session.outputMode {
-    case .table: text = TextRenderer(useColor: settings.colorOutput).render(output)
-    case .json: text = JSONRenderer().render(output)
-    }
-    // `echo ""` prints an empty line; only `.empty` prints nothing.
-    if output != .empty { sink.standardOutput(text + "\n") }
-  }
-
-  private func emitTraces() {
-    let spans = session.tracer.drainCompleted()
-    for span in spans where !span.children.isEmpty || !span.events.isEmpty {
-      let tree = TraceRendering.tree(span)
-      switch session.outputMode {
-      case .table:
-        sink.standardOutput(TextRenderer(useColor: settings.colorOutput).render(.tree(tree)) + "\n")
-      case .json:
-        let value = JSONRenderer().value(of: .tree(tree)) ?? .null
-        var text = ""
-        JSONRenderer.write(.object([Field("trace", value)]), into: &text)
-        sink.standardOutput(text + "\n")
+    case .table:
+      let renderer = TextRenderer(useColor: settings.colorOutput)
+      // `echo ""` prints an empty line; only `.empty` prints nothing.
+      if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
+      for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }
+    case .json:
+      let renderer = JSONRenderer()
+      if trees.isEmpty {
+        if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
+        return
       }
+      let document = Value.object([
+        Field("output", renderer.value(of: output) ?? .null),
+        Field("trace", .list(trees.compactMap { renderer.value(of: .tree($0)) })),
+      ])
+      var text = ""
+      JSONRenderer.write(document, into: &text)
+      sink.standardOutput(text + "\n")
     }
   }
 

@@ -9,11 +9,17 @@ trap 'rm -rf "$work"' EXIT
 export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
 for i in $(seq 0 99999); do echo "store persist generalCache key$i value$i"; done > "$work/big.ash"
 db=$work/workspace.sqlite
+# One full run sets the time scale; kills land between 5% and 150% of it, so that some trials die
+# before the commit, some during it, and some after it.
+start=$(date +%s%N)
+"$ARCHSH" --db "$work/timing.sqlite" --atomic -f "$work/big.ash"
+full_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 all=0 none=0
 for trial in $(seq 1 "$TRIALS"); do
   "$ARCHSH" --db "$db" --atomic -f "$work/big.ash" &
   pid=$!
-  sleep "0.$(( (RANDOM % 90) + 5 ))"
+  delay_ms=$(( full_ms * (5 + RANDOM % 146) / 100 ))
+  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   count=$("$ARCHSH" --db "$db" --json -c 'db info' | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"]["generalCache"])')
@@ -25,4 +31,4 @@ for trial in $(seq 1 "$TRIALS"); do
     *) echo "trial $trial: $count keys, neither all nor none"; exit 1 ;;
   esac
 done
-echo "stress: $TRIALS trials, $none with no keys, $all with all 100,000, every db check ok"
+echo "stress: $TRIALS trials (full run $full_ms ms), $none with no keys, $all with all 100,000, every db check ok"

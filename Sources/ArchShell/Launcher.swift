@@ -58,21 +58,35 @@ enum Launcher {
 
     defer { session.factory.shutdown() }
     if options.atomic {
-      return atomically(session) { runScripts(interpreter, options) }
+      guard !options.actions.isEmpty || !options.words.isEmpty || isatty(0) == 0 else {
+        StandardStreams.write(
+          "archsh: error: --atomic applies to scripts, not to the interactive shell (use -f FILE)\n",
+          to: 2)
+        return 2
+      }
+      return atomically(session, interpreter) { runScripts(interpreter, options) }
     }
     return runScripts(interpreter, options)
   }
 
   /// Runs `body` inside one transaction: committed when it returns 0, rolled back otherwise.
-  static func atomically(_ session: Session, _ body: () -> Int32) -> Int32 {
+  static func atomically(_ session: Session, _ interpreter: Interpreter, _ body: () -> Int32)
+    -> Int32
+  {
     do {
       try session.beginAtomic()
     } catch {
-      StandardStreams.write(
-        "archsh: error: \(error) (--atomic needs a writable workspace)\n", to: 2)
+      StandardStreams.write("archsh: error: \(error)\n", to: 2)
       return 1
     }
     let status = body()
+    // A failed command's error line already says that everything rolled back; any other
+    // unsuccessful end (exit N, an unreadable script) says it here.
+    if status != 0, !interpreter.hadFailure {
+      StandardStreams.write(
+        "archsh: the run ended with status \(status); rolled back: nothing this run did was saved (--atomic)\n",
+        to: 2)
+    }
     do {
       try session.endAtomic(commit: status == 0)
     } catch {
@@ -128,12 +142,6 @@ enum Launcher {
       case .stopped: return 1
       case .exit(let status): return status
       }
-    }
-    if options.atomic {
-      StandardStreams.write(
-        "archsh: error: --atomic applies to scripts, not to the interactive shell (use -f FILE)\n",
-        to: 2)
-      return 2
     }
     return interactive(interpreter, options: options)
   }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import Domain
@@ -230,6 +231,65 @@ struct PersistenceTests {
     }
   }
 
+  @Test("reads' access counts survive a write that fails and rolls back")
+  func touchesSurviveFailedWrite() throws {
+    let (controller, workspace, _) = try makeController()
+    try controller.persist(text("v"), forKey: "k")
+    _ = try controller.retrieve(forKey: "k")
+    _ = try controller.retrieve(forKey: "k")
+    let other = PersistenceController(
+      identifier: "nosuchstore", workspace: workspace, tracer: Tracer())
+    #expect(throws: PersistenceController.Error.self) { try other.persist(text("x"), forKey: "y") }
+    _ = try controller.setLimits(byteLimit: 1, ageLimit: nil, ttl: nil)
+    #expect(throws: PersistenceController.Error.self) {
+      try controller.persist(text("too big"), forKey: "z")
+    }
+    _ = try controller.setLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
+    #expect(try state(controller) == ["k:1:2"])
+  }
+
+  @Test("a byte limit of 0 means no limit, as in PINCache")
+  func zeroLimit() throws {
+    let (controller, _, _) = try makeController()
+    _ = try controller.setLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
+    try controller.persist(Data(count: 100_000), forKey: "big")
+    try controller.persist(text("small"), forKey: "small")
+    #expect(try state(controller) == ["big:100000:0", "small:5:0"])
+  }
+
+  @Test("expired entries are removed by the first write, then at most once a minute")
+  func automaticAgeTrim() throws {
+    let (controller, _, clock) = try makeController()
+    _ = try controller.setLimits(byteLimit: nil, ageLimit: 100, ttl: false)
+    try controller.persist(text("1"), forKey: "first")
+    clock.advance(101)
+    try controller.persist(text("2"), forKey: "second")  // first write of a new minute: trims
+    #expect(try state(controller) == ["second:1:0"])
+    clock.advance(101)
+    try controller.persist(text("3"), forKey: "third")  // a minute later: trims again
+    #expect(try state(controller) == ["third:1:0"])
+    clock.advance(30)
+    try controller.persist(text("4"), forKey: "fourth")
+    #expect(try state(controller) == ["fourth:1:0", "third:1:0"])
+  }
+
+  @Test("in TTL mode, keys, entries and per-key bytes leave expired entries out")
+  func ttlEverywhere() throws {
+    let (controller, _, clock) = try makeController()
+    _ = try controller.setLimits(byteLimit: nil, ageLimit: 10, ttl: true)
+    try controller.persist(text("old"), forKey: "old")
+    clock.advance(5)
+    try controller.persist(text("new"), forKey: "new")
+    clock.advance(6)
+    #expect(try controller.keys() == ["new"])
+    #expect(try controller.entries().map(\.key) == ["new"])
+    #expect(
+      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["old"])
+    ) {
+      try controller.byteCount(forKey: "old")
+    }
+  }
+
   @Test("the async forms do the same work")
   func asyncForms() async throws {
     let (controller, _, _) = try makeController()
@@ -284,6 +344,48 @@ struct WorkspaceTests {
       try PersistenceController(identifier: "user", workspace: reopened, tracer: Tracer()).keys()
         == ["k"])
     #expect(try reopened.integrityCheck() == ["ok"])
+  }
+
+  @Test("two workspaces open on one file share one data set")
+  func twoWorkspacesOneFile() throws {
+    let path = try temporaryPath()
+    let first = try Workspace(path: path)
+    let second = try Workspace(path: path)
+    try PersistenceController(identifier: "user", workspace: first, tracer: Tracer()).persist(
+      Data("ann".utf8), forKey: "name")
+    #expect(
+      try PersistenceController(identifier: "user", workspace: second, tracer: Tracer()).retrieve(
+        forKey: "name") == Data("ann".utf8))
+  }
+
+  @Test("another application's SQLite database is refused and left untouched")
+  func foreignDatabase() throws {
+    let path = try temporaryPath("other.sqlite")
+    do {
+      let other = try DatabaseQueue(path: path)
+      try other.write { db in
+        try db.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hi')")
+      }
+    }
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(throws: WorkspaceError.foreignDatabase(path: path)) { try Workspace(path: path) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+  }
+
+  @Test("db check finds counters that disagree with the entries")
+  func checkCounters() throws {
+    let workspace = try Workspace(path: ":memory:")
+    try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(
+      Data("ab".utf8), forKey: "k")
+    #expect(try workspace.integrityCheck() == ["ok"])
+    try workspace.write("test") { db in
+      try db.execute(sql: "UPDATE store SET total_bytes = 7 WHERE name = 'user'")
+    }
+    #expect(
+      try workspace.integrityCheck() == [
+        "store 'user' counts 1 entries and 7 bytes, but holds 1 and 2"
+      ])
   }
 
   @Test("a file that is not a database is refused and left untouched")

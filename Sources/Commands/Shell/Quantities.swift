@@ -17,7 +17,8 @@ public enum Quantities {
     default: return nil
     }
     let value = number * scale
-    guard value < Double(Int.max) else { return nil }
+    // A terabyte is more than any store here will hold; larger numbers are typos.
+    guard value <= 1024 * 1024 * 1024 * 1024 else { return nil }
     return Int(value.rounded())
   }
 
@@ -44,12 +45,15 @@ public enum Quantities {
       default: return nil
       }
     }
+    // A century is longer than any age limit means; larger numbers are typos.
+    guard total.isFinite, total <= 100 * 365.25 * 86400 else { return nil }
     return total
   }
 
   /// A duration for people: `30d`, `12h`, `90s`, or `none` for 0.
   public static func format(duration seconds: Double) -> String {
     if seconds <= 0 { return "none" }
+    guard seconds.isFinite, seconds < 1e15 else { return "\(seconds)s" }
     for (unit, size) in [("w", 604_800.0), ("d", 86400.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0)]
     where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
       return "\(Int(seconds / size))\(unit)"

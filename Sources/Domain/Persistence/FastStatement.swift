@@ -22,8 +22,20 @@ struct FastStatement {
 
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-  func bind(_ index: Int32, _ text: String) {
-    sqlite3_bind_text(handle, index, text, -1, Self.transient)
+  /// Binds text with its UTF-8 length, so a NUL inside it is kept like any other character.
+  func bind(_ index: Int32, _ text: String) throws {
+    var text = text
+    let code = text.withUTF8 { buffer in
+      // An empty buffer may have no address; SQLite reads a NULL pointer as NULL, not as ''.
+      guard let base = buffer.baseAddress else {
+        return sqlite3_bind_text(handle, index, "", 0, Self.transient)
+      }
+      return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        sqlite3_bind_text64(
+          handle, index, $0, UInt64(buffer.count), Self.transient, UInt8(SQLITE_UTF8))
+      }
+    }
+    try check(code)
   }
 
   func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(handle, index, Int64(value)) }
@@ -38,15 +50,25 @@ struct FastStatement {
     }
   }
 
-  func bind(_ index: Int32, _ data: Data) {
-    data.withUnsafeBytes { buffer in
+  func bind(_ index: Int32, _ data: Data) throws {
+    let code = data.withUnsafeBytes { buffer in
       // An empty Data has no base address; bind a zero-length blob, not NULL.
-      if let base = buffer.baseAddress {
-        sqlite3_bind_blob(handle, index, base, Int32(buffer.count), Self.transient)
-      } else {
-        sqlite3_bind_zeroblob(handle, index, 0)
-      }
+      guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+      return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), Self.transient)
     }
+    try check(code)
+  }
+
+  /// The largest value SQLite stores on this connection, in bytes.
+  var maximumLength: Int {
+    guard let connection else { return Int(Int32.max) }
+    return Int(sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, -1))
+  }
+
+  private func check(_ code: Int32) throws {
+    guard code != SQLITE_OK else { return }
+    let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
   }
 
   /// Steps once: true when a row is available, false when the statement is done.

@@ -209,7 +209,7 @@ public final class PersistenceController: @unchecked Sendable {
 
   /// The store's limits.
   public func limits() throws -> Limits {
-    try workspace.read { db in try storeLimits(db) }
+    try traced("limits", [], sql: "SELECT store") { _, limits in limits }
   }
 
   /// Changes the store's limits; a lower byte limit trims at once, least recently accessed first.
@@ -225,6 +225,7 @@ public final class PersistenceController: @unchecked Sendable {
           sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
           arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, identifier])
         let removed = try trimLeastRecentlyUsed(db, toBytes: limits.byteLimit)
+        span.setAttribute("sql", "UPDATE store")
         if !removed.isEmpty { span.setAttribute("trimmed", removed.joined(separator: ", ")) }
         return limits
       }
@@ -247,7 +248,8 @@ public final class PersistenceController: @unchecked Sendable {
     return try tracer.withSpan("PersistenceController", "persist", attributes: attributes) { span in
       try workspace.write("'store persist'") { db in
         let state = try storeState(db)
-        guard value.count <= state.limits.byteLimit else {
+        let unlimited = state.limits.byteLimit <= 0
+        guard unlimited || value.count <= state.limits.byteLimit else {
           throw Error.objectFailedToPersist(
             reason:
               "the value (\(value.count) bytes) is larger than the byte limit of store '\(identifier)' (\(state.limits.byteLimit) bytes)"
@@ -263,17 +265,24 @@ public final class PersistenceController: @unchecked Sendable {
             created_at = excluded.created_at, accessed_at = excluded.accessed_at,
             age_limit = excluded.age_limit
           """)
-        insert.bind(1, identifier)
-        insert.bind(2, key)
-        insert.bind(3, value)
+        guard value.count <= insert.maximumLength else {
+          throw Error.objectFailedToPersist(
+            reason:
+              "the value (\(value.count) bytes) is larger than SQLite's limit of \(insert.maximumLength) bytes"
+          )
+        }
+        try insert.bind(1, identifier)
+        try insert.bind(2, key)
+        try insert.bind(3, value)
         insert.bind(4, value.count)
         insert.bind(5, time)
         insert.bind(6, time)
         insert.bind(7, ageLimit)
         try insert.step()
         span.setAttribute("sql", "INSERT … ON CONFLICT UPDATE entry")
+        try trimExpiredPeriodically(db, limits: state.limits, time: time, span: span)
         // Only a write that may have crossed the limit pays for reading the new total.
-        guard state.totalBytes + value.count > state.limits.byteLimit else { return [] }
+        guard !unlimited, state.totalBytes + value.count > state.limits.byteLimit else { return [] }
         let trimmed = try trimLeastRecentlyUsed(db, toBytes: state.limits.byteLimit)
         if !trimmed.isEmpty { span.setAttribute("trimmed", trimmed.joined(separator: ", ")) }
         return trimmed
@@ -333,6 +342,8 @@ public final class PersistenceController: @unchecked Sendable {
         return found
       }
       span.setAttribute("found", String(found.count))
+      span.setAttribute("bytes", String(found.reduce(0) { $0 + $1.value.count }))
+      span.setAttribute("sql", "SELECT entry")
       guard !found.isEmpty else { throw Error.objectNotFound(store: identifier, keys: keys) }
       return found
     }
@@ -371,33 +382,33 @@ public final class PersistenceController: @unchecked Sendable {
 
   /// Keys in key order, optionally those starting with `prefix`, at most `limit`.
   ///
-  /// The prefix is a range query on the primary key, so it stays fast with many keys.
+  /// The prefix is a range query on the primary key, so it stays fast with many keys. In TTL
+  /// mode expired entries are left out, as they read as missing.
   public func keys(prefix: String = "", limit: Int? = nil) throws -> [String] {
-    try workspace.read { db in
-      _ = try storeLimits(db)
+    try traced("keys", [("prefix", prefix)], sql: "SELECT key FROM entry") { db, limits in
       var sql = "SELECT key FROM entry WHERE store = ? AND key >= ?"
       var arguments: StatementArguments = [identifier, prefix]
       if let upper = Self.prefixUpperBound(prefix) {
         sql += " AND key < ?"
         arguments += [upper]
       }
-      sql += " ORDER BY key LIMIT ?"
-      arguments += [limit ?? -1]
+      sql += " AND \(Self.liveCondition) ORDER BY key LIMIT ?"
+      arguments += liveArguments(limits) + [limit ?? -1]
       return try String.fetchAll(db, sql: sql, arguments: arguments)
     }
   }
 
-  /// Every entry's metadata, in key order, with the latest access times.
+  /// Every entry's metadata, in key order, with the latest access times (expired ones left out
+  /// in TTL mode).
   public func entries() throws -> [EntryInfo] {
     try workspace.flushPendingTouches()
-    return try workspace.read { db in
-      _ = try storeLimits(db)
-      return try Row.fetchAll(
+    return try traced("entries", [], sql: "SELECT entry") { db, limits in
+      try Row.fetchAll(
         db,
         sql: """
           SELECT key, bytes, created_at, accessed_at, access_count, age_limit FROM entry
-          WHERE store = ? ORDER BY key
-          """, arguments: [identifier]
+          WHERE store = ? AND \(Self.liveCondition) ORDER BY key
+          """, arguments: [identifier] + liveArguments(limits)
       ).map { row in
         EntryInfo(
           key: row["key"], bytes: row["bytes"],
@@ -409,21 +420,43 @@ public final class PersistenceController: @unchecked Sendable {
     }
   }
 
-  /// The total byte count of the store's values.
+  /// The total byte count of the store's values, expired ones included until they are trimmed.
   public func byteCount() throws -> Int {
-    try workspace.read { db in try storeTotals(db).bytes }
+    try traced("byteCount", [], sql: "SELECT store") { db, _ in try storeTotals(db).bytes }
   }
 
-  /// The byte count of one key's value; `objectNotFound` when it is missing.
+  /// The byte count of one key's value; `objectNotFound` when it is missing (or expired, in TTL
+  /// mode).
   public func byteCount(forKey key: String) throws -> Int {
-    let bytes = try workspace.read { db -> Int? in
-      _ = try storeLimits(db)
-      return try Int.fetchOne(
-        db, sql: "SELECT bytes FROM entry WHERE store = ? AND key = ?",
-        arguments: [identifier, key])
+    let bytes = try traced("byteCount", [("key", key)], sql: "SELECT bytes FROM entry") {
+      db, limits in
+      try Int.fetchOne(
+        db, sql: "SELECT bytes FROM entry WHERE store = ? AND key = ? AND \(Self.liveCondition)",
+        arguments: [identifier, key] + liveArguments(limits))
     }
     guard let bytes else { throw Error.objectNotFound(store: identifier, keys: [key]) }
     return bytes
+  }
+
+  /// The SQL condition that an entry has not expired in TTL mode; see `liveArguments`.
+  static let liveCondition =
+    "NOT (? AND coalesce(age_limit, ?) > 0 AND created_at + coalesce(age_limit, ?) <= ?)"
+
+  private func liveArguments(_ limits: Limits) -> StatementArguments {
+    [limits.ttl, limits.ageLimit, limits.ageLimit, now().timeIntervalSince1970]
+  }
+
+  /// Runs a read inside a span that names the store, the operation's attributes and its SQL.
+  private func traced<T>(
+    _ operation: String, _ attributes: [(key: String, value: String)], sql: String,
+    _ body: (Database, Limits) throws -> T
+  ) throws -> T {
+    try tracer.withSpan(
+      "PersistenceController", operation, attributes: [("store", identifier)] + attributes
+    ) { span in
+      span.setAttribute("sql", sql)
+      return try workspace.read { db in try body(db, storeLimits(db)) }
+    }
   }
 
   /// Removes entries as `trim` says; returns the removed keys.
@@ -449,6 +482,7 @@ public final class PersistenceController: @unchecked Sendable {
         }
       }
       span.setAttribute("removed", String(removed.count))
+      span.setAttribute("sql", "DELETE entry")
       return removed
     }
   }
@@ -474,7 +508,7 @@ public final class PersistenceController: @unchecked Sendable {
   {
     let select = try FastStatement(
       db, "SELECT byte_limit, age_limit, ttl, total_bytes, entry_count FROM store WHERE name = ?")
-    select.bind(1, identifier)
+    try select.bind(1, identifier)
     guard try select.step() else {
       let names = try String.fetchAll(db, sql: "SELECT name FROM store")
       throw Error.unknownStore(
@@ -496,8 +530,8 @@ public final class PersistenceController: @unchecked Sendable {
     let time = now().timeIntervalSince1970
     let select = try FastStatement(
       db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?")
-    select.bind(1, identifier)
-    select.bind(2, key)
+    try select.bind(1, identifier)
+    try select.bind(2, key)
     guard try select.step() else { return nil }
     defer { select.finish() }
     let ageLimit = select.isNull(2) ? limits.ageLimit : select.double(2)
@@ -507,8 +541,22 @@ public final class PersistenceController: @unchecked Sendable {
     return value
   }
 
+  /// Trims by least recent access to `limit` bytes; a limit of 0 means none, as in PINCache.
   private func trimLeastRecentlyUsed(_ db: Database, toBytes limit: Int) throws -> [String] {
-    try trimOrdered(db, toBytes: limit, order: "accessed_at, key")
+    guard limit > 0 else { return [] }
+    return try trimOrdered(db, toBytes: limit, order: "accessed_at, key")
+  }
+
+  /// Removes expired entries at the first write to the store, then at most once a minute: the
+  /// timer PINCache runs for its age limit, without a timer.
+  private func trimExpiredPeriodically(_ db: Database, limits: Limits, time: Double, span: Span)
+    throws
+  {
+    guard limits.ageLimit > 0, workspace.claimAgeTrim(store: identifier, at: time) else { return }
+    let removed = try deleteReturningKeys(
+      db, condition: "created_at + coalesce(age_limit, ?) <= ? AND coalesce(age_limit, ?) > 0",
+      arguments: [identifier, limits.ageLimit, time, limits.ageLimit])
+    if !removed.isEmpty { span.setAttribute("expired", removed.joined(separator: ", ")) }
   }
 
   /// Deletes entries in `order` until the store holds at most `limit` bytes.

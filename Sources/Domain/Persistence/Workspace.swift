@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Why a workspace cannot be opened or written.
 ///
@@ -9,6 +10,10 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
   case notADatabase(path: String, detail: String)
   /// The file was migrated by a newer archsh: it has migrations this one does not know.
   case newerSchema(path: String, unknown: [String], known: String)
+  /// The file is a SQLite database of some other application.
+  case foreignDatabase(path: String)
+  /// The workspace is damaged.
+  case damaged(path: String, detail: String)
   /// The file or its directory cannot be written; reads still work.
   case readOnly(path: String, operation: String)
   /// The file could not be created or opened.
@@ -25,6 +30,11 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
       let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
       return
         "'\(path)' was written by a newer archsh (schema \(names); this archsh knows up to '\(known)'); the file was left untouched"
+    case .foreignDatabase(let path):
+      return
+        "'\(path)' is a SQLite database but not an archsh workspace; the file was left untouched"
+    case .damaged(let path, let detail):
+      return "the workspace '\(path)' is damaged: \(detail)"
     case .readOnly(let path, let operation):
       return "the workspace '\(path)' is read-only, so \(operation) cannot write; reads still work"
     case .cannotOpen(let path, let detail):
@@ -50,10 +60,25 @@ public final class Workspace: @unchecked Sendable {
   public let isReadOnly: Bool
 
   let queue: DatabaseQueue
+  /// Guards the write-behind state and the atomic flag, which async forms reach from other threads.
+  private let stateLock = NSLock()
   private var atomicDepth = 0
   /// Access times and counts of reads not yet written: store, key, last time, count.
   private var pendingTouches: [String: [String: (time: Double, count: Int)]] = [:]
   private var pendingTouchCount = 0
+
+  /// When each store last had its expired entries removed, by this process.
+  private var lastAgeTrim: [String: Double] = [:]
+
+  /// Whether a write to `store` at `time` should remove expired entries: the first time, then at
+  /// most once a minute.
+  func claimAgeTrim(store: String, at time: Double) -> Bool {
+    stateLock.withLock {
+      if let last = lastAgeTrim[store], time - last < 60 { return false }
+      lastAgeTrim[store] = time
+      return true
+    }
+  }
 
   /// How many reads are remembered before their access times are written in one transaction.
   static let touchBatch = 1000
@@ -139,7 +164,8 @@ public final class Workspace: @unchecked Sendable {
     if !exists { try Self.createPrivateFile(path) }
     isReadOnly = Self.isWriteProtected(path)
     configuration.readonly = isReadOnly
-    configuration.journalMode = isReadOnly ? .default : .wal
+    // Opened without touching the journal mode: a file is checked before anything is written to
+    // it, and switched to WAL only once it is known to be an archsh workspace.
     do {
       queue = try DatabaseQueue(path: path, configuration: configuration)
     } catch let error as DatabaseError where Self.isNotADatabase(error) {
@@ -148,7 +174,13 @@ public final class Workspace: @unchecked Sendable {
       throw .cannotOpen(path: path, detail: String(describing: error))
     }
     try checkSchema()
-    if !isReadOnly { try migrate() }
+    guard !isReadOnly else { return }
+    do {
+      try queue.inDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+    } catch {
+      throw .cannotOpen(path: path, detail: "cannot switch to WAL: \(error)")
+    }
+    try migrate()
   }
 
   /// Runs `body` with the database: inside the open atomic transaction, or in a new transaction.
@@ -162,11 +194,24 @@ public final class Workspace: @unchecked Sendable {
           try flushTouches(db)
           return try body(db)
         }
+        // Recorded reads are written in a transaction of their own first, so that a command
+        // that fails and rolls back cannot take them with it.
+        if pendingTouchTotal > 0 {
+          try FastStatement(db, "BEGIN IMMEDIATE").step()
+          do {
+            try flushTouches(db)
+            try FastStatement(db, "COMMIT").step()
+            touchesCommitted()
+          } catch {
+            if db.isInsideTransaction { try? FastStatement(db, "ROLLBACK").step() }
+            restoreTouches()
+            throw error
+          }
+        }
         // BEGIN and COMMIT as cached statements: GRDB's inTransaction prepares both anew each
         // time, which cost a third of a one-line persist (measured with callgrind).
         try FastStatement(db, "BEGIN IMMEDIATE").step()
         do {
-          try flushTouches(db)
           let result = try body(db)
           try FastStatement(db, "COMMIT").step()
           return result
@@ -190,7 +235,7 @@ public final class Workspace: @unchecked Sendable {
     } catch let error as DatabaseError {
       throw translate(error, operation: "reading")
     }
-    if pendingTouchCount >= Self.touchBatch { try flushPendingTouches() }
+    if pendingTouchTotal >= Self.touchBatch { flushTouchesIfFree() }
     return result
   }
 
@@ -204,22 +249,94 @@ public final class Workspace: @unchecked Sendable {
   /// data. A read-only workspace records nothing.
   func recordTouch(store: String, key: String, time: Double) {
     guard !isReadOnly else { return }
-    let previous = pendingTouches[store, default: [:]][key]
-    pendingTouches[store, default: [:]][key] = (time, (previous?.count ?? 0) + 1)
-    if previous == nil { pendingTouchCount += 1 }
+    stateLock.withLock {
+      let previous = pendingTouches[store, default: [:]][key]
+      pendingTouches[store, default: [:]][key] = (
+        max(time, previous?.time ?? time), (previous?.count ?? 0) + 1
+      )
+      pendingTouchCount += 1
+    }
   }
 
-  /// Writes the remembered access times now.
+  /// How many reads are waiting to be written.
+  private var pendingTouchTotal: Int { stateLock.withLock { pendingTouchCount } }
+
+  /// Writes the remembered access times now, waiting for the write lock like any write.
   public func flushPendingTouches() throws {
-    guard pendingTouchCount > 0 else { return }
+    guard pendingTouchTotal > 0 else { return }
     try write("recording access times") { _ in }
   }
 
+  /// Writes the remembered access times if no other process holds the write lock: a read never waits or fails for them.
+  ///
+  /// What cannot be written now stays for the next attempt.
+  private func flushTouchesIfFree() {
+    _ = try? queue.inDatabase { db in
+      guard !db.isInsideTransaction, let connection = db.sqliteConnection else { return }
+      sqlite3_busy_timeout(connection, 0)
+      defer { sqlite3_busy_timeout(connection, 5000) }
+      try FastStatement(db, "BEGIN IMMEDIATE").step()
+      do {
+        try flushTouches(db)
+        try FastStatement(db, "COMMIT").step()
+        touchesCommitted()
+      } catch {
+        if db.isInsideTransaction { try? FastStatement(db, "ROLLBACK").step() }
+        restoreTouches()
+        throw error
+      }
+    }
+  }
+
+  /// The touches taken by the last `flushTouches`, kept until its transaction commits.
+  private var flushingTouches: [String: [String: (time: Double, count: Int)]] = [:]
+  private var flushingCount = 0
+
+  private func restoreTouches() {
+    stateLock.withLock {
+      for (store, keys) in flushingTouches {
+        for (key, touch) in keys {
+          let current = pendingTouches[store, default: [:]][key]
+          pendingTouches[store, default: [:]][key] = (
+            max(touch.time, current?.time ?? touch.time), touch.count + (current?.count ?? 0)
+          )
+        }
+      }
+      pendingTouchCount += flushingCount
+      flushingTouches = [:]
+      flushingCount = 0
+    }
+  }
+
+  /// Forgets the flushed touches once their transaction has committed.
+  private func touchesCommitted() {
+    stateLock.withLock {
+      flushingTouches = [:]
+      flushingCount = 0
+    }
+  }
+
+  /// Writes the pending touches in the open transaction.
+  ///
+  /// They are kept aside until the transaction commits (`touchesCommitted`) or rolls back
+  /// (`restoreTouches`).
   private func flushTouches(_ db: Database) throws {
-    guard pendingTouchCount > 0 else { return }
-    let touches = pendingTouches
-    pendingTouches = [:]
-    pendingTouchCount = 0
+    let (touches, count) = stateLock.withLock {
+      let taken = (pendingTouches, pendingTouchCount)
+      pendingTouches = [:]
+      pendingTouchCount = 0
+      for (store, keys) in taken.0 {
+        for (key, touch) in keys {
+          let kept = flushingTouches[store, default: [:]][key]
+          flushingTouches[store, default: [:]][key] = (
+            max(touch.time, kept?.time ?? touch.time), touch.count + (kept?.count ?? 0)
+          )
+        }
+      }
+      flushingCount += taken.1
+      return taken
+    }
+    guard count > 0 else { return }
     for (store, keys) in touches {
       for (key, touch) in keys {
         let update = try FastStatement(
@@ -228,8 +345,8 @@ public final class Workspace: @unchecked Sendable {
         )
         update.bind(1, touch.time)
         update.bind(2, touch.count)
-        update.bind(3, store)
-        update.bind(4, key)
+        try update.bind(3, store)
+        try update.bind(4, key)
         try update.step()
       }
     }
@@ -237,30 +354,30 @@ public final class Workspace: @unchecked Sendable {
 
   /// Starts the transaction that makes a whole script atomic.
   public func beginAtomic() throws {
-    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "--atomic") }
+    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "'--atomic'") }
     try queue.inDatabase { db in try db.beginTransaction(.immediate) }
-    atomicDepth = 1
+    stateLock.withLock { atomicDepth = 1 }
   }
 
   /// Ends the atomic transaction: commits when `commit`, rolls back otherwise.
   public func endAtomic(commit: Bool) throws {
-    guard atomicDepth > 0 else { return }
-    atomicDepth = 0
+    guard stateLock.withLock({ atomicDepth }) > 0 else { return }
+    stateLock.withLock { atomicDepth = 0 }
     try queue.inDatabase { db in
       guard db.isInsideTransaction else { return }
       if commit {
         try flushTouches(db)
         try db.commit()
+        touchesCommitted()
       } else {
-        pendingTouches = [:]
-        pendingTouchCount = 0
         try db.rollback()
+        restoreTouches()
       }
     }
   }
 
   /// Whether an atomic transaction is open.
-  public var isAtomic: Bool { atomicDepth > 0 }
+  public var isAtomic: Bool { stateLock.withLock { atomicDepth > 0 } }
 
   // MARK: - Information
 
@@ -292,9 +409,27 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  /// Runs `PRAGMA integrity_check` and returns its lines (`ok` when the file is sound).
+  /// Runs `PRAGMA integrity_check`, then checks that each store's entry count and byte total (kept by triggers) match its entries.
+  ///
+  /// Returns `["ok"]` when all is sound.
   public func integrityCheck() throws -> [String] {
-    try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    try read { db in
+      let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+      guard lines == ["ok"] else { return lines }
+      let mismatches = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT s.name, s.entry_count, s.total_bytes, count(e.key) AS row_count, coalesce(sum(e.bytes), 0) AS byte_sum
+          FROM store s LEFT JOIN entry e ON e.store = s.name
+          GROUP BY s.name HAVING s.entry_count != row_count OR s.total_bytes != byte_sum
+          """)
+      guard !mismatches.isEmpty else { return ["ok"] }
+      return mismatches.map { row in
+        let name: String = row[0]
+        return
+          "store '\(name)' counts \(row[1] as Int) entries and \(row[2] as Int) bytes, but holds \(row[3] as Int) and \(row[4] as Int)"
+      }
+    }
   }
 
   // MARK: - Private
@@ -326,8 +461,12 @@ public final class Workspace: @unchecked Sendable {
     do {
       try queue.inDatabase { db in
         // Reading the schema is what reveals a file that is not a database.
-        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
-        guard try db.tableExists("grdb_migrations") else { return }
+        let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        guard try db.tableExists("grdb_migrations") else {
+          // Another application's database: archsh neither converts nor adds to it.
+          if tables > 0 { throw WorkspaceError.foreignDatabase(path: path) }
+          return
+        }
         let known = Set(Self.migrator.migrations)
         let unknown = try Self.migrator.appliedIdentifiers(db).subtracting(known).sorted()
         if !unknown.isEmpty {
@@ -347,7 +486,10 @@ public final class Workspace: @unchecked Sendable {
     if error.resultCode == .SQLITE_READONLY {
       return WorkspaceError.readOnly(path: path, operation: operation)
     }
-    if Self.isNotADatabase(error) {
+    if error.resultCode == .SQLITE_CORRUPT {
+      return WorkspaceError.damaged(path: path, detail: Self.sqliteMessage(error))
+    }
+    if error.resultCode == .SQLITE_NOTADB {
       return WorkspaceError.notADatabase(path: path, detail: Self.sqliteMessage(error))
     }
     return WorkspaceError.database(

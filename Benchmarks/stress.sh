@@ -32,3 +32,24 @@ for trial in $(seq 1 "$TRIALS"); do
   esac
 done
 echo "stress: $TRIALS trials (full run $full_ms ms), $none with no keys, $all with all 100,000, every db check ok"
+
+# Concurrency at full strength: 8 processes persist 5,000 keys each into one new workspace.
+shared=$work/shared.sqlite
+for writer in $(seq 1 8); do
+  for i in $(seq 1 5000); do echo "store persist generalCache w$writer-$i v$i"; done > "$work/w$writer.ash"
+done
+pids=()
+for writer in $(seq 1 8); do
+  "$ARCHSH" --db "$shared" -f "$work/w$writer.ash" 2> "$work/w$writer.err" &
+  pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
+errors=$(cat "$work"/w*.err)
+count=$("$ARCHSH" --db "$shared" --json -c 'db info' | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"]["generalCache"])')
+check=$("$ARCHSH" --db "$shared" -c 'db check')
+if [ "$failed" != 0 ] || [ -n "$errors" ] || [ "$count" != 40000 ] || [ "$check" != ok ]; then
+  echo "concurrency: $failed failed processes, $count keys, db check: $check, errors: $errors"
+  exit 1
+fi
+echo "concurrency: 8 processes x 5,000 persists into one new workspace: 40,000 keys, no errors, db check ok"

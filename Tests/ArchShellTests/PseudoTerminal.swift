@@ -86,7 +86,7 @@ final class PseudoTerminal {
   /// arrives in between is taken by the terminal's line discipline instead (a person never types
   /// that fast), so the key waits for that moment to pass.
   func press(_ key: String) {
-    usleep(100_000)
+    usleep(250_000)
     type(key)
   }
 

@@ -157,7 +157,7 @@ struct StoreEndToEndTests {
       process.environment = Binary.environment(home: directory)
       process.standardOutput = FileHandle.nullDevice
       try process.run()
-      let fraction = [0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.97, 1.02, 1.05, 1.15][trial]
+      let fraction = [0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 0.97, 1.02, 1.2, 2.0][trial]
       usleep(UInt32(duration * fraction * 1_000_000))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()

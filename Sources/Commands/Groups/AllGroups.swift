@@ -9,6 +9,7 @@ public enum AllGroups {
     FactoryGroup.group,
     DatabaseGroup.group,
     StoreGroup.group,
+    ParseGroup.group,
   ]
 
   /// The registry built from `groups`.

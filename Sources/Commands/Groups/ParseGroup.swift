@@ -1,0 +1,78 @@
+import Domain
+
+/// `parse`: Lickability's Parser type: a file or JSON in, models out.
+enum ParseGroup {
+  static let group = CommandGroup(
+    "parse", summary: "turn files and JSON into models (AcknowParser, GameParser)",
+    discussion: """
+      Parsers take raw input and produce models, and nothing else: no networking, no \
+      persistence. AcknowParser reads a CocoaPods acknowledgements plist; GameParser shows the \
+      guide's newer example, which throws invalidInput when the JSON lacks a name.
+      """,
+    commands: [acknowledgements, game])
+
+  static let acknowledgements = Command(
+    "acknowledgements",
+    summary: "parse a CocoaPods acknowledgements plist: header, libraries, footer",
+    discussion: """
+      The header and footer are the FooterText of the first and last PreferenceSpecifiers; the \
+      groups between them are the libraries. Deliberate difference: the seed turns an \
+      unreadable plist into an empty dictionary; archsh says what is wrong.
+      """,
+    signature: Signature([.argument("FILE", .path, "the .plist file")]),
+    examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"]
+  ) { invocation in
+    let file = invocation.arguments.word("FILE") ?? Word("")
+    let parser: AcknowParser
+    do {
+      parser = try invocation.session.tracer.withSpan(
+        "AcknowParser", "init(plistPath:)", attributes: [("path", file.text)]
+      ) { _ in
+        try AcknowParser(plistPath: file.text)
+      }
+    } catch {
+      throw ShellError(
+        String(describing: error), hint: "give the path to an acknowledgements .plist",
+        at: file.offset)
+    }
+    let (header, footer) = parser.parseHeaderAndFooter()
+    let acknowledgements = parser.parseAcknowledgements()
+    return .sequence([
+      .record([
+        Field("header", header.map(Value.string) ?? .null),
+        Field("footer", footer.map(Value.string) ?? .null),
+        Field("libraries", .int(acknowledgements.count)),
+      ]),
+      .table(
+        Table(
+          columns: ["title", "license", "text"],
+          rows: acknowledgements.map { acknow in
+            [
+              .string(acknow.title), acknow.license.map(Value.string) ?? .null,
+              .string(excerpt(acknow.text)),
+            ]
+          })),
+    ])
+  }
+
+  static let game = Command(
+    "game", summary: "parse a game from JSON with GameParser; invalidInput without a name",
+    signature: Signature([.argument("JSON", .text, "a JSON object, quoted")]),
+    examples: [#"parse game '{"name": "Tetris"}'"#, #"parse game '{"title": "no name"}'"#]
+  ) { invocation in
+    let json = invocation.arguments.word("JSON") ?? Word("")
+    do {
+      let game = try GameParser().parse(text: json.text)
+      return .record([Field("name", .string(game.name))])
+    } catch {
+      throw ShellError(
+        String(describing: error), hint: #"for example '{"name": "Tetris"}'"#, at: json.offset)
+    }
+  }
+
+  /// The first line of a license text, cut to 60 characters.
+  static func excerpt(_ text: String) -> String {
+    let line = text.split(separator: "\n").first.map(String.init) ?? ""
+    return line.count > 60 ? String(line.prefix(59)) + "…" : line
+  }
+}

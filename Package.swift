@@ -11,6 +11,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // The architecture itself: controllers, factories, tracing. No terminal, no shell words.
@@ -21,8 +23,16 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
+    // The embedded REST backend, on Hummingbird; it shares only the wire format with Domain.
+    .target(
+      name: "DemoAPI",
+      dependencies: [
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Domain"]),
+    .target(name: "Commands", dependencies: ["Domain", "DemoAPI"]),
     // libedit, through its readline-compatible API and a few non-variadic wrappers.
     .systemLibrary(
       name: "CEdit",
@@ -38,7 +48,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+    .testTarget(name: "DomainTests", dependencies: ["Domain", "DemoAPI"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Domain"]),
     .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"], exclude: ["Fixtures"]),
   ]

@@ -46,7 +46,9 @@ enum Launcher {
   }
 
   static func run(_ options: LaunchOptions) -> Int32 {
-    let session = Session(options: SessionOptions(databasePath: databasePath(options)))
+    let session = Session(
+      options: SessionOptions(
+        databasePath: databasePath(options), apiURL: options.api ?? variable("ARCHSH_API")))
     if options.json { session.outputMode = .json }
     var settings = InterpreterSettings()
     settings.keepGoing = options.keepGoing

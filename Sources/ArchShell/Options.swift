@@ -31,6 +31,12 @@ struct Options: ParsableCommand {
   )
   var db: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Another server for the networking commands (default: the embedded demo API).",
+      valueName: "url"))
+  var api: String?
+
   @Flag(help: "Print results as JSON, one document per command.")
   var json = false
 
@@ -68,7 +74,8 @@ struct Options: ParsableCommand {
     case "--version": throw CleanExit.message("archsh \(Options.version)")
     default:
       let known = [
-        "--db", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--help", "--version",
+        "--db", "--api", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--help",
+        "--version",
       ]
       let name = String(first.prefix { $0 != "=" })
       let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
@@ -96,7 +103,7 @@ struct Options: ParsableCommand {
         index += 2
         continue
       }
-      if argument == "--db" || argument == "--" {
+      if argument == "--db" || argument == "--api" || argument == "--" {
         index += 2
         continue
       }
@@ -114,6 +121,7 @@ struct LaunchOptions: Equatable {
   /// The script's arguments with `-f`; otherwise a command to run.
   var words: [String] = []
   var database: String?
+  var api: String?
   var json = false
   var keepGoing = false
   var echo = false
@@ -128,6 +136,7 @@ struct LaunchOptions: Equatable {
     actions = Options.orderedActions(arguments)
     words = options.words
     database = options.db
+    api = options.api
     json = options.json
     keepGoing = options.keepGoing
     echo = options.echo
@@ -153,17 +162,17 @@ struct LaunchOptions: Equatable {
     while index < arguments.count {
       let argument = arguments[index]
       switch argument {
-      case "-c", "-f", "--db":
+      case "-c", "-f", "--db", "--api":
         guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else { return nil }
         let value = arguments[index + 1]
         if argument == "-c" {
           result.actions.append(.line(value))
         } else {
           guard seen.insert(argument).inserted else { return nil }
-          if argument == "-f" {
-            result.actions.append(.file(value))
-          } else {
-            result.database = value
+          switch argument {
+          case "-f": result.actions.append(.file(value))
+          case "--db": result.database = value
+          default: result.api = value
           }
         }
         index += 2

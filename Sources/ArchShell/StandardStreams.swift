@@ -26,6 +26,8 @@ final class StandardStreams: OutputSink {
     Self.write(text, to: 2)
   }
 
+  func flush() { Self.flush() }
+
   /// Writes out what standard output holds.
   static func flush() {
     guard !buffer.isEmpty else { return }

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite("archsh binary", .serialized)
 struct EndToEndTests {
   @Test("-c runs one line; several -c and -f run in the order given")
@@ -177,5 +181,75 @@ struct ScriptDetailTests {
     #expect(
       try Binary.run(["-c", "unset \"a\\nb\""]).stderr
         == "-c:1:7: error: no variable 'a\\nb' ('vars' lists the variables)\n")
+  }
+}
+
+@Suite("networking through the binary", .serialized)
+struct NetworkEndToEndTests {
+  /// GETs `url` with URLSession, as curl would, and returns the body as text.
+  private func fetch(_ url: URL) throws -> String {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var body: Data?
+    URLSession.shared.dataTask(with: url) { data, _, _ in
+      body = data
+      done.signal()
+    }.resume()
+    _ = done.wait(timeout: .now() + 10)
+    return String(decoding: try #require(body), as: UTF8.self)
+  }
+
+  @Test("net get talks to the embedded API over real HTTP; net log lists the request")
+  func embedded() throws {
+    let result = try Binary.run(["--db", ":memory:", "-c", "net get /products/4", "-c", "net log"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("status:  200\n"))
+    #expect(result.stdout.contains("code:    OK\n"))
+    #expect(result.stdout.contains(#""name":"iPhone 14""#))
+    #expect(result.stdout.contains("GET     http://127.0.0.1:"))
+  }
+
+  @Test("errors: an API error status, and a refused connection with --api")
+  func errors() throws {
+    let missing = try Binary.run(["--db", ":memory:", "-c", "net get /products/999"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr == "-c:1:9: error: HTTP 404 ResourceNotFound: no product with id 999\n")
+    let refused = try Binary.run([
+      "--api", "http://127.0.0.1:9", "-c", "net api; net get /products/1",
+    ])
+    #expect(refused.status == 1)
+    #expect(
+      refused.stdout == "url:    http://127.0.0.1:9\nserver: external (--api or ARCHSH_API)\n")
+    #expect(
+      refused.stderr
+        == "-c:1:18: error: connection refused: nothing listens at http://127.0.0.1:9/products/1\n")
+  }
+
+  @Test("archsh serve prints its URL and answers curl-like requests until it is stopped")
+  func serve() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binary.path)
+    process.arguments = ["serve", "--port", "0", "--catalog-size", "30"]
+    process.environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
+    let output = Pipe()
+    process.standardOutput = output
+    // The server must not hold the test runner's own standard error open if the test fails.
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer {
+      // SIGKILL: a child of the test runner may inherit a signal mask that blocks SIGTERM.
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    var text = ""
+    let deadline = Date().addingTimeInterval(20)
+    while !text.contains("\n"), Date() < deadline {
+      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    }
+    #expect(text.hasPrefix("serving the demo API at http://127.0.0.1:"))
+    let url = try #require(
+      text.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+    let body = try fetch(try #require(URL(string: url + "/products?limit=1&offset=29")))
+    #expect(body.hasPrefix(#"{"code":"OK","data":[{"type":"product","id":30,"#))
+    #expect(body.hasSuffix(#""info":{"offset":29,"count":1,"total":30}}"#))
   }
 }

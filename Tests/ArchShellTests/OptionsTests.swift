@@ -13,6 +13,7 @@ struct OptionsTests {
     ["-cecho hi"], ["--db=x", "-c", "a"], ["--", "help"], ["--help"], ["--version"],
     ["-f", "a", "-f", "b"],
     ["--db", "a", "--db", "b"], ["-c"], ["--jsno"], ["-f", "s.ash", "--bogus"],
+    ["--api", "http://127.0.0.1:9", "-c", "net api"], ["--api=http://x", "-c", "net api"],
   ]
 
   @Test(

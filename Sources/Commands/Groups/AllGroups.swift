@@ -10,6 +10,7 @@ public enum AllGroups {
     DatabaseGroup.group,
     StoreGroup.group,
     ParseGroup.group,
+    NetGroup.group,
   ]
 
   /// The registry built from `groups`.

@@ -6,7 +6,7 @@ enum Builtins {
   static let group = CommandGroup(
     "", summary: "the shell's own commands",
     commands: [
-      help, set, unset, vars, echo, source, expect, time, sleep, history, output, quit, exit,
+      help, set, unset, vars, echo, source, expect, time, sleep, history, output, serve, quit, exit,
     ])
 
   static let help = Command(

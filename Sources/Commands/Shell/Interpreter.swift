@@ -7,6 +7,13 @@ public protocol OutputSink: AnyObject {
   func standardOutput(_ text: String)
   /// Writes `text` (which ends with its own newline) to standard error.
   func standardError(_ text: String)
+  /// Writes out anything standard output holds back.
+  func flush()
+}
+
+extension OutputSink {
+  /// Sinks that hold nothing back have nothing to flush.
+  public func flush() {}
 }
 
 /// How the interpreter behaves, from the process options.
@@ -274,6 +281,13 @@ public final class Interpreter {
     guard let commands = try? Lexer.lex(text) else { return false }
     guard let first = commands.first?.words.first else { return true }
     return !first.hasVariables && first.text == "expect"
+  }
+
+  /// Prints a line at once, before the command finishes: for commands that run until stopped,
+  /// such as `serve`, whose output must be seen while they run.
+  public func announce(_ text: String) {
+    sink.standardOutput(text + "\n")
+    sink.flush()
   }
 
   /// Forgets earlier failures, so that an error in the rc file does not decide the exit status of

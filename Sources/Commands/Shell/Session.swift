@@ -1,4 +1,6 @@
+import DemoAPI
 import Domain
+import Foundation
 
 /// How command output is printed.
 public enum OutputMode: String, Sendable {
@@ -26,10 +28,14 @@ public struct Variable: Equatable, Sendable {
 public struct SessionOptions: Sendable {
   /// The workspace database path given with `--db`, if any.
   public var databasePath: String?
+  /// Another server for the networking controllers (`--api URL` or `$ARCHSH_API`); nil starts
+  /// the embedded demo API when first needed.
+  public var apiURL: String?
 
   /// Creates options.
-  public init(databasePath: String? = nil) {
+  public init(databasePath: String? = nil, apiURL: String? = nil) {
     self.databasePath = databasePath
+    self.apiURL = apiURL
   }
 }
 
@@ -62,6 +68,45 @@ public final class Session {
 
   /// The tracer that controllers report to.
   public var tracer: Tracer { factory.tracer }
+
+  private var embeddedAPI: DemoAPI?
+  private var controller: NetworkController?
+
+  /// The API in use: `--api`, or the embedded demo API, started on first use.
+  public func api() throws(ShellError) -> (url: URL, isEmbedded: Bool) {
+    if let text = options.apiURL {
+      guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https",
+        url.host != nil
+      else {
+        throw ShellError(
+          "'\(text)' is not an http URL", hint: "for example --api http://127.0.0.1:8080")
+      }
+      return (url, false)
+    }
+    if let embeddedAPI { return (embeddedAPI.baseURL, true) }
+    do {
+      let server = try tracer.withSpan("DemoAPI", "start") { span in
+        let server = try DemoAPI.start()
+        span.setAttribute("url", server.baseURL.absoluteString)
+        return server
+      }
+      embeddedAPI = server
+      return (server.baseURL, true)
+    } catch {
+      throw ShellError(String(describing: error))
+    }
+  }
+
+  /// The NetworkController for the API in use.
+  public func networkController() throws(ShellError) -> NetworkController {
+    if let controller { return controller }
+    let made = NetworkController(baseURL: try api().url, tracer: tracer)
+    controller = made
+    return made
+  }
+
+  /// The last requests, or none before the first.
+  public func networkLog() -> [NetworkLogEntry] { controller?.log ?? [] }
 
   /// Opens the transaction that makes the whole run atomic (`--atomic`).
   public func beginAtomic() throws {

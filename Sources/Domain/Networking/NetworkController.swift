@@ -1,0 +1,291 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request for NetworkController: a method, a path (or an absolute URL), headers and a body.
+public struct NetworkRequest: Sendable {
+  /// The HTTP method, such as `GET`.
+  public var method: String
+  /// A path relative to the base URL, such as `/products/42`, or an absolute URL.
+  public var path: String
+  /// Extra request headers.
+  public var headers: [String: String]
+  /// The request body.
+  public var body: Data?
+
+  /// Creates a request.
+  public init(
+    method: String = "GET", path: String, headers: [String: String] = [:], body: Data? = nil
+  ) {
+    self.method = method
+    self.path = path
+    self.headers = headers
+    self.body = body
+  }
+}
+
+/// What a request returned, as in the seed: the response, the raw data, and the result of
+/// deserializing it.
+public struct NetworkResponse<Result: Sendable>: Sendable {
+  /// The HTTP response, when one arrived.
+  public let response: HTTPURLResponse?
+  /// The raw body.
+  public let data: Data?
+  /// The deserialized value, or why there is none.
+  public let result: Swift.Result<Result, NetworkError>
+  /// How long the request took, in milliseconds.
+  public let milliseconds: Double
+}
+
+/// Why a request failed.
+///
+/// Each case reads as one line.
+public enum NetworkError: Error, Equatable, CustomStringConvertible {
+  /// Nothing listens at the address.
+  case refused(url: String)
+  /// No answer within the timeout.
+  case timeout(url: String, seconds: Double)
+  /// The connection closed before a whole response arrived.
+  case dropped(url: String)
+  /// Another transport failure.
+  case transport(url: String, detail: String)
+  /// The response had no body (the seed's `emptyResponseData`).
+  case emptyResponseData(url: String)
+  /// The body did not decode; `path` names the field, such as `data.price`.
+  case decoding(path: String, detail: String)
+  /// The server answered with an error status, and the API's `code` and `message` when given.
+  case http(status: Int, code: String?, message: String?)
+  /// The path or base URL does not make a URL.
+  case badURL(String)
+
+  /// A one-line description.
+  public var description: String {
+    switch self {
+    case .refused(let url): return "connection refused: nothing listens at \(url)"
+    case .timeout(let url, let seconds):
+      return "timed out after \(Self.format(seconds)) s waiting for \(url)"
+    case .dropped(let url): return "the connection to \(url) was dropped before a response arrived"
+    case .transport(let url, let detail): return "request to \(url) failed: \(detail)"
+    case .emptyResponseData(let url): return "emptyResponseData: \(url) answered with no body"
+    case .decoding(let path, let detail):
+      return "cannot decode the response at '\(path)': \(detail)"
+    case .http(let status, let code, let message):
+      let api = [code, message].compactMap { $0 }.joined(separator: ": ")
+      return "HTTP \(status)" + (api.isEmpty ? "" : " \(api)")
+    case .badURL(let text): return "'\(text)' is not a URL"
+    }
+  }
+
+  private static func format(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+  }
+}
+
+/// One request as `net log` lists it.
+public struct NetworkLogEntry: Sendable, Equatable {
+  /// The method.
+  public var method: String
+  /// The full URL.
+  public var url: String
+  /// The HTTP status, or nil when the request failed before a response.
+  public var status: Int?
+  /// The body's length.
+  public var bytes: Int
+  /// How long it took.
+  public var milliseconds: Double
+}
+
+/// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000),
+/// over URLSession.
+///
+/// A transport error is a failure; data is deserialized (a throwing deserializer is a failure);
+/// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
+/// `message` when the body follows the BDModules convention.
+public final class NetworkController: @unchecked Sendable {
+  /// The URL that relative paths are resolved against.
+  public let baseURL: URL
+  /// The request timeout, in seconds.
+  public let timeout: Double
+  private let tracer: Tracing
+  private let session: URLSession
+  private let lock = NSLock()
+  private var entries: [NetworkLogEntry] = []
+
+  /// Creates a controller for `baseURL`.
+  public init(baseURL: URL, timeout: Double = 5, tracer: Tracing) {
+    self.baseURL = baseURL
+    self.timeout = timeout
+    self.tracer = tracer
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    configuration.timeoutIntervalForResource = timeout
+    session = URLSession(configuration: configuration)
+  }
+
+  /// The last requests, oldest first (at most 100).
+  public var log: [NetworkLogEntry] { lock.withLock { entries } }
+
+  /// Sends `request` and deserializes the body with `deserialize`.
+  public func perform<T: Sendable>(
+    _ request: NetworkRequest, deserialize: (Data) throws -> T
+  ) -> NetworkResponse<T> {
+    let url: URL
+    do {
+      url = try resolve(request.path)
+    } catch {
+      return NetworkResponse(response: nil, data: nil, result: .failure(error), milliseconds: 0)
+    }
+    let attributes = [
+      (key: "method", value: request.method), (key: "url", value: url.absoluteString),
+    ]
+    return tracer.withSpan(
+      "NetworkController", "\(request.method) \(url.path)", attributes: attributes
+    ) { span in
+      let (response, data, error, milliseconds) = send(request, to: url)
+      lock.withLock {
+        entries.append(
+          NetworkLogEntry(
+            method: request.method, url: url.absoluteString, status: response?.statusCode,
+            bytes: data?.count ?? 0,
+            milliseconds: milliseconds))
+        if entries.count > 100 { entries.removeFirst(entries.count - 100) }
+      }
+      if let status = response?.statusCode { span.setAttribute("status", String(status)) }
+      span.setAttribute("bytes", String(data?.count ?? 0))
+      let result: Result<T, NetworkError>
+      if let error {
+        result = .failure(error)
+      } else if let response, !(200..<300).contains(response.statusCode) {
+        result = .failure(Self.httpError(status: response.statusCode, data: data))
+      } else if let data, !data.isEmpty {
+        do {
+          result = .success(try deserialize(data))
+        } catch let error as NetworkError {
+          result = .failure(error)
+        } catch {
+          result = .failure(.decoding(path: "", detail: String(describing: error)))
+        }
+      } else {
+        result = .failure(.emptyResponseData(url: url.absoluteString))
+      }
+      if case .failure(let error) = result { span.setAttribute("error", error.description) }
+      return NetworkResponse(
+        response: response, data: data, result: result, milliseconds: milliseconds)
+    }
+  }
+
+  /// Sends `request` and returns the raw body.
+  public func perform(_ request: NetworkRequest) -> NetworkResponse<Data> {
+    perform(request) { $0 }
+  }
+
+  /// Sends `request` and decodes the body as JSON into `type`, naming the field path on failure.
+  public func perform<T: Decodable & Sendable>(_ request: NetworkRequest, decoding type: T.Type)
+    -> NetworkResponse<T>
+  {
+    perform(request) { data in
+      do {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(T.self, from: data)
+      } catch let error as DecodingError {
+        throw Self.describe(error)
+      }
+    }
+  }
+
+  // MARK: - Private
+
+  private func resolve(_ path: String) throws(NetworkError) -> URL {
+    if path.hasPrefix("http://") || path.hasPrefix("https://") {
+      guard let url = URL(string: path) else { throw .badURL(path) }
+      return url
+    }
+    let base =
+      baseURL.absoluteString.hasSuffix("/")
+      ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+    guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
+      throw .badURL(path)
+    }
+    return url
+  }
+
+  /// Sends on URLSession's own threads and waits: archsh runs one command at a time.
+  private func send(_ request: NetworkRequest, to url: URL) -> (
+    HTTPURLResponse?, Data?, NetworkError?, Double
+  ) {
+    var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
+    urlRequest.httpMethod = request.method
+    urlRequest.httpBody = request.body
+    for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox()
+    let start = DispatchTime.now().uptimeNanoseconds
+    let task = session.dataTask(with: urlRequest) { data, response, error in
+      box.set(data, response as? HTTPURLResponse, error)
+      done.signal()
+    }
+    task.resume()
+    done.wait()
+    let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    let (data, response, error) = box.get()
+    guard let error else { return (response, data, nil, milliseconds) }
+    return (response, data, classify(error, url: url), milliseconds)
+  }
+
+  private func classify(_ error: Error, url: URL) -> NetworkError {
+    let text = url.absoluteString
+    guard let urlError = error as? URLError else {
+      return .transport(url: text, detail: String(describing: error))
+    }
+    switch urlError.code {
+    case .cannotConnectToHost, .cannotFindHost: return .refused(url: text)
+    case .timedOut: return .timeout(url: text, seconds: timeout)
+    case .networkConnectionLost, .badServerResponse, .zeroByteResource: return .dropped(url: text)
+    default: return .transport(url: text, detail: urlError.localizedDescription)
+    }
+  }
+
+  /// The API's `code` and `message` from an error body, when it has them.
+  static func httpError(status: Int, data: Data?) -> NetworkError {
+    let object = data.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+    return .http(
+      status: status, code: object?["code"] as? String, message: object?["message"] as? String)
+  }
+
+  /// A decoding error with the path of the field it concerns, such as `data.price`.
+  static func describe(_ error: DecodingError) -> NetworkError {
+    func path(_ context: DecodingError.Context) -> String {
+      context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+        separator: "."
+      )
+      .replacingOccurrences(of: ".[", with: "[")
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+      let parent = path(context)
+      return .decoding(
+        path: parent.isEmpty ? key.stringValue : parent + "." + key.stringValue,
+        detail: "the field is missing")
+    case .typeMismatch(let type, let context):
+      return .decoding(path: path(context), detail: "expected \(type)")
+    case .valueNotFound(let type, let context):
+      return .decoding(path: path(context), detail: "expected \(type), found null")
+    case .dataCorrupted(let context):
+      return .decoding(path: path(context), detail: "the body is not valid JSON")
+    @unknown default:
+      return .decoding(path: "", detail: String(describing: error))
+    }
+  }
+}
+
+private final class ResultBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: (Data?, HTTPURLResponse?, Error?) = (nil, nil, nil)
+  func set(_ data: Data?, _ response: HTTPURLResponse?, _ error: Error?) {
+    lock.withLock { value = (data, response, error) }
+  }
+  func get() -> (Data?, HTTPURLResponse?, Error?) { lock.withLock { value } }
+}

@@ -1,0 +1,129 @@
+import DemoAPI
+import Foundation
+import Testing
+
+@testable import Domain
+
+/// The demo API, started once for these tests: real HTTP on 127.0.0.1.
+private let server: DemoAPI? = try? DemoAPI.start(catalogSize: 20)
+
+private struct Envelope<T: Decodable & Sendable>: Decodable, Sendable {
+  let code: String
+  let data: T
+}
+
+private struct Product: Decodable, Sendable, Equatable {
+  let id: Int
+  let name: String
+  let family: String
+  let priceCents: Int
+}
+
+private struct ProductWithWeight: Decodable, Sendable {
+  let id: Int
+  let weight: Double
+}
+
+/// Runs a blocking request on a Dispatch thread. The in-process server answers on Swift's
+/// cooperative pool; a test that blocked a pool thread while waiting could starve it (the archsh
+/// binary waits on its main thread instead).
+private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+  await withCheckedContinuation { continuation in
+    DispatchQueue.global().async { continuation.resume(returning: body()) }
+  }
+}
+
+@Suite("NetworkController over real HTTP", .serialized)
+struct NetworkTests {
+  private func controller(timeout: Double = 5) throws -> NetworkController {
+    let base = try #require(server?.baseURL)
+    return NetworkController(baseURL: base, timeout: timeout, tracer: Tracer())
+  }
+
+  @Test("a product decodes from the envelope, snake_case fields included")
+  func decodes() throws {
+    let response = try controller().perform(
+      NetworkRequest(path: "/products/2"), decoding: Envelope<Product>.self)
+    let envelope = try response.result.get()
+    #expect(envelope.code == "OK")
+    #expect(
+      envelope.data == Product(id: 2, name: "iPhone 15 Pro", family: "iPhones", priceCents: 99_900))
+    #expect(response.response?.statusCode == 200)
+  }
+
+  @Test("collections carry info, and the catalog has the requested size")
+  func collection() async throws {
+    let controller = try controller()
+    let response = await offPool { controller.perform(NetworkRequest(path: "/products?offset=18&limit=5")) }
+    let object = try JSONSerialization.jsonObject(with: try response.result.get()) as? [String: Any]
+    let info = object?["info"] as? [String: Int]
+    #expect(info == ["offset": 18, "count": 2, "total": 20])
+  }
+
+  @Test("a decoding error names the field path")
+  func decodingPath() async throws {
+    let controller = try controller()
+    let response = await offPool {
+      controller.perform(NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self)
+    }
+    #expect(throws: NetworkError.decoding(path: "data.weight", detail: "the field is missing")) {
+      try response.result.get()
+    }
+  }
+
+  @Test("an error status carries the API's code and message")
+  func httpError() async throws {
+    let controller = try controller()
+    let response = await offPool { controller.perform(NetworkRequest(path: "/products/999")) }
+    #expect(
+      throws: NetworkError.http(
+        status: 404, code: "ResourceNotFound", message: "no product with id 999")
+    ) {
+      try response.result.get()
+    }
+    #expect(
+      NetworkError.http(status: 404, code: "ResourceNotFound", message: "no product with id 999")
+        .description
+        == "HTTP 404 ResourceNotFound: no product with id 999")
+  }
+
+  @Test("a refused connection is a transport failure that says so")
+  func refused() throws {
+    let controller = NetworkController(
+      baseURL: try #require(URL(string: "http://127.0.0.1:9")), tracer: Tracer())
+    let response = controller.perform(NetworkRequest(path: "/products/1"))
+    #expect(throws: NetworkError.refused(url: "http://127.0.0.1:9/products/1")) {
+      try response.result.get()
+    }
+    #expect(controller.log.map(\.status) == [nil])
+  }
+
+  @Test("every request is logged with method, URL, status and bytes, and traced")
+  func logAndTrace() async throws {
+    let tracer = Tracer()
+    tracer.enable()
+    let base = try #require(server?.baseURL)
+    let controller = NetworkController(baseURL: base, tracer: tracer)
+    _ = await offPool { controller.perform(NetworkRequest(path: "/products/1")) }
+    #expect(
+      controller.log.map { "\($0.method) \($0.url) \($0.status ?? 0)" } == [
+        "GET \(base.absoluteString)/products/1 200"
+      ])
+    let span = try #require(tracer.drainCompleted().first)
+    #expect(span.operation == "GET /products/1")
+    #expect(span.attributes.map(\.key) == ["method", "url", "status", "bytes"])
+  }
+
+  @Test("the catalog starts with the example app's families and is the same every time")
+  func catalog() {
+    let catalog = Catalog(size: 40)
+    #expect(catalog.products.count == 40)
+    #expect(
+      Array(Set(catalog.products.prefix(15).map(\.family))).sorted() == [
+        "Apple TVs", "Apple Watches", "iPads", "iPhones",
+      ])
+    #expect(catalog.products == Catalog(size: 40).products)
+    #expect(Catalog(size: 3).products.count == 15)
+    #expect(catalog.product(id: 0) == nil && catalog.product(id: 41) == nil)
+  }
+}

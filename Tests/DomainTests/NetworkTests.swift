@@ -24,9 +24,10 @@ private struct ProductWithWeight: Decodable, Sendable {
   let weight: Double
 }
 
-/// Runs a blocking request on a Dispatch thread. The in-process server answers on Swift's
-/// cooperative pool; a test that blocked a pool thread while waiting could starve it (the archsh
-/// binary waits on its main thread instead).
+/// Runs a blocking request on a Dispatch thread.
+///
+/// The in-process server answers on Swift's cooperative pool; a test that blocked a pool thread
+/// while waiting could starve it (the archsh binary waits on its main thread instead).
 private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
   await withCheckedContinuation { continuation in
     DispatchQueue.global().async { continuation.resume(returning: body()) }
@@ -54,7 +55,9 @@ struct NetworkTests {
   @Test("collections carry info, and the catalog has the requested size")
   func collection() async throws {
     let controller = try controller()
-    let response = await offPool { controller.perform(NetworkRequest(path: "/products?offset=18&limit=5")) }
+    let response = await offPool {
+      controller.perform(NetworkRequest(path: "/products?offset=18&limit=5"))
+    }
     let object = try JSONSerialization.jsonObject(with: try response.result.get()) as? [String: Any]
     let info = object?["info"] as? [String: Int]
     #expect(info == ["offset": 18, "count": 2, "total": 20])
@@ -64,7 +67,8 @@ struct NetworkTests {
   func decodingPath() async throws {
     let controller = try controller()
     let response = await offPool {
-      controller.perform(NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self)
+      controller.perform(
+        NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self)
     }
     #expect(throws: NetworkError.decoding(path: "data.weight", detail: "the field is missing")) {
       try response.result.get()

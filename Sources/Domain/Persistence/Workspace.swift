@@ -175,11 +175,7 @@ public final class Workspace: @unchecked Sendable {
     }
     try checkSchema()
     guard !isReadOnly else { return }
-    do {
-      try queue.inDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-    } catch {
-      throw .cannotOpen(path: path, detail: "cannot switch to WAL: \(error)")
-    }
+    try switchToWAL()
     try migrate()
   }
 
@@ -433,6 +429,35 @@ public final class Workspace: @unchecked Sendable {
   }
 
   // MARK: - Private
+
+  /// Puts the file in WAL mode, once it is known to be a workspace.
+  ///
+  /// Changing the journal mode needs a moment of exclusive access, and SQLite does not wait for
+  /// it through the busy handler: when several processes open a new workspace at once, the
+  /// losers see "database is locked". They look again and retry for up to 5 s.
+  private func switchToWAL() throws(WorkspaceError) {
+    var failure = "the journal mode stays as it was"
+    for _ in 0..<100 {
+      guard let reason = attemptWAL() else { return }
+      failure = reason
+      usleep(50_000)
+    }
+    throw .cannotOpen(path: path, detail: "cannot switch to WAL: " + failure)
+  }
+
+  /// One attempt: nil when the file is in WAL mode, otherwise why not.
+  private func attemptWAL() -> String? {
+    do {
+      let mode: String? = try queue.inDatabase { db in
+        let current = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        if current == "wal" { return current }
+        return try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+      }
+      return mode == "wal" ? nil : "the journal mode is " + (mode ?? "unknown")
+    } catch {
+      return String(describing: error)
+    }
+  }
 
   private func migrate() throws(WorkspaceError) {
     var attempt = 0

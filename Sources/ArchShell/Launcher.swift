@@ -173,6 +173,7 @@ enum Launcher {
       historyPath: state + "/archsh/history", session: interpreter.session,
       completer: Completer(session: interpreter.session, registry: interpreter.registry))
     interpreter.interruptRequested = { archshInterruptPending() }
+    interpreter.session.interruptCheck = { archshInterruptPending() }
     StandardStreams.write(
       "archsh \(Options.version): type 'help' for commands, Ctrl-D to leave\n", to: 1)
     let outcome = interpreter.run(&editor, name: nil, interactive: true)

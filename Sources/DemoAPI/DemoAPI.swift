@@ -9,17 +9,22 @@ import Logging
 public final class DemoAPI: @unchecked Sendable {
   /// Where the server listens, such as `http://127.0.0.1:49152`.
   public let baseURL: URL
+  /// The faults it injects; `net fault` adds to them.
+  public let faults: FaultTable
   private let task: Task<Void, Error>
 
-  private init(baseURL: URL, task: Task<Void, Error>) {
+  private init(baseURL: URL, task: Task<Void, Error>, faults: FaultTable) {
     self.baseURL = baseURL
     self.task = task
+    self.faults = faults
   }
 
   /// Starts the server on 127.0.0.1 (port 0 picks a free one) and returns once it listens.
   public static func start(port: Int = 0, catalogSize: Int = 100) throws -> DemoAPI {
     let bound = BoundPort()
-    let application = makeApplication(port: port, catalog: Catalog(size: catalogSize), bound: bound)
+    let faults = FaultTable()
+    let application = makeApplication(
+      port: port, catalog: Catalog(size: catalogSize), faults: faults, bound: bound)
     let task = Task { try await application.run() }
     guard let actual = bound.wait(seconds: 10) else {
       task.cancel()
@@ -28,16 +33,18 @@ public final class DemoAPI: @unchecked Sendable {
     guard let url = URL(string: "http://127.0.0.1:\(actual)") else {
       throw DemoAPIError.couldNotStart(port: port)
     }
-    return DemoAPI(baseURL: url, task: task)
+    return DemoAPI(baseURL: url, task: task, faults: faults)
   }
 
   /// Stops the server.
   public func stop() { task.cancel() }
 
-  static func makeApplication(port: Int, catalog: Catalog, bound: BoundPort)
+  static func makeApplication(port: Int, catalog: Catalog, faults: FaultTable, bound: BoundPort)
     -> some ApplicationProtocol
   {
-    let router = Router()
+    let router = Router(context: DemoContext.self)
+    // Faults come first, so that they apply to every route, unknown paths included.
+    router.add(middleware: FaultMiddleware(faults: faults))
     router.get("products") { request, _ -> Response in
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
       let limit = min(1000, max(0, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
@@ -53,6 +60,28 @@ public final class DemoAPI: @unchecked Sendable {
         return json(.notFound, Envelope.error("ResourceNotFound", "no product with id \(id)"))
       }
       return json(.ok, Envelope.ok(Envelope.product(product)))
+    }
+    router.get("issues/{id}") { _, context -> Response in
+      guard let id = context.parameters.get("id", as: Int.self), let issue = Magazine.issue(id: id)
+      else {
+        let id = context.parameters.get("id") ?? ""
+        return json(.notFound, Envelope.error("ResourceNotFound", "no issue with id \(id)"))
+      }
+      return json(.ok, Envelope.ok(Envelope.issue(issue)))
+    }
+    router.get("issues/{id}/assets/{name}") { _, context -> Response in
+      let id = context.parameters.get("id") ?? ""
+      let name = context.parameters.get("name") ?? ""
+      guard let issue = Int(id).flatMap(Magazine.issue(id:)) else {
+        return json(.notFound, Envelope.error("ResourceNotFound", "no issue with id \(id)"))
+      }
+      guard let asset = issue.asset(named: name) else {
+        return json(
+          .notFound, Envelope.error("ResourceNotFound", "issue \(id) has no asset '\(name)'"))
+      }
+      return Response(
+        status: .ok, headers: [.contentType: asset.contentType],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.data)))
     }
     // The server's own logger stays quiet: it must never write into the shell's output.
     var logger = Logger(label: "archsh.demoapi")
@@ -107,6 +136,67 @@ final class BoundPort: @unchecked Sendable {
       let deadline = Date().addingTimeInterval(seconds)
       while !done, condition.wait(until: deadline) {}
       return port
+    }
+  }
+}
+
+/// The request context: Hummingbird's basic one, plus the connection, so that a fault can drop it.
+struct DemoContext: RequestContext {
+  var coreContext: CoreRequestContextStorage
+  /// Closes the connection the request came on.
+  let closeConnection: @Sendable () async throws -> Void
+
+  init(source: ApplicationRequestContextSource) {
+    coreContext = .init(source: source)
+    let channel = source.channel
+    closeConnection = { try await channel.close() }
+  }
+}
+
+/// Applies the first matching fault: waits its delay, then answers with it instead of the route.
+struct FaultMiddleware: RouterMiddleware {
+  typealias Context = DemoContext
+  let faults: FaultTable
+
+  func handle(
+    _ request: Request, context: DemoContext,
+    next: (Request, DemoContext) async throws -> Response
+  ) async throws -> Response {
+    guard let fault = faults.take(method: request.method.rawValue, path: request.uri.path) else {
+      return try await next(request, context)
+    }
+    if fault.delay > 0 { try await Task.sleep(nanoseconds: UInt64(fault.delay * 1_000_000_000)) }
+    switch fault.kind {
+    case .delayOnly:
+      return try await next(request, context)
+    case .status(let status, let body):
+      let text =
+        body
+        ?? Envelope.error(
+          Fault.code(forStatus: status), "injected fault: HTTP \(status) for \(request.uri.path)")
+      let isJSON = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil
+      return Response(
+        status: .init(code: status),
+        headers: [
+          .contentType: isJSON ? "application/json; charset=utf-8" : "text/plain; charset=utf-8"
+        ],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    case .empty:
+      return Response(status: .ok, headers: [.contentLength: "0"], body: ResponseBody())
+    case .malformed:
+      return DemoAPI.json(.ok, #"{"code":"OK","data":{"type":"product","id":"#)
+    case .drop:
+      // Part of an answer, then the connection closes: a client cannot take this for a stale
+      // keep-alive connection and quietly retry, as it would if nothing had arrived.
+      let closeConnection = context.closeConnection
+      return Response(
+        status: .ok,
+        headers: [.contentType: "application/json; charset=utf-8", .contentLength: "4096"],
+        body: ResponseBody { writer in
+          try await writer.write(ByteBuffer(string: #"{"code":"OK","data":"#))
+          try await closeConnection()
+          throw CancellationError()
+        })
     }
   }
 }

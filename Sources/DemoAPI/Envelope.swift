@@ -11,6 +11,20 @@ enum Envelope {
       """
   }
 
+  static func issue(_ issue: MagazineIssueRecord) -> String {
+    let assets = issue.assets.map { asset in
+      """
+      {"type":"asset","id":\(quote(asset.name)),"name":\(quote(asset.name)),\
+      "content_type":\(quote(asset.contentType)),"bytes":\(asset.data.count),\
+      "path":\(quote("/issues/\(issue.id)/assets/\(asset.name)"))}
+      """
+    }
+    return """
+      {"type":"issue","id":\(issue.id),"title":\(quote(issue.title)),\
+      "published_at":\(quote(issue.published)),"assets":[\(assets.joined(separator: ","))]}
+      """
+  }
+
   static func ok(_ data: String) -> String { #"{"code":"OK","data":\#(data)}"# }
 
   static func collection(_ items: [String], offset: Int, total: Int) -> String {

@@ -170,4 +170,42 @@ struct InteractiveDetailTests {
     terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
   }
+
+  @Test("Ctrl-C during a slow request cancels it and returns to the prompt; Tab offers product ids")
+  func cancelRequest() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    var mark = terminal.mark
+    terminal.type("net fault GET /products/4 --delay 30s\r")
+    mark = try terminal.waitFor("fault added", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    mark = terminal.mark
+    let start = Date()
+    terminal.type("product update 4\r")
+    try terminal.waitFor("product update 4\r\n", after: mark)
+    Thread.sleep(forTimeInterval: 0.5)
+    terminal.press("\u{03}")
+    mark = try terminal.waitFor(
+      "error: cannot update 4: the request to http://127.0.0.1:", after: mark, seconds: 5)
+    mark = try terminal.waitFor("/products/4 was cancelled (nothing is cached for it)", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    #expect(Date().timeIntervalSince(start) < 10)
+
+    // The session goes on; the ids of the last listing complete.
+    mark = terminal.mark
+    terminal.type("product list --offset 40 --limit 2\r")
+    mark = try terminal.waitFor("products 41–42 of 100", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
+    terminal.press("product show 4\t\t")
+    try terminal.waitFor("41", after: mark)
+    terminal.press("\u{03}")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
 }

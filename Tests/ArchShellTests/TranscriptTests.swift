@@ -35,10 +35,14 @@ struct TranscriptTests {
   }
 }
 
-/// Durations and clock times vary from run to run; transcripts compare them as `#.## ms` and
-/// `<time>`.
+/// Durations, clock times and the embedded API's port vary from run to run; transcripts compare
+/// them as `#.## ms`, `<time>` and `127.0.0.1:PORT` (a Linux ephemeral port has five digits, so
+/// column widths stay the same).
 func normalizeDurations(_ text: String) -> String {
   text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
+    .replacingOccurrences(
+      of: #"127\.0\.0\.1:\d{5}\b"#, with: "127.0.0.1:PORT", options: .regularExpression
+    )
     .replacingOccurrences(
       of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression)
 }

@@ -4,9 +4,6 @@ import Testing
 
 @testable import Domain
 
-/// The demo API, started once for these tests: real HTTP on 127.0.0.1.
-private let server: DemoAPI? = try? DemoAPI.start(catalogSize: 20)
-
 private struct Envelope<T: Decodable & Sendable>: Decodable, Sendable {
   let code: String
   let data: T
@@ -36,15 +33,17 @@ private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> 
 
 @Suite("NetworkController over real HTTP", .serialized)
 struct NetworkTests {
-  private func controller(timeout: Double = 5) throws -> NetworkController {
-    let base = try #require(server?.baseURL)
+  private func controller(timeout: Double = 5) async throws -> NetworkController {
+    let base = try await TestServer.shared.get().baseURL
     return NetworkController(baseURL: base, timeout: timeout, tracer: Tracer())
   }
 
   @Test("a product decodes from the envelope, snake_case fields included")
-  func decodes() throws {
-    let response = try controller().perform(
-      NetworkRequest(path: "/products/2"), decoding: Envelope<Product>.self)
+  func decodes() async throws {
+    let controller = try await controller()
+    let response = await offPool {
+      controller.perform(NetworkRequest(path: "/products/2"), decoding: Envelope<Product>.self)
+    }
     let envelope = try response.result.get()
     #expect(envelope.code == "OK")
     #expect(
@@ -54,18 +53,18 @@ struct NetworkTests {
 
   @Test("collections carry info, and the catalog has the requested size")
   func collection() async throws {
-    let controller = try controller()
+    let controller = try await controller()
     let response = await offPool {
-      controller.perform(NetworkRequest(path: "/products?offset=18&limit=5"))
+      controller.perform(NetworkRequest(path: "/products?offset=28&limit=5"))
     }
     let object = try JSONSerialization.jsonObject(with: try response.result.get()) as? [String: Any]
     let info = object?["info"] as? [String: Int]
-    #expect(info == ["offset": 18, "count": 2, "total": 20])
+    #expect(info == ["offset": 28, "count": 2, "total": 30])
   }
 
   @Test("a decoding error names the field path")
   func decodingPath() async throws {
-    let controller = try controller()
+    let controller = try await controller()
     let response = await offPool {
       controller.perform(
         NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self)
@@ -77,7 +76,7 @@ struct NetworkTests {
 
   @Test("an error status carries the API's code and message")
   func httpError() async throws {
-    let controller = try controller()
+    let controller = try await controller()
     let response = await offPool { controller.perform(NetworkRequest(path: "/products/999")) }
     #expect(
       throws: NetworkError.http(
@@ -106,7 +105,7 @@ struct NetworkTests {
   func logAndTrace() async throws {
     let tracer = Tracer()
     tracer.enable()
-    let base = try #require(server?.baseURL)
+    let base = try await TestServer.shared.get().baseURL
     let controller = NetworkController(baseURL: base, tracer: tracer)
     _ = await offPool { controller.perform(NetworkRequest(path: "/products/1")) }
     #expect(

@@ -11,6 +11,8 @@ public enum AllGroups {
     StoreGroup.group,
     ParseGroup.group,
     NetGroup.group,
+    ProductGroup.group,
+    IssueGroup.group,
   ]
 
   /// The registry built from `groups`.

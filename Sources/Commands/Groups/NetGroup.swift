@@ -12,7 +12,7 @@ enum NetGroup {
       Responses follow the BDModules convention: {"code":"OK","data":...}, collections with \
       info{offset,count,total}, errors as {"code":...,"message":...}.
       """,
-    commands: [api, get, log])
+    commands: [api, get, log, fault, faults, timeout])
 
   static let api = Command(
     "api", summary: "show the base URL in use, starting the embedded API if needed",
@@ -79,6 +79,142 @@ enum NetGroup {
             .string(String(format: "%.2f", entry.milliseconds)),
           ]
         }))
+  }
+
+  static let fault = Command(
+    "fault", summary: "make the embedded API fail matching requests; 'net fault clear' removes all",
+    discussion: """
+      The fault is injected on the server side, so the error travels over real HTTP. Choose one \
+      of --status N (with an optional --body TEXT or @FILE; by default a BDModules error \
+      envelope), --empty (200 with no body), --malformed (200 with JSON cut short) or --drop \
+      (the connection closes without an answer); --delay alone answers normally, late. PATH is \
+      matched without the query; a trailing * matches a prefix. METHOD * matches any method. A \
+      fault applies to the next request only, unless --times says otherwise ('always' keeps it \
+      until 'net fault clear'). The first fault added that matches applies.
+      """,
+    signature: Signature([
+      .argument("METHOD", .text, "GET, POST, ... or *; or 'clear' to remove every fault") {
+        context in
+        ["GET", "POST", "PUT", "DELETE", "*", "clear"].filter { $0.hasPrefix(context.prefix) }
+      },
+      .optionalArgument("PATH", .text, "the path, such as /products/42 or /products/*"),
+      .option("status", .integer(100...599), value: "N", "answer with this HTTP status"),
+      .option("body", .text, value: "TEXT", "the body for --status; @FILE reads a file"),
+      .flag("empty", "answer 200 with an empty body"),
+      .flag("malformed", "answer 200 with malformed JSON"),
+      .flag("drop", "close the connection without answering"),
+      .option("delay", .duration, "wait this long first"),
+      .option("times", .text, value: "N|always", "how many requests it applies to", default: "1"),
+    ]),
+    examples: [
+      "net fault GET /products/42 --status 503",
+      "net fault GET /products/* --drop --times 2",
+      "net fault GET /products/1 --delay 2s",
+      "net fault clear",
+    ]
+  ) { invocation in
+    let arguments = invocation.arguments
+    let method = arguments.word("METHOD") ?? Word("")
+    if method.text == "clear" {
+      if let extra = arguments.word("PATH") {
+        throw ShellError("'net fault clear' takes nothing more", at: extra.offset)
+      }
+      let count = try invocation.session.faultTable().clear()
+      return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
+    }
+    guard let path = arguments.word("PATH") else {
+      throw ShellError(
+        "net fault needs a PATH after \(method.text)",
+        hint: "for example 'net fault GET /products/42 --status 503'", at: method.offset)
+    }
+    guard path.text.hasPrefix("/") else {
+      throw ShellError(
+        "the path must start with '/'", hint: "for example /products/42", at: path.offset)
+    }
+    guard method.text == "*" || method.text.allSatisfy({ $0.isLetter }) else {
+      throw ShellError(
+        "'\(method.text)' is not an HTTP method", hint: "for example GET", at: method.offset)
+    }
+    var kinds: [Fault.Kind] = []
+    if let status = arguments.int("status") {
+      var body = arguments.string("body")
+      if let text = body, text.hasPrefix("@") {
+        let file = String(text.dropFirst())
+        guard let data = FileManager.default.contents(atPath: file) else {
+          throw ShellError(
+            "cannot read '\(file)'", hint: "check the path; --body @FILE reads a file",
+            at: arguments.word("body")?.offset)
+        }
+        body = String(decoding: data, as: UTF8.self)
+      }
+      kinds.append(.status(status, body: body))
+    } else if let body = arguments.word("body") {
+      throw ShellError("--body goes with --status", hint: "add --status N", at: body.offset)
+    }
+    if arguments.flag("empty") { kinds.append(.empty) }
+    if arguments.flag("malformed") { kinds.append(.malformed) }
+    if arguments.flag("drop") { kinds.append(.drop) }
+    let delay = arguments.duration("delay") ?? 0
+    if kinds.isEmpty && delay > 0 { kinds.append(.delayOnly) }
+    guard kinds.count == 1, let kind = kinds.first else {
+      throw ShellError(
+        kinds.isEmpty
+          ? "net fault needs what to do"
+          : "choose one of --status, --empty, --malformed and --drop",
+        hint: "--status N, --empty, --malformed, --drop, or --delay alone", at: path.offset)
+    }
+    let timesWord = arguments.word("times")
+    let times: Int?
+    switch timesWord?.text ?? "1" {
+    case "always": times = nil
+    case let text:
+      guard let count = Int(text), count >= 1 else {
+        throw ShellError(
+          "--times takes a count of 1 or more, or 'always'", at: timesWord?.offset)
+      }
+      times = count
+    }
+    let added = Fault(
+      method: method.text, path: path.text, kind: kind, delay: delay, times: times)
+    try invocation.session.faultTable().add(added)
+    let scope =
+      times.map { $0 == 1 ? "the next request" : "the next \($0) requests" }
+      ?? "every request until 'net fault clear'"
+    return .text("fault added: \(added.method) \(added.path) → \(added.summary), for \(scope)")
+  }
+
+  static let faults = Command(
+    "faults", summary: "list the faults the embedded API still injects",
+    examples: ["net faults"]
+  ) { invocation in
+    let table = try invocation.session.faultTable()
+    return .table(
+      Table(
+        columns: ["method", "path", "fault", "remaining", "hits"],
+        rows: table.active.map { fault in
+          [
+            .string(fault.method), .string(fault.path), .string(fault.summary),
+            fault.remaining.map(Value.int) ?? .string("always"), .int(fault.hits),
+          ]
+        }))
+  }
+
+  static let timeout = Command(
+    "timeout", summary: "show or set how long a request may take before it fails",
+    discussion:
+      "5s by default. A request past it fails with 'timed out'; Ctrl-C cancels one at once.",
+    signature: Signature([.optionalArgument("DURATION", .duration, "such as 500ms or 10s")]),
+    examples: ["net timeout", "net timeout 500ms"]
+  ) { invocation in
+    if let seconds = invocation.arguments.duration("DURATION") {
+      guard seconds > 0 else {
+        throw ShellError(
+          "the timeout must be longer than 0", at: invocation.arguments.word("DURATION")?.offset)
+      }
+      invocation.session.networkTimeout = seconds
+    }
+    return .text(
+      "requests time out after \(Quantities.format(duration: invocation.session.networkTimeout))")
   }
 
   /// JSON text on one line, keys sorted, for display.

@@ -58,6 +58,8 @@ public enum Quantities {
     where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
       return "\(Int(seconds / size))\(unit)"
     }
+    let milliseconds = seconds * 1000
+    if seconds < 1, milliseconds == milliseconds.rounded() { return "\(Int(milliseconds))ms" }
     return String(format: "%.3gs", seconds)
   }
 

@@ -58,6 +58,14 @@ public final class Session {
   public var history: [String] = []
   /// The status of the last command: 0 for success, 1 for failure.
   public var lastStatus = 0
+  /// Whether Ctrl-C was pressed; long-running Domain work (a request) polls it to cancel.
+  public var interruptCheck: @Sendable () -> Bool = { false }
+  /// The request timeout for NetworkController, in seconds (`net timeout`).
+  public var networkTimeout: Double = 5 {
+    didSet { controller?.timeout = networkTimeout }
+  }
+  /// Product ids from the last `product list`, offered by completion.
+  public var listedProductIDs: [Int] = []
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use.
@@ -97,12 +105,57 @@ public final class Session {
     }
   }
 
+  /// The base URL in use, without starting anything: nil before the embedded API has started.
+  public var knownAPIURL: URL? {
+    if let text = options.apiURL { return URL(string: text) }
+    return embeddedAPI?.baseURL
+  }
+
   /// The NetworkController for the API in use.
   public func networkController() throws(ShellError) -> NetworkController {
     if let controller { return controller }
-    let made = NetworkController(baseURL: try api().url, tracer: tracer)
+    let made = NetworkController(
+      baseURL: try api().url, timeout: networkTimeout, tracer: tracer, isCancelled: interruptCheck)
     controller = made
     return made
+  }
+
+  /// The faults the embedded demo API injects, starting it if needed; an error against `--api`.
+  public func faultTable() throws(ShellError) -> FaultTable {
+    if let text = options.apiURL {
+      throw ShellError(
+        "fault injection needs the embedded demo API, and archsh is using \(text)",
+        hint: "start archsh without --api and ARCHSH_API")
+    }
+    _ = try api()
+    guard let embeddedAPI else { throw ShellError("the embedded demo API is not running") }
+    return embeddedAPI.faults
+  }
+
+  /// A PersistenceController for a store, with workspace errors as shell errors.
+  public func persistenceController(_ identifier: PersistenceController.Identifier) throws
+    -> PersistenceController
+  {
+    do {
+      return try factory.persistenceController(identifier: identifier.rawValue)
+    } catch {
+      throw ShellError(String(describing: error))
+    }
+  }
+
+  /// A ProductUpdater over the API in use and the `productCache` store.
+  public func productUpdater() throws -> ProductUpdater {
+    ProductUpdater(
+      networkController: try networkController(),
+      productPersistenceController: try persistenceController(.productCache), tracer: tracer)
+  }
+
+  /// A MagazineIssueUpdater over the API in use and the `issues` and `issueAssets` stores.
+  public func magazineIssueUpdater() throws -> MagazineIssueUpdater {
+    MagazineIssueUpdater(
+      networkController: try networkController(),
+      issuePersistenceController: try persistenceController(.issues),
+      assetPersistenceController: try persistenceController(.issueAssets), tracer: tracer)
   }
 
   /// The last requests, or none before the first.

@@ -59,27 +59,35 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
   case http(status: Int, code: String?, message: String?)
   /// The path or base URL does not make a URL.
   case badURL(String)
+  /// The request was cancelled (Ctrl-C) before it finished.
+  case cancelled(url: String)
 
   /// A one-line description.
   public var description: String {
     switch self {
     case .refused(let url): return "connection refused: nothing listens at \(url)"
     case .timeout(let url, let seconds):
-      return "timed out after \(Self.format(seconds)) s waiting for \(url)"
+      return "timed out after \(Self.format(seconds)) waiting for \(url)"
     case .dropped(let url): return "the connection to \(url) was dropped before a response arrived"
     case .transport(let url, let detail): return "request to \(url) failed: \(detail)"
     case .emptyResponseData(let url): return "emptyResponseData: \(url) answered with no body"
     case .decoding(let path, let detail):
-      return "cannot decode the response at '\(path)': \(detail)"
+      return path.isEmpty
+        ? "cannot decode the response: \(detail)"
+        : "cannot decode the response at '\(path)': \(detail)"
     case .http(let status, let code, let message):
       let api = [code, message].compactMap { $0 }.joined(separator: ": ")
       return "HTTP \(status)" + (api.isEmpty ? "" : " \(api)")
     case .badURL(let text): return "'\(text)' is not a URL"
+    case .cancelled(let url): return "the request to \(url) was cancelled"
     }
   }
 
-  private static func format(_ seconds: Double) -> String {
-    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+  /// A duration as archsh writes it: `200ms`, `5s`, `1.5s`.
+  public static func format(_ seconds: Double) -> String {
+    let milliseconds = seconds * 1000
+    if seconds < 1, milliseconds == milliseconds.rounded() { return "\(Int(milliseconds))ms" }
+    return seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.3gs", seconds)
   }
 }
 
@@ -106,22 +114,32 @@ public struct NetworkLogEntry: Sendable, Equatable {
 public final class NetworkController: @unchecked Sendable {
   /// The URL that relative paths are resolved against.
   public let baseURL: URL
-  /// The request timeout, in seconds.
-  public let timeout: Double
   private let tracer: Tracing
   private let session: URLSession
+  private let isCancelled: @Sendable () -> Bool
   private let lock = NSLock()
   private var entries: [NetworkLogEntry] = []
+  private var storedTimeout: Double
 
   /// Creates a controller for `baseURL`.
-  public init(baseURL: URL, timeout: Double = 5, tracer: Tracing) {
+  ///
+  /// `isCancelled` is polled while a request runs; when it returns true the request is cancelled
+  /// (the shell passes its Ctrl-C flag).
+  public init(
+    baseURL: URL, timeout: Double = 5, tracer: Tracing,
+    isCancelled: @escaping @Sendable () -> Bool = { false }
+  ) {
     self.baseURL = baseURL
-    self.timeout = timeout
+    self.storedTimeout = timeout
     self.tracer = tracer
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = timeout
-    configuration.timeoutIntervalForResource = timeout
-    session = URLSession(configuration: configuration)
+    self.isCancelled = isCancelled
+    session = URLSession(configuration: .ephemeral)
+  }
+
+  /// The request timeout, in seconds: a request with no answer within it fails with `timeout`.
+  public var timeout: Double {
+    get { lock.withLock { storedTimeout } }
+    set { lock.withLock { storedTimeout = newValue } }
   }
 
   /// The last requests, oldest first (at most 100).
@@ -216,6 +234,7 @@ public final class NetworkController: @unchecked Sendable {
   private func send(_ request: NetworkRequest, to url: URL) -> (
     HTTPURLResponse?, Data?, NetworkError?, Double
   ) {
+    let timeout = self.timeout
     var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
     urlRequest.httpMethod = request.method
     urlRequest.httpBody = request.body
@@ -228,14 +247,30 @@ public final class NetworkController: @unchecked Sendable {
       done.signal()
     }
     task.resume()
-    done.wait()
+    // The timeout is enforced here as well as by URLSession, whose Linux implementation counts it
+    // in whole seconds; a cancelled request returns at once.
+    let deadline = start + UInt64(timeout * 1_000_000_000)
+    var stopped: NetworkError?
+    while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+      if isCancelled() {
+        stopped = .cancelled(url: url.absoluteString)
+      } else if DispatchTime.now().uptimeNanoseconds >= deadline {
+        stopped = .timeout(url: url.absoluteString, seconds: timeout)
+      }
+      if stopped != nil {
+        task.cancel()
+        done.wait()
+        break
+      }
+    }
     let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    if let stopped { return (nil, nil, stopped, milliseconds) }
     let (data, response, error) = box.get()
     guard let error else { return (response, data, nil, milliseconds) }
-    return (response, data, classify(error, url: url), milliseconds)
+    return (response, data, classify(error, url: url, timeout: timeout), milliseconds)
   }
 
-  private func classify(_ error: Error, url: URL) -> NetworkError {
+  private func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
     let text = url.absoluteString
     guard let urlError = error as? URLError else {
       return .transport(url: text, detail: String(describing: error))
@@ -244,7 +279,13 @@ public final class NetworkController: @unchecked Sendable {
     case .cannotConnectToHost, .cannotFindHost: return .refused(url: text)
     case .timedOut: return .timeout(url: text, seconds: timeout)
     case .networkConnectionLost, .badServerResponse, .zeroByteResource: return .dropped(url: text)
-    default: return .transport(url: text, detail: urlError.localizedDescription)
+    default:
+      // libcurl reports a connection closed mid-body as "transfer closed with N bytes remaining".
+      let detail = urlError.localizedDescription
+      if detail.contains("transfer closed") || detail.contains("Connection reset") {
+        return .dropped(url: text)
+      }
+      return .transport(url: text, detail: "\(detail) (URLError \(urlError.code.rawValue))")
     }
   }
 

@@ -34,6 +34,17 @@ public final class PersistenceController: @unchecked Sendable {
     case articleAssets
     /// The signed-in user.
     case user
+    /// Products persisted by ProductUpdater.
+    ///
+    /// The seed's ProductUpdater uses `.productCache`, which the seed's own enum lacks; archsh
+    /// adds it (migration `v2-product-cache`).
+    case productCache
+
+    /// The stores the seed's enum lists, which the first migration creates.
+    static let seedStores = [
+      "generalCache", "bookmarks", "issues", "issueAssets", "articleStyles", "articleAssets",
+      "user",
+    ]
   }
 
   /// The seed's errors, plus the precise reasons archsh gives.
@@ -395,6 +406,21 @@ public final class PersistenceController: @unchecked Sendable {
       sql += " AND \(Self.liveCondition) ORDER BY key LIMIT ?"
       arguments += liveArguments(limits) + [limit ?? -1]
       return try String.fetchAll(db, sql: sql, arguments: arguments)
+    }
+  }
+
+  /// The values of the live entries, in key order, without counting as reads: listing a store
+  /// does not change which entries are least recently used.
+  public func peekObjects(limit: Int? = nil) throws -> [(key: String, value: Data)] {
+    try traced("peekObjects", [], sql: "SELECT key, value FROM entry") { db, limits in
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT key, value FROM entry WHERE store = ? AND \(Self.liveCondition)
+          ORDER BY key LIMIT ?
+          """,
+        arguments: [identifier] + liveArguments(limits) + [limit ?? -1])
+      return rows.map { (key: $0["key"], value: $0["value"]) }
     }
   }
 

@@ -127,11 +127,22 @@ public final class Workspace: @unchecked Sendable {
           END;
           """)
       let defaults = PersistenceController.Limits.default
-      for identifier in PersistenceController.Identifier.allCases {
+      for name in PersistenceController.Identifier.seedStores {
         try db.execute(
           sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
-          arguments: [identifier.rawValue, defaults.byteLimit, defaults.ageLimit])
+          arguments: [name, defaults.byteLimit, defaults.ageLimit])
       }
+    }
+    // ProductUpdater persists into `.productCache`, which the seed's own enum lacks. A user may
+    // have created a store of that name already; it is kept as it is.
+    migrator.registerMigration("v2-product-cache") { db in
+      let defaults = PersistenceController.Limits.default
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+        arguments: [
+          PersistenceController.Identifier.productCache.rawValue, defaults.byteLimit,
+          defaults.ageLimit,
+        ])
     }
     return migrator
   }

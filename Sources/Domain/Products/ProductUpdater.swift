@@ -1,0 +1,199 @@
+import Foundation
+
+/// Fetches products with NetworkController and persists them with PersistenceController, after
+/// Lickability's ProductUpdater (seeds 000 and 001).
+///
+/// `updateProduct(from:)` fetches the product at a URL, decodes it, and persists it in the
+/// `productCache` store under `url.absoluteString`; `product(from:)` reads that copy from disk
+/// only. A failed update leaves the cached copy as it was: nothing is written until a product has
+/// been decoded.
+public final class ProductUpdater: @unchecked Sendable {
+  /// The seed's error, for a completion that outlives its updater.
+  public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+    /// The updater was deallocated, but must be kept around to complete the operation.
+    case objectDeallocated
+    /// The cached value under the key is not a product.
+    case notAProduct(key: String, detail: String)
+
+    /// A one-line description.
+    public var description: String {
+      switch self {
+      case .objectDeallocated:
+        return "objectDeallocated: the ProductUpdater was released before the update finished"
+      case .notAProduct(let key, let detail):
+        return "the value cached under '\(key)' is not a product: \(detail)"
+      }
+    }
+  }
+
+  private let networkController: NetworkController
+  private let productPersistenceController: PersistenceController
+  private let tracer: Tracing
+
+  /// Creates an updater over a network controller and the product cache's persistence controller.
+  public init(
+    networkController: NetworkController, productPersistenceController: PersistenceController,
+    tracer: Tracing
+  ) {
+    self.networkController = networkController
+    self.productPersistenceController = productPersistenceController
+    self.tracer = tracer
+  }
+
+  /// Updates the product at `url` from the API and persists it; returns the product or why not.
+  public func updateProduct(from url: URL) -> Result<Product, Swift.Error> {
+    tracer.withSpan(
+      "ProductUpdater", "updateProduct(from:)", attributes: [("url", url.absoluteString)]
+    ) { _ in
+      let result = Self.update(
+        from: url, network: networkController, persistence: productPersistenceController,
+        tracer: tracer)
+      // The completion closes the flow, after the network and persistence steps.
+      let completion: String
+      switch result {
+      case .success(let product): completion = "completion(.success(Product \(product.id)))"
+      case .failure(let error): completion = "completion(.failure(\(String(describing: error))))"
+      }
+      tracer.withSpan("ProductUpdater", completion) { _ in }
+      return result
+    }
+  }
+
+  /// Updates the product at `url` on a background queue, and calls `completion` on
+  /// `completionQueue`, as the seed does; `objectDeallocated` when the updater is gone by the time
+  /// the response arrives.
+  public func updateProduct(
+    from url: URL, completionQueue: DispatchQueue,
+    completion: @escaping @Sendable (Result<Product, Swift.Error>) -> Void
+  ) {
+    let network = networkController
+    DispatchQueue.global().async { [weak self] in
+      let response = network.perform(NetworkRequest(path: url.absoluteString)) { $0 }
+      guard let self else {
+        completionQueue.async { completion(.failure(Error.objectDeallocated)) }
+        return
+      }
+      let result = response.result.mapError { $0 as Swift.Error }.flatMap { data in
+        Result { try self.decodeAndPersist(data, url: url) }
+      }
+      completionQueue.async { completion(result) }
+    }
+  }
+
+  /// Updates the product at `url` with async/await.
+  public func updateProduct(from url: URL) async throws -> Product {
+    try await Task.detached { try self.updateProduct(from: url).get() }.value
+  }
+
+  /// The product cached for `url`, from disk only; nil when none is cached.
+  public func product(from url: URL) throws -> Product? {
+    let key = url.absoluteString
+    let data: Data
+    do {
+      data = try productPersistenceController.retrieve(forKey: key)
+    } catch PersistenceController.Error.objectNotFound {
+      return nil
+    }
+    do {
+      return try JSONDecoder().decode(Product.self, from: data)
+    } catch let error as DecodingError {
+      throw Error.notAProduct(key: key, detail: NetworkController.describe(error).description)
+    }
+  }
+
+  // MARK: - Private
+
+  private static func update(
+    from url: URL, network: NetworkController, persistence: PersistenceController, tracer: Tracing
+  ) -> Result<Product, Swift.Error> {
+    let response = network.perform(NetworkRequest(path: url.absoluteString)) { data in
+      try tracer.withSpan("Decoder", "decode Product", attributes: [("bytes", String(data.count))])
+      { span in
+        let product = try EnvelopeDecoder.payload(Product.self, from: data)
+        span.setAttribute("id", String(product.id))
+        return product
+      }
+    }
+    return response.result.mapError { $0 as Swift.Error }.flatMap { product in
+      Result {
+        try persistence.persist(try encode(product), forKey: url.absoluteString)
+        return product
+      }
+    }
+  }
+
+  private func decodeAndPersist(_ data: Data, url: URL) throws -> Product {
+    let product = try EnvelopeDecoder.payload(Product.self, from: data)
+    try productPersistenceController.persist(try Self.encode(product), forKey: url.absoluteString)
+    return product
+  }
+
+  /// The cached form: the product's own JSON, with the wire's field names.
+  static func encode(_ product: Product) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(product)
+  }
+}
+
+/// Fetches magazine issues and their assets, after Lickability's MagazineIssueUpdater (seed 000).
+///
+/// archsh persists what it fetches: the issue in the `issues` store and each asset in
+/// `issueAssets`, both under their URL.
+public final class MagazineIssueUpdater: @unchecked Sendable {
+  private let networkController: NetworkController
+  private let issues: PersistenceController
+  private let assets: PersistenceController
+  private let tracer: Tracing
+
+  /// Creates an updater.
+  public init(
+    networkController: NetworkController, issuePersistenceController: PersistenceController,
+    assetPersistenceController: PersistenceController, tracer: Tracing
+  ) {
+    self.networkController = networkController
+    self.issues = issuePersistenceController
+    self.assets = assetPersistenceController
+    self.tracer = tracer
+  }
+
+  /// Updates the issue at `url` from the API and persists it in `issues`.
+  public func updateIssue(from url: URL) -> Result<MagazineIssue, Swift.Error> {
+    tracer.withSpan(
+      "MagazineIssueUpdater", "updateIssue(from:)", attributes: [("url", url.absoluteString)]
+    ) { _ in
+      let response = networkController.perform(NetworkRequest(path: url.absoluteString)) { data in
+        try EnvelopeDecoder.payload(MagazineIssue.self, from: data)
+      }
+      return response.result.mapError { $0 as Swift.Error }.flatMap { issue in
+        Result {
+          let encoder = JSONEncoder()
+          encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+          try issues.persist(try encoder.encode(issue), forKey: url.absoluteString)
+          return issue
+        }
+      }
+    }
+  }
+
+  /// Loads the asset at `url` of the issue `issueIdentifier` and persists its bytes in
+  /// `issueAssets`.
+  public func loadAsset(from url: URL, inIssueWithIdentifier issueIdentifier: Int64) -> Result<
+    SavedAssetResponse, Swift.Error
+  > {
+    tracer.withSpan(
+      "MagazineIssueUpdater", "loadAsset(from:inIssueWithIdentifier:)",
+      attributes: [("url", url.absoluteString), ("issue", String(issueIdentifier))]
+    ) { _ in
+      let response = networkController.perform(NetworkRequest(path: url.absoluteString))
+      return response.result.mapError { $0 as Swift.Error }.flatMap { data in
+        Result {
+          try assets.persist(data, forKey: url.absoluteString)
+          return SavedAssetResponse(
+            issueIdentifier: issueIdentifier, key: url.absoluteString,
+            contentType: response.response?.value(forHTTPHeaderField: "Content-Type"), data: data)
+        }
+      }
+    }
+  }
+}

@@ -41,6 +41,7 @@ docs: build
 bench: release
 	Benchmarks/run.sh $(ARCHSH_RELEASE)
 	Benchmarks/store.sh $(ARCHSH_RELEASE)
+	Benchmarks/products.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
 stress: build

@@ -12,6 +12,7 @@ public enum AllGroups {
     ParseGroup.group,
     NetGroup.group,
     ProductGroup.group,
+    DataSourceGroup.group,
     IssueGroup.group,
   ]
 

@@ -43,14 +43,17 @@ enum Builtins {
       throw ShellError("no help for '\(topic.text)'", hint: hint, at: topic.offset)
     }
     guard let verb = arguments.word("VERB") else { return .text(Help.group(group)) }
+    let family = group.commands.filter { $0.name.hasPrefix(verb.text + " ") }
+    if !family.isEmpty {
+      return .text(family.map { Help.command($0, group: group) }.joined(separator: "\n"))
+    }
     guard
       let command = group.commands.first(where: {
         $0.name == verb.text || $0.aliases.contains(verb.text)
       })
     else {
       let hint =
-        ShellError.didYouMean(verb.text, among: group.commands.map(\.name))
-        ?? "try 'help \(group.name)'"
+        ShellError.didYouMean(verb.text, among: group.verbs) ?? "try 'help \(group.name)'"
       throw ShellError(
         "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
     }

@@ -189,8 +189,11 @@ enum ProductGroup {
 
   /// The cached product a command names, and its key; never starts the API.
   static func cached(_ invocation: Invocation) throws -> (Product, String) {
-    let word = invocation.arguments.word("ID|URL") ?? Word("")
-    let session = invocation.session
+    try cached(invocation.session, invocation.arguments.word("ID|URL") ?? Word(""))
+  }
+
+  /// The cached product a word names, and its key; never starts the API.
+  static func cached(_ session: Session, _ word: Word) throws -> (Product, String) {
     let cache = try session.persistenceController(.productCache)
     let updater = ProductUpdater(
       networkController: NetworkController(

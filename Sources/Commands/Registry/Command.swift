@@ -73,4 +73,21 @@ public struct CommandGroup: Sendable {
 
   /// Whether the group's commands are called without a group word.
   public var isBuiltins: Bool { name.isEmpty }
+
+  /// The words that can follow the group word: each command's first word, once, in order.
+  public var verbs: [String] {
+    var seen = Set<String>()
+    return commands.flatMap { [$0.name] + $0.aliases }.compactMap { name in
+      let first = String(name.split(separator: " ").first ?? "")
+      return seen.insert(first).inserted ? first : nil
+    }
+  }
+
+  /// For a two-word verb such as `section add`, the second words after `verb`.
+  public func subverbs(of verb: String) -> [String] {
+    commands.compactMap { command in
+      let parts = command.name.split(separator: " ", maxSplits: 1)
+      return parts.count == 2 && parts[0] == verb ? String(parts[1]) : nil
+    }
+  }
 }

@@ -75,19 +75,39 @@ public final class CommandRegistry: Sendable {
       let group = groups[index]
       guard words.count > 1 else {
         throw ShellError(
-          "'\(group.name)' needs a verb: \(group.commands.map(\.name).joined(separator: ", "))",
+          "'\(group.name)' needs a verb: \(group.verbs.joined(separator: ", "))",
           hint: "try 'help \(group.name)'", at: first.offset + first.text.utf8.count + 1)
       }
       let verb = words[1]
-      guard let command = verbs[index][verb.text] else {
-        let hint =
-          ShellError.didYouMean(verb.text, among: group.commands.map(\.name))
-          ?? "try 'help \(group.name)'"
-        throw ShellError(
-          "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
+      if let command = verbs[index][verb.text] {
+        return Resolution(
+          command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 2)
       }
-      return Resolution(
-        command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 2)
+      // Two-word verbs, such as `ds section add`.
+      let subverbs = group.subverbs(of: verb.text)
+      if !subverbs.isEmpty {
+        guard words.count > 2 else {
+          throw ShellError(
+            "'\(group.name) \(verb.text)' needs a verb: \(subverbs.joined(separator: ", "))",
+            hint: "try 'help \(group.name) \(verb.text)'",
+            at: verb.offset + verb.text.utf8.count + 1)
+        }
+        let subverb = words[2]
+        guard let command = verbs[index][verb.text + " " + subverb.text] else {
+          let hint =
+            ShellError.didYouMean(subverb.text, among: subverbs)
+            ?? "try 'help \(group.name) \(verb.text)'"
+          throw ShellError(
+            "unknown verb '\(subverb.text)' for '\(group.name) \(verb.text)'", hint: hint,
+            at: subverb.offset)
+        }
+        return Resolution(
+          command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 3)
+      }
+      let hint =
+        ShellError.didYouMean(verb.text, among: group.verbs) ?? "try 'help \(group.name)'"
+      throw ShellError(
+        "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
     case nil:
       let hint = ShellError.didYouMean(first.text, among: topLevelNames) ?? "try 'help'"
       throw ShellError("unknown command '\(first.text)'", hint: hint, at: first.offset)

@@ -31,13 +31,19 @@ public struct Completer {
     }
     guard let first = previous.first else { return registry.topLevelNames }
     if let group = registry.group(named: first) {
-      guard previous.count >= 2 else { return group.commands.flatMap { [$0.name] + $0.aliases } }
+      guard previous.count >= 2 else { return group.verbs }
+      if let command = group.commands.first(where: {
+        $0.name == previous[1] || $0.aliases.contains(previous[1])
+      }) {
+        return arguments(of: command, previous: previous, consumed: 2, current: current)
+      }
+      let subverbs = group.subverbs(of: previous[1])
+      guard !subverbs.isEmpty else { return [] }
+      guard previous.count >= 3 else { return subverbs }
       guard
-        let command = group.commands.first(where: {
-          $0.name == previous[1] || $0.aliases.contains(previous[1])
-        })
+        let command = group.commands.first(where: { $0.name == previous[1] + " " + previous[2] })
       else { return [] }
-      return arguments(of: command, previous: previous, consumed: 2, current: current)
+      return arguments(of: command, previous: previous, consumed: 3, current: current)
     }
     guard let command = registry.builtin(named: first) else { return [] }
     if command.signature.parameters.first?.isPassthrough == true {

@@ -66,6 +66,9 @@ public final class Session {
   }
   /// Product ids from the last `product list`, offered by completion.
   public var listedProductIDs: [Int] = []
+  /// Data sources loaded from the workspace, by name, with the delegates that record their
+  /// notifications.
+  var openDataSources: [String: OpenDataSource] = [:]
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use.

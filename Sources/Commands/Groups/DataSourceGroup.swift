@@ -1,0 +1,622 @@
+import Domain
+import Foundation
+
+/// A data source loaded in the session, and the delegate that records what its mutations notify.
+final class OpenDataSource {
+  let document: DataSourceDocument
+  let delegate: RecordingDelegate
+
+  init(document: DataSourceDocument, tracer: Tracer) {
+    self.document = document
+    self.delegate = RecordingDelegate(tracer: tracer)
+    document.controller.delegate = delegate
+  }
+}
+
+/// The shell's DataSourceControllerDelegate: it keeps the notifications of the running command,
+/// and reports them to the tracer.
+final class RecordingDelegate: DataSourceControllerDelegate {
+  private let tracer: Tracer
+  var notifications: [DataSourceMutation] = []
+  var background: String?
+
+  init(tracer: Tracer) { self.tracer = tracer }
+
+  func backgroundEmptyView() -> String? { background }
+
+  func dataSourceWasMutated(_ controller: DataSourceController) { record(.all) }
+
+  func dataSourceWasMutated(_ controller: DataSourceController, section: Int) {
+    record(.section(section))
+  }
+
+  func dataSourceWasMutated(_ controller: DataSourceController, rows: [IndexPath]) {
+    record(.rows(rows))
+  }
+
+  private func record(_ mutation: DataSourceMutation) {
+    notifications.append(mutation)
+    tracer.event("DataSourceControllerDelegate", mutation.description)
+  }
+}
+
+/// `ds`: DataSourceController and TableViewDataSource, stored in the workspace and drawn as text.
+enum DataSourceGroup {
+  static let group = CommandGroup(
+    "ds", summary: "build data-source sections and draw them as a text table view",
+    discussion: """
+      DataSourceController (peredaniel, seed 002): sections of rows, a cell data controller \
+      registered per model type, and mutations that notify the delegate what to reload, shown \
+      as ~ lines and in traces. A row's model is text, a Product from productCache, or a JSON \
+      object whose "type" is its model type; a JSON object whose type is a cell controller \
+      (BasicCell, DetailCell, FullProductDetailsCell) is used directly. Data sources are stored \
+      in the workspace and survive restarts.
+      Where the original disagrees with its documentation, archsh follows the code: adding a \
+      row to a section that does not exist appends a new one-row section and notifies \
+      mutated(all). Removing a row always notifies mutated(all); removing a section's last row \
+      removes the section. Out-of-bounds updates and removals do nothing and notify nothing.
+      The collectionState line follows Lickability's TableViewDataSource (seed 000): it is \
+      printed only when the data source goes from empty to non-empty or back.
+      """,
+    commands: [
+      new, list, drop, register, background, sectionAdd, sectionUpdate, sectionData,
+      sectionRemove, sectionClear, sectionSet, rowAdd, rowUpdate, rowRemove, rowsSet, rowsPatch,
+      model, count, state, render,
+    ])
+
+  // MARK: - Completion and shared parameters
+
+  static let names: CompletionProvider = { context in
+    guard let workspace = try? context.session.factory.workspace() else { return [] }
+    return ((try? DataSourceDocument.list(in: workspace)) ?? []).map(\.name)
+  }
+
+  static let nameArgument = Parameter.argument(
+    "NAME", .name, "the data source's name", completion: names)
+  static let quiet = Parameter.flag("quiet", "do not notify the delegate (notify: false)")
+  static let sectionIndex = Parameter.argument(
+    "S", .integer(-1_000_000_000...1_000_000_000), "the section index")
+  static let rowIndex = Parameter.argument(
+    "R", .integer(-1_000_000_000...1_000_000_000), "the row index")
+  static let rowsFlag = Parameter.flag("rows", "the words after NAME are rows")
+  static let rowWords = Parameter.variadic(
+    "ROW", .text, "rows: text, or a JSON object such as '{\"type\":\"Game\",\"name\":\"Tetris\"}'",
+    optional: true)
+  static let productFlag = Parameter.flag("product", "VALUE is a product id, from productCache")
+
+  // MARK: - Creating and naming
+
+  static let new = Command(
+    "new", summary: "create a data source from rows, cached products, or a sections file",
+    discussion: """
+      With --rows, one section of the given rows. With --products, one section per family of \
+      the products in productCache, headed by the family (the example app's list); when the \
+      cache is empty, the example app's fifteen products are fetched into it first. With \
+      --sections @FILE, a JSON array of {"header","footer","rows":[...]}. With --generate N, one \
+      section of N text rows, for large experiments. Registers nothing: see 'ds register'.
+      """,
+    signature: Signature([
+      nameArgument, rowWords, rowsFlag,
+      .flag("products", "one section per family of the cached products"),
+      .option("sections", .text, value: "@FILE", "a JSON file of sections"),
+      .option("generate", .integer(1...10_000_000), value: "N", "one section of N rows"),
+    ]),
+    examples: [
+      "ds new todo --rows 'Buy milk' 'Call Ada'", "ds new shop --products",
+      "ds new menu --sections @menu.json", "ds new big --generate 1000000",
+    ]
+  ) { invocation in
+    let arguments = invocation.arguments
+    let name = arguments.word("NAME") ?? Word("")
+    var sources: [[Section]] = []
+    if arguments.flag("rows") || !arguments.words("ROW").isEmpty {
+      sources.append([Section(rows: try rows(invocation))])
+    }
+    if arguments.flag("products") { sources.append(try productSections(invocation)) }
+    if let file = arguments.word("sections") { sources.append(try sectionsFile(file)) }
+    if let count = arguments.int("generate") {
+      sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
+    }
+    guard sources.count <= 1 else {
+      throw ShellError(
+        "choose one of --rows, --products, --sections and --generate", at: name.offset)
+    }
+    let workspace = try workspace(invocation)
+    let document = try located(name) {
+      try DataSourceDocument.create(
+        name: name.text, sections: sources.first ?? [], in: workspace,
+        tracer: invocation.session.tracer)
+    }
+    invocation.session.openDataSources[name.text] = OpenDataSource(
+      document: document, tracer: invocation.session.tracer)
+    let controller = document.controller
+    return .text(
+      "created \(name.text): \(plural(controller.sections.count, "section")), \(plural(controller.totalRowCount, "row"))"
+    )
+  }
+
+  static let list = Command(
+    "list", summary: "list the data sources with their sections and rows",
+    examples: ["ds list"]
+  ) { invocation in
+    let workspace = try workspace(invocation)
+    let sources = try located(nil) { try DataSourceDocument.list(in: workspace) }
+    return .table(
+      Table(
+        columns: ["name", "sections", "rows"],
+        rows: sources.map { [.string($0.name), .int($0.sections), .int($0.rows)] }))
+  }
+
+  static let drop = Command(
+    "drop", summary: "delete a data source", signature: Signature([nameArgument]),
+    examples: ["ds drop todo"]
+  ) { invocation in
+    let name = invocation.arguments.word("NAME") ?? Word("")
+    let workspace = try workspace(invocation)
+    try located(name) { try DataSourceDocument.drop(name: name.text, in: workspace) }
+    invocation.session.openDataSources[name.text] = nil
+    return .text("dropped \(name.text)")
+  }
+
+  static let register = Command(
+    "register", summary: "use a cell data controller for models of one type",
+    discussion: """
+      register(dataController:for:) matches the model type exactly, and registering again \
+      overwrites. Model types: Text, Product, or a JSON object's type. An unregistered model \
+      draws the error cell.
+      """,
+    signature: Signature([
+      nameArgument,
+      .argument("MODELTYPE", .text, "Text, Product, or a JSON type") { context in
+        var types: Set<String> = ["Text", "Product"]
+        if context.previousWords.count >= 3,
+          let open = try? DataSourceGroup.open(context.session, Word(context.previousWords[2]))
+        {
+          for section in open.document.controller.sections.prefix(100) {
+            for row in section.rows.prefix(100) { types.insert(row.modelType) }
+          }
+        }
+        return types.sorted()
+      },
+      .argument("CELLCONTROLLER", .choice(CellControllers.names), "the cell data controller"),
+    ]),
+    examples: ["ds register shop Product DetailCell", "ds register todo Text BasicCell"]
+  ) { invocation in
+    let open = try open(invocation)
+    let modelType = invocation.arguments.string("MODELTYPE") ?? ""
+    let controllerName = invocation.arguments.string("CELLCONTROLLER") ?? ""
+    guard let type = CellControllers.type(named: controllerName) else {
+      throw ShellError(DataSourceError.unknownCellController(controllerName).description)
+    }
+    try located(nil) { try open.document.register(dataController: type, for: modelType) }
+    return .text("\(modelType) → \(controllerName)")
+  }
+
+  static let background = Command(
+    "background", summary: "set the text the delegate shows while there are no rows",
+    discussion: "The delegate's backgroundEmptyView(for:). Without TEXT, no background is shown.",
+    signature: Signature([nameArgument, .optionalArgument("TEXT", .text, "the message")]),
+    examples: ["ds background shop 'No products yet'"]
+  ) { invocation in
+    let open = try open(invocation)
+    let text = invocation.arguments.string("TEXT")
+    try located(nil) { try open.document.setBackground(text) }
+    open.delegate.background = text
+    return .text(text.map { "background: \($0)" } ?? "no background")
+  }
+
+  // MARK: - Sections
+
+  static let sectionAdd = Command(
+    "section add", summary: "add a section; without --at, or out of bounds, it is appended",
+    signature: Signature([
+      nameArgument, rowWords, rowsFlag,
+      .option("at", .integer(-1_000_000_000...1_000_000_000), value: "S", "where to insert it"),
+      .option("header", .text, "the header"), .option("footer", .text, "the footer"), quiet,
+    ]),
+    examples: ["ds section add shop --header Accessories --rows 'AirPods' 'Magic Mouse'"]
+  ) { invocation in
+    let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
+    let at = invocation.arguments.int("at")
+    return try mutate(invocation, "add(section:at:)") {
+      $0.add(section: section, at: at, notify: $1)
+    }
+  }
+
+  static let sectionUpdate = Command(
+    "section update", summary: "replace a section: its rows, header and footer",
+    signature: Signature([
+      nameArgument, sectionIndex, rowWords, rowsFlag, .option("header", .text, "the header"),
+      .option("footer", .text, "the footer"), quiet,
+    ]),
+    examples: ["ds section update shop 0 --header Phones --rows 'iPhone 15'"]
+  ) { invocation in
+    let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
+    let index = invocation.arguments.int("S") ?? 0
+    return try mutate(invocation, "update(section:at:)") {
+      $0.update(section: section, at: index, notify: $1)
+    }
+  }
+
+  static let sectionData = Command(
+    "section data", summary: "replace a section's header and footer, keeping its rows",
+    signature: Signature([
+      nameArgument, sectionIndex, .option("header", .text, "the header"),
+      .option("footer", .text, "the footer"), quiet,
+    ]),
+    examples: ["ds section data shop 0 --header 'iPhone' --footer '5 models'"]
+  ) { invocation in
+    let data = sectionData(invocation)
+    let index = invocation.arguments.int("S") ?? 0
+    return try mutate(invocation, "update(sectionData:at:)") {
+      $0.update(sectionData: data, at: index, notify: $1)
+    }
+  }
+
+  static let sectionRemove = Command(
+    "section remove", summary: "remove a section",
+    signature: Signature([nameArgument, sectionIndex, quiet]),
+    examples: ["ds section remove shop 2"]
+  ) { invocation in
+    let index = invocation.arguments.int("S") ?? 0
+    return try mutate(invocation, "remove(sectionAt:)") { $0.remove(sectionAt: index, notify: $1) }
+  }
+
+  static let sectionClear = Command(
+    "section clear", summary: "remove every section (removeAllSections)",
+    signature: Signature([nameArgument, quiet]),
+    examples: ["ds section clear shop"]
+  ) { invocation in
+    try mutate(invocation, "removeAllSections()") { $0.removeAllSections(notify: $1) }
+  }
+
+  static let sectionSet = Command(
+    "section set", summary: "replace every section from a JSON file (update(allSections:))",
+    signature: Signature([
+      nameArgument, .argument("@FILE", .text, "a JSON array of {header, footer, rows}"), quiet,
+    ]),
+    examples: ["ds section set menu @menu.json"]
+  ) { invocation in
+    let sections = try sectionsFile(invocation.arguments.word("@FILE") ?? Word(""))
+    return try mutate(invocation, "update(allSections:)") {
+      $0.update(allSections: sections, notify: $1)
+    }
+  }
+
+  // MARK: - Rows
+
+  static let rowAdd = Command(
+    "row add", summary: "insert a row at S R",
+    discussion: """
+      A section out of bounds appends a new one-row section (mutated(all)); a row out of bounds \
+      is appended to its section; otherwise the row is inserted (mutated(section: S)).
+      """,
+    signature: Signature([
+      nameArgument, sectionIndex, rowIndex,
+      .argument("VALUE", .text, "text, a JSON object, or with --product a product id"),
+      productFlag, quiet,
+    ]),
+    examples: ["ds row add todo 0 0 'Water the plants'", "ds row add shop 0 0 42 --product"]
+  ) { invocation in
+    let row = try model(invocation)
+    let path = indexPath(invocation)
+    return try mutate(invocation, "add(row:at:)") { $0.add(row: row, at: path, notify: $1) }
+  }
+
+  static let rowUpdate = Command(
+    "row update", summary: "replace the row at S R; out of bounds does nothing",
+    signature: Signature([
+      nameArgument, sectionIndex, rowIndex,
+      .argument("VALUE", .text, "text, a JSON object, or with --product a product id"),
+      productFlag, quiet,
+    ]),
+    examples: ["ds row update todo 0 1 'Call Grace'"]
+  ) { invocation in
+    let row = try model(invocation)
+    let path = indexPath(invocation)
+    return try mutate(invocation, "update(row:at:)") { $0.update(row: row, at: path, notify: $1) }
+  }
+
+  static let rowRemove = Command(
+    "row remove", summary: "remove the row at S R; the last row takes its section with it",
+    signature: Signature([nameArgument, sectionIndex, rowIndex, quiet]),
+    examples: ["ds row remove todo 0 0"]
+  ) { invocation in
+    let path = indexPath(invocation)
+    return try mutate(invocation, "remove(rowAt:)") { $0.remove(rowAt: path, notify: $1) }
+  }
+
+  static let rowsSet = Command(
+    "rows set", summary: "replace a section's rows, keeping its header and footer",
+    signature: Signature([nameArgument, sectionIndex, rowWords, quiet]),
+    examples: ["ds rows set todo 0 'Buy bread' 'Call Ada'"]
+  ) { invocation in
+    let rows = try rows(invocation, requireFlag: false)
+    let index = invocation.arguments.int("S") ?? 0
+    return try mutate(invocation, "update(rows:atSection:)") {
+      $0.update(rows: rows, atSection: index, notify: $1)
+    }
+  }
+
+  static let rowsPatch = Command(
+    "rows patch", summary: "replace several rows, given as S-R=VALUE; invalid ones are skipped",
+    signature: Signature([
+      nameArgument, .variadic("S-R=VALUE", .text, "such as 0-1='Call Grace'", optional: true),
+      quiet,
+    ]),
+    examples: ["ds rows patch todo 0-0=Milk 0-1=Bread 9-9=skipped"]
+  ) { invocation in
+    var patch: [IndexPath: RowModel] = [:]
+    for word in invocation.arguments.words("S-R=VALUE") {
+      let parts = word.text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let indexes = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
+      guard parts.count == 2, indexes.count == 2 else {
+        throw ShellError(
+          "'\(word.text)' is not S-R=VALUE", hint: "for example 0-1='Call Grace'", at: word.offset)
+      }
+      patch[IndexPath(row: indexes[1], section: indexes[0])] = try parseModel(
+        String(parts[1]), at: word)
+    }
+    return try mutate(invocation, "update(rows:)") { $0.update(rows: patch, notify: $1) }
+  }
+
+  // MARK: - Queries
+
+  static let model = Command(
+    "model", summary: "the model at S R (modelObject(at:)), or nil out of bounds",
+    signature: Signature([nameArgument, sectionIndex, rowIndex]),
+    examples: ["ds model shop 0 1"]
+  ) { invocation in
+    let open = try open(invocation)
+    let path = indexPath(invocation)
+    guard let model = open.document.controller.modelObject(at: path) else {
+      return .text("nil (no row at \(path.shortDescription))")
+    }
+    let cell = open.document.controller.cellDataController(at: path)
+    return .record([
+      Field("index_path", .string(path.shortDescription)),
+      Field("model_type", .string(model.modelType)), Field("value", .string(describe(model))),
+      Field("cell", .string(cell.reuseIdentifier)),
+    ])
+  }
+
+  static let count = Command(
+    "count", summary: "totalRowCount, and the rows of each section",
+    signature: Signature([nameArgument]),
+    examples: ["ds count shop"]
+  ) { invocation in
+    let controller = try open(invocation).document.controller
+    return .record([
+      Field("total_row_count", .int(controller.totalRowCount)),
+      Field("sections", .list(controller.sections.map { .int($0.rows.count) })),
+    ])
+  }
+
+  static let state = Command(
+    "state", summary: "sections, rows, collectionState, separators, background and registrations",
+    signature: Signature([nameArgument]),
+    examples: ["ds state shop"]
+  ) { invocation in
+    let open = try open(invocation)
+    let controller = open.document.controller
+    let empty = controller.totalRowCount == 0
+    return .record([
+      Field("sections", .int(controller.sections.count)),
+      Field("total_row_count", .int(controller.totalRowCount)),
+      Field("collection_state", .string(empty ? "empty" : "nonEmpty")),
+      Field("separators", .string(empty ? "none (empty state)" : "singleLine")),
+      Field("background", open.document.backgroundMessage.map(Value.string) ?? .null),
+      Field(
+        "registrations",
+        .object(
+          controller.registeredControllers.map { Field($0.modelType, .string($0.controller)) })),
+    ])
+  }
+
+  static let render = Command(
+    "render", summary: "draw the data source as a table view or a collection view",
+    discussion: """
+      The table style draws a grouped table view: each section's header and footer, and each \
+      cell as its cell view draws it through configure(with:), with its reuse identifier. The \
+      collection style draws a grid of cards, with headers and footers as supplementary cells. \
+      --from and --count choose a window of rows, counted across sections. Long text is cut to \
+      the width. With no rows, the delegate's background is drawn, without separators.
+      """,
+    signature: Signature([
+      nameArgument,
+      .option("style", .choice(["table", "collection"]), "how to draw it", default: "table"),
+      .option("from", .integer(0...Int(Int32.max)), value: "ROW", "the first row", default: "0"),
+      .option("count", .integer(1...10_000), value: "N", "how many rows", default: "50"),
+      .option("width", .integer(24...400), value: "W", "the width in columns", default: "56"),
+    ]),
+    examples: [
+      "ds render shop", "ds render shop --style collection --width 72",
+      "ds render big --from 500000 --count 20",
+    ]
+  ) { invocation in
+    let open = try open(invocation)
+    let arguments = invocation.arguments
+    let drawing = TableViewDrawing(
+      controller: open.document.controller, background: open.document.backgroundMessage,
+      width: arguments.int("width") ?? 56)
+    let from = arguments.int("from") ?? 0
+    let count = arguments.int("count") ?? 50
+    let text =
+      arguments.string("style") == "collection"
+      ? drawing.collection(from: from, count: count) : drawing.table(from: from, count: count)
+    return .text(text)
+  }
+
+  // MARK: - Helpers
+
+  static func workspace(_ invocation: Invocation) throws -> Workspace {
+    try located(nil) { try invocation.session.factory.workspace() }
+  }
+
+  static func open(_ invocation: Invocation) throws -> OpenDataSource {
+    try open(invocation.session, invocation.arguments.word("NAME") ?? Word(""))
+  }
+
+  static func open(_ session: Session, _ name: Word) throws -> OpenDataSource {
+    if let open = session.openDataSources[name.text] { return open }
+    let workspace = try located(nil) { try session.factory.workspace() }
+    let document = try located(name) {
+      try DataSourceDocument.open(name: name.text, in: workspace, tracer: session.tracer)
+    }
+    let open = OpenDataSource(document: document, tracer: session.tracer)
+    open.delegate.background = document.backgroundMessage
+    session.openDataSources[name.text] = open
+    return open
+  }
+
+  /// Runs a mutation with notify unless --quiet, stores it, and shows the notifications, plus the
+  /// collectionState line when the data source became empty or stopped being empty.
+  static func mutate(
+    _ invocation: Invocation, _ operation: String,
+    _ body: @escaping (DataSourceController, Bool) -> Void
+  ) throws -> Output {
+    let open = try open(invocation)
+    let notify = !invocation.arguments.flag("quiet")
+    let wasEmpty = open.document.controller.totalRowCount == 0
+    open.delegate.notifications = []
+    try located(nil) { try open.document.mutate(operation) { body($0, notify) } }
+    var events = open.delegate.notifications.map(\.description)
+    let isEmpty = open.document.controller.totalRowCount == 0
+    if wasEmpty != isEmpty {
+      events.append("collectionState: \(isEmpty ? "empty" : "nonEmpty")")
+    }
+    if events.isEmpty { events.append(notify ? "no change" : "no notification (--quiet)") }
+    return .events(events)
+  }
+
+  static func indexPath(_ invocation: Invocation) -> IndexPath {
+    IndexPath(
+      row: invocation.arguments.int("R") ?? 0, section: invocation.arguments.int("S") ?? 0)
+  }
+
+  static func sectionData(_ invocation: Invocation) -> SectionDataModel? {
+    let header = invocation.arguments.string("header")
+    let footer = invocation.arguments.string("footer")
+    return header == nil && footer == nil ? nil : SectionDataModel(header: header, footer: footer)
+  }
+
+  /// The rows given after NAME: `--rows` must come with them, so that a stray word is not taken
+  /// for a row.
+  static func rows(_ invocation: Invocation, requireFlag: Bool = true) throws -> [RowModel] {
+    let words = invocation.arguments.words("ROW")
+    if requireFlag, let first = words.first, !invocation.arguments.flag("rows") {
+      throw ShellError(
+        "'\(first.text)' is not expected here", hint: "rows follow --rows", at: first.offset)
+    }
+    return try words.map { try parseModel($0.text, at: $0) }
+  }
+
+  /// Text, or a JSON object when it starts with `{`.
+  static func parseModel(_ text: String, at word: Word) throws -> RowModel {
+    guard text.hasPrefix("{") else { return .text(text) }
+    do {
+      return try RowModel.object(fromJSON: text)
+    } catch {
+      throw ShellError(String(describing: error), at: word.offset)
+    }
+  }
+
+  /// The VALUE of a row command: text or JSON, or with --product a cached product.
+  static func model(_ invocation: Invocation) throws -> RowModel {
+    let word = invocation.arguments.word("VALUE") ?? Word("")
+    guard invocation.arguments.flag("product") else { return try parseModel(word.text, at: word) }
+    let (product, _) = try ProductGroup.cached(invocation.session, word)
+    return .product(product)
+  }
+
+  /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
+  static func sectionsFile(_ word: Word) throws -> [Section] {
+    let path = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ShellError("cannot read '\(path)'", hint: "check the path", at: word.offset)
+    }
+    guard let array = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]] else {
+      throw ShellError(
+        "'\(path)' is not a JSON array of sections",
+        hint: #"for example [{"header":"Fruit","rows":["Apple","Pear"]}]"#, at: word.offset)
+    }
+    return try array.enumerated().map { index, object in
+      let header = object["header"] as? String
+      let footer = object["footer"] as? String
+      let rows = try ((object["rows"] as? [Any]) ?? []).map { item -> RowModel in
+        if let text = item as? String { return .text(text) }
+        guard JSONSerialization.isValidJSONObject(item),
+          let json = try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])
+        else {
+          throw ShellError(
+            "section \(index) has a row that is neither text nor an object", at: word.offset)
+        }
+        do {
+          return try RowModel.object(fromJSON: String(decoding: json, as: UTF8.self))
+        } catch {
+          throw ShellError("section \(index): \(error)", at: word.offset)
+        }
+      }
+      let data =
+        header == nil && footer == nil ? nil : SectionDataModel(header: header, footer: footer)
+      return Section(sectionData: data, rows: rows)
+    }
+  }
+
+  /// One section per family of the cached products, fetching the example app's products first
+  /// when the cache is empty.
+  static func productSections(_ invocation: Invocation) throws -> [Section] {
+    let session = invocation.session
+    let cache = try session.persistenceController(.productCache)
+    var products = try located(nil) { try cache.peekObjects() }.compactMap {
+      try? JSONDecoder().decode(Product.self, from: $0.value)
+    }
+    if products.isEmpty {
+      let updater = try session.productUpdater()
+      for id in 1...15 {
+        let url = try ProductGroup.remoteURL(for: Word(String(id)), session: session)
+        products.append(try updater.updateProduct(from: url).get())
+      }
+    }
+    var seen: [Int: Product] = [:]
+    for product in products where seen[product.id] == nil { seen[product.id] = product }
+    let families = ["iPhones", "iPads", "Apple TVs", "Apple Watches"]
+    let grouped = Dictionary(grouping: seen.values, by: \.family)
+    let order =
+      families.filter { grouped[$0] != nil }
+      + grouped.keys.filter { !families.contains($0) }.sorted()
+    return order.map { family in
+      let items = (grouped[family] ?? []).sorted { $0.id < $1.id }
+      return Section(
+        sectionData: SectionDataModel(header: family, footer: plural(items.count, "product")),
+        rows: items.map(RowModel.product))
+    }
+  }
+
+  static func describe(_ model: RowModel) -> String {
+    switch model {
+    case .text(let text): return text
+    case .product(let product): return "Product \(product.id): \(product.name)"
+    case .object(_, let json): return json
+    }
+  }
+
+  static func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+
+  static func located<T>(_ name: Word?, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as DataSourceError {
+      if case .unknown(_, let suggestion) = error {
+        throw ShellError(
+          error.description, hint: suggestion.map { "did you mean '\($0)'?" } ?? "see 'ds list'",
+          at: name?.offset)
+      }
+      throw ShellError(error.description, at: name?.offset)
+    } catch {
+      throw StoreGroup.shellError(error, store: nil)
+    }
+  }
+}

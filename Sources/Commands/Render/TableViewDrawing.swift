@@ -1,0 +1,176 @@
+import Domain
+import Foundation
+
+/// Draws a DataSourceController as UIKit would show it, in text: a grouped table view, or a collection view of cards.
+///
+/// Each cell is a `TextCellView` configured by its data controller.
+struct TableViewDrawing {
+  let controller: DataSourceController
+  let background: String?
+  let width: Int
+
+  /// A grouped table view of the rows `from ..< from + count`, counted across sections.
+  func table(from: Int, count: Int) -> String {
+    let total = controller.totalRowCount
+    guard total > 0 else { return emptyState() }
+    var lines: [String] = [summary(from: from, count: count, total: total)]
+    let inner = width - 4
+    for (section, rows) in window(from: from, count: count) {
+      let data = controller.sectionDataController(at: section.index)
+      lines.append("")
+      if let header = data?.headerTitle {
+        lines.append(" " + cut(header.uppercased(), width - 1))
+      }
+      if rows.lowerBound > 0 { lines.append(" ⋮ \(rows.lowerBound) rows above") }
+      lines.append("┌" + String(repeating: "─", count: width - 2) + "┐")
+      for (offset, row) in rows.enumerated() {
+        if offset > 0 { lines.append("├" + String(repeating: "─", count: width - 2) + "┤") }
+        for line in cell(at: IndexPath(row: row, section: section.index), inner: inner) {
+          lines.append("│ " + line + " │")
+        }
+      }
+      lines.append("└" + String(repeating: "─", count: width - 2) + "┘")
+      if rows.upperBound < section.count {
+        lines.append(" ⋮ \(section.count - rows.upperBound) rows below")
+      }
+      if let footer = data?.footerTitle { lines.append(" " + cut(footer, width - 1)) }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// A collection view: cards in a grid, with each section's header and footer as supplementary
+  /// cells across the width.
+  func collection(from: Int, count: Int) -> String {
+    let total = controller.totalRowCount
+    guard total > 0 else { return emptyState() }
+    var lines: [String] = [summary(from: from, count: count, total: total)]
+    let cardWidth = 24
+    let columns = max(1, (width + 1) / (cardWidth + 1))
+    for (section, rows) in window(from: from, count: count) {
+      let data = controller.sectionDataController(at: section.index)
+      lines.append("")
+      if let header = data?.headerTitle { lines += supplementary(header, kind: "header") }
+      let paths = rows.map { IndexPath(row: $0, section: section.index) }
+      var start = 0
+      while start < paths.count {
+        let chunk = paths[start..<min(paths.count, start + columns)]
+        let cards = chunk.map { card(at: $0, width: cardWidth) }
+        let height = cards.map(\.count).max() ?? 0
+        for line in 0..<height {
+          lines.append(
+            cards.map { line < $0.count ? $0[line] : String(repeating: " ", count: cardWidth) }
+              .joined(separator: " "))
+        }
+        start += columns
+      }
+      if let footer = data?.footerTitle { lines += supplementary(footer, kind: "footer") }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  // MARK: - Private
+
+  private func summary(from: Int, count: Int, total: Int) -> String {
+    let sections = controller.sections.count
+    let last = min(total, from + count) - 1
+    let range = from > last ? "none shown" : "rows \(from)–\(last) shown"
+    return
+      "\(sections) section\(sections == 1 ? "" : "s"), \(total) row\(total == 1 ? "" : "s"); \(range)"
+  }
+
+  /// The sections that have rows in the window, with the window's part of each.
+  private func window(from: Int, count: Int) -> [(
+    section: (index: Int, count: Int), rows: Range<Int>
+  )] {
+    var result: [(section: (index: Int, count: Int), rows: Range<Int>)] = []
+    var start = 0
+    let end = from + count
+    for (index, section) in controller.sections.enumerated() {
+      let rowCount = section.rows.count
+      defer { start += rowCount }
+      guard start + rowCount > from else { continue }
+      guard start < end else { break }
+      let lower = max(0, from - start)
+      let upper = min(rowCount, end - start)
+      if lower < upper { result.append(((index, rowCount), lower..<upper)) }
+    }
+    return result
+  }
+
+  /// The cell's lines, each exactly `inner` columns: its labels on the left, its detail and reuse
+  /// identifier on the right of the first line.
+  private func cell(at path: IndexPath, inner: Int) -> [String] {
+    var view = TextCellView()
+    view.configure(with: controller.cellDataController(at: path))
+    let tag = "‹\(view.reuseIdentifier)›"
+    var lines: [String] = []
+    let right = [view.accessory, tag].filter { !$0.isEmpty }.joined(separator: "  ")
+    for (index, text) in view.lines.enumerated() {
+      if index == 0, text.count + 1 + right.count > inner {
+        // No room beside the text: the detail and the identifier go on a line of their own.
+        lines.append(layout(text, "", inner))
+        lines.append(layout("", right, inner))
+      } else {
+        lines.append(layout(text, index == 0 ? right : "", inner))
+      }
+    }
+    return lines.isEmpty ? [layout("", tag, inner)] : lines
+  }
+
+  private func card(at path: IndexPath, width: Int) -> [String] {
+    var view = TextCellView()
+    view.configure(with: controller.cellDataController(at: path))
+    let inner = width - 4
+    var body = view.lines.map { cut($0, inner) }
+    if !view.accessory.isEmpty { body.append(cut(view.accessory, inner)) }
+    body.append(cut("‹\(view.reuseIdentifier)›", inner))
+    return ["┌" + String(repeating: "─", count: width - 2) + "┐"]
+      + body.map { "│ " + pad($0, inner) + " │" }
+      + ["└" + String(repeating: "─", count: width - 2) + "┘"]
+  }
+
+  private func supplementary(_ text: String, kind: String) -> [String] {
+    let inner = width - 4
+    return [
+      "╔" + String(repeating: "═", count: width - 2) + "╗",
+      "║ " + layout(text, "‹\(kind)›", inner) + " ║",
+      "╚" + String(repeating: "═", count: width - 2) + "╝",
+    ]
+  }
+
+  /// The delegate's background, in a frame with no separators.
+  private func emptyState() -> String {
+    let inner = width - 4
+    let message = background ?? ""
+    let text = cut(message, inner)
+    let left = (inner - text.count) / 2
+    let centred = pad(String(repeating: " ", count: left) + text, inner)
+    return [
+      "0 sections, 0 rows; the delegate's background is shown and separators are off",
+      "┌" + String(repeating: "─", count: width - 2) + "┐",
+      "│ " + String(repeating: " ", count: inner) + " │",
+      "│ " + centred + " │",
+      "│ " + String(repeating: " ", count: inner) + " │",
+      "└" + String(repeating: "─", count: width - 2) + "┘",
+    ].joined(separator: "\n")
+  }
+
+  /// `left` and `right` on one line of `width` columns; the left text is cut first.
+  private func layout(_ left: String, _ right: String, _ width: Int) -> String {
+    let right = cut(right, width)
+    let room = width - right.count - (right.isEmpty ? 0 : 1)
+    let left = cut(left, max(0, room))
+    return left + String(repeating: " ", count: max(0, width - left.count - right.count)) + right
+  }
+
+  private func pad(_ text: String, _ width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - text.count))
+  }
+
+  /// Cuts text to `width` columns, ending with `…` when it was longer.
+  private func cut(_ text: String, _ width: Int) -> String {
+    guard text.count > width else { return text }
+    guard width > 0 else { return "" }
+    return String(text.prefix(width - 1)) + "…"
+  }
+}

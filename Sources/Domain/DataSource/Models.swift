@@ -1,0 +1,154 @@
+import Foundation
+
+extension IndexPath {
+  /// A row in a section, as UIKit's `IndexPath(row:section:)` makes it.
+  public init(row: Int, section: Int) { self.init(indexes: [section, row]) }
+
+  /// The section index.
+  public var section: Int { count > 0 ? self[0] : 0 }
+
+  /// The row index.
+  public var row: Int { count > 1 ? self[1] : 0 }
+
+  /// `1-3` for section 1, row 3, as notifications print it.
+  public var shortDescription: String { "\(section)-\(row)" }
+}
+
+/// A row's model object: what the seed keeps as `Any`.
+///
+/// From the shell, a model is text, a product from the product cache, or a JSON object whose `type`
+/// field is its model type.
+public enum RowModel: Sendable, Equatable {
+  /// A piece of text; its model type is `Text` (the seed's `String`).
+  case text(String)
+  /// A product; its model type is `Product`.
+  case product(Product)
+  /// A JSON object; its model type is its `type` field.
+  case object(type: String, json: String)
+
+  /// The model type that registrations match, exactly.
+  public var modelType: String {
+    switch self {
+    case .text: return "Text"
+    case .product: return "Product"
+    case .object(let type, _): return type
+    }
+  }
+
+  /// A JSON object's string and number fields, for cells that show them.
+  public var fields: [String: String] {
+    guard case .object(_, let json) = self,
+      let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    else { return [:] }
+    var fields: [String: String] = [:]
+    for (key, value) in object {
+      if let text = value as? String {
+        fields[key] = text
+      } else if let number = value as? NSNumber {
+        fields[key] = number.stringValue
+      }
+    }
+    return fields
+  }
+
+  /// Parses a JSON object into a model; its `type` field must be a non-empty string.
+  public static func object(fromJSON json: String) throws -> RowModel {
+    guard let data = json.data(using: .utf8),
+      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    else { throw DataSourceError.invalidModel("not a JSON object: \(json)") }
+    guard let type = object["type"] as? String, !type.isEmpty else {
+      throw DataSourceError.invalidModel("a JSON model needs a string 'type' field: \(json)")
+    }
+    if type == "Product" || type == "product" {
+      if let product = try? JSONDecoder().decode(Product.self, from: data) {
+        return .product(product)
+      }
+    }
+    return .object(type: type, json: json)
+  }
+}
+
+/// Why a data source operation failed.
+public enum DataSourceError: Error, Equatable, CustomStringConvertible {
+  /// No data source has that name.
+  case unknown(String, suggestion: String?)
+  /// A data source of that name exists already.
+  case exists(String)
+  /// A model could not be made from the input.
+  case invalidModel(String)
+  /// No cell data controller has that name.
+  case unknownCellController(String)
+  /// The stored data source could not be read.
+  case corrupt(String)
+
+  /// A one-line description.
+  public var description: String {
+    switch self {
+    case .unknown(let name, _): return "no data source named '\(name)'"
+    case .exists(let name): return "a data source named '\(name)' exists already"
+    case .invalidModel(let detail): return detail
+    case .unknownCellController(let name):
+      return
+        "no cell data controller named '\(name)'; there are \(CellControllers.names.joined(separator: ", "))"
+    case .corrupt(let detail): return "the stored data source is damaged: \(detail)"
+    }
+  }
+}
+
+/// A section's header and footer (the seed's `SectionDataModelType`).
+public protocol SectionDataModelType: Sendable {
+  /// The header text.
+  var header: String? { get }
+  /// The footer text.
+  var footer: String? { get }
+}
+
+/// The default section data model.
+public struct SectionDataModel: SectionDataModelType, Equatable {
+  /// The header text.
+  public private(set) var header: String?
+  /// The footer text.
+  public private(set) var footer: String?
+
+  /// Creates section data.
+  public init(header: String? = nil, footer: String? = nil) {
+    self.header = header
+    self.footer = footer
+  }
+}
+
+/// The controller a table view uses for a section's header and footer titles.
+public final class SectionDataController: Sendable {
+  /// The header title.
+  public let headerTitle: String?
+  /// The footer title.
+  public let footerTitle: String?
+
+  /// Creates a controller with titles.
+  public init(header: String?, footer: String?) {
+    headerTitle = header
+    footerTitle = footer
+  }
+
+  /// Creates a controller from section data.
+  public convenience init(_ model: SectionDataModelType) {
+    self.init(header: model.header, footer: model.footer)
+  }
+}
+
+/// A section: its rows and its optional header and footer; a class, as in the seed.
+public final class Section: @unchecked Sendable {
+  /// The rows' model objects.
+  public var rows: [RowModel]
+  /// The header and footer.
+  public var sectionData: SectionDataModel?
+
+  /// Creates a section.
+  public init(sectionData: SectionDataModel? = nil, rows: [RowModel]) {
+    self.sectionData = sectionData
+    self.rows = rows
+  }
+
+  /// An independent copy.
+  public func copy() -> Section { Section(sectionData: sectionData, rows: rows) }
+}

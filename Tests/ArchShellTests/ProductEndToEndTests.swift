@@ -95,4 +95,60 @@ struct ProductEndToEndTests {
     #expect(rows?.map { $0["method"] as? String } == ["GET", "GET"])
     #expect((rows?.first?["url"] as? String)?.hasSuffix("/products/1") == true)
   }
+
+  @Test(
+    "a data source built by a script renders the same in the next process, and bad ds input gets precise errors"
+  )
+  func dataSourceSurvivesRestart() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/workspace.sqlite"
+    let script = directory + "/build.ash"
+    try """
+    ds new todo --rows 'Buy milk' 'Call Ada'
+    ds register todo Text BasicCell
+    ds row add todo 0 0 'Water the plants'
+    ds section data todo 0 --header Today
+
+    """.write(toFile: script, atomically: true, encoding: .utf8)
+    let build = try Binary.run(["--db", db, "-f", script])
+    #expect(build.status == 0)
+    let render = try Binary.run(["--db", db, "-c", "ds render todo --width 30"])
+    #expect(
+      render.stdout == """
+        1 section, 3 rows; rows 0–2 shown
+
+         TODAY
+        ┌────────────────────────────┐
+        │ Water the plants           │
+        │                ‹basicCell› │
+        ├────────────────────────────┤
+        │ Buy milk       ‹basicCell› │
+        ├────────────────────────────┤
+        │ Call Ada       ‹basicCell› │
+        └────────────────────────────┘
+
+        """)
+    let cases: [(String, String)] = [
+      ("ds render tdo", "-c:1:11: error: no data source named 'tdo' (did you mean 'todo'?)"),
+      ("ds new todo", "-c:1:8: error: a data source named 'todo' exists already"),
+      (
+        "ds section",
+        "-c:1:11: error: 'ds section' needs a verb: add, update, data, remove, clear, set (try 'help ds section')"
+      ),
+      (
+        "ds section ad todo",
+        "-c:1:12: error: unknown verb 'ad' for 'ds section' (did you mean 'add'?)"
+      ),
+      ("ds new x 'a b'", "-c:1:10: error: 'a b' is not expected here (rows follow --rows)"),
+      (
+        "ds rows patch todo 0=1",
+        "-c:1:20: error: '0=1' is not S-R=VALUE (for example 0-1='Call Grace')"
+      ),
+    ]
+    for (line, expected) in cases {
+      let result = try Binary.run(["--db", db, "-c", line])
+      #expect(result.status == 1, "\(line)")
+      #expect(result.stderr == expected + "\n", "\(line)")
+    }
+  }
 }

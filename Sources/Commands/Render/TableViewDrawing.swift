@@ -21,7 +21,7 @@ struct TableViewDrawing {
       if let header = data?.headerTitle {
         lines.append(" " + cut(header.uppercased(), width - 1))
       }
-      if rows.lowerBound > 0 { lines.append(" ⋮ \(rows.lowerBound) rows above") }
+      if rows.lowerBound > 0 { lines.append(" ⋮ \(plural(rows.lowerBound, "row")) above") }
       lines.append("┌" + String(repeating: "─", count: width - 2) + "┐")
       for (offset, row) in rows.enumerated() {
         if offset > 0 { lines.append("├" + String(repeating: "─", count: width - 2) + "┤") }
@@ -31,7 +31,7 @@ struct TableViewDrawing {
       }
       lines.append("└" + String(repeating: "─", count: width - 2) + "┘")
       if rows.upperBound < section.count {
-        lines.append(" ⋮ \(section.count - rows.upperBound) rows below")
+        lines.append(" ⋮ \(plural(section.count - rows.upperBound, "row")) below")
       }
       if let footer = data?.footerTitle { lines.append(" " + cut(footer, width - 1)) }
     }
@@ -173,4 +173,9 @@ struct TableViewDrawing {
     guard width > 0 else { return "" }
     return String(text.prefix(width - 1)) + "…"
   }
+}
+
+/// `1 row`, `3 rows`.
+private func plural(_ number: Int, _ noun: String) -> String {
+  "\(number) \(noun)\(number == 1 ? "" : "s")"
 }

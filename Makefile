@@ -42,6 +42,7 @@ bench: release
 	Benchmarks/run.sh $(ARCHSH_RELEASE)
 	Benchmarks/store.sh $(ARCHSH_RELEASE)
 	Benchmarks/products.sh $(ARCHSH_RELEASE)
+	Benchmarks/datasource.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
 stress: build

@@ -22,9 +22,9 @@ public enum RowModel: Sendable, Equatable {
   /// A piece of text; its model type is `Text` (the seed's `String`).
   case text(String)
   /// A product; its model type is `Product`.
-  case product(Product)
+  indirect case product(Product)
   /// A JSON object; its model type is its `type` field.
-  case object(type: String, json: String)
+  indirect case object(type: String, json: String)
 
   /// The model type that registrations match, exactly.
   public var modelType: String {

@@ -48,6 +48,10 @@ ds section data shop 4 --header 'Accessories (in stock)'
 ds section remove shop 2
 ds state shop
 
+# The example app's third cell: FullProductDetailsCell shows what the Translator makes of a product.
+ds register shop Product FullProductDetailsCell
+ds render shop --from 6 --count 2
+
 # The collection style: cards in a grid, headers and footers as supplementary cells.
 ds render shop --style collection --from 0 --count 5 --width 76
 

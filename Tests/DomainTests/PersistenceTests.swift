@@ -38,7 +38,7 @@ struct PersistenceTests {
     #expect(
       stores.map(\.name) == [
         "articleAssets", "articleStyles", "bookmarks", "generalCache", "issueAssets", "issues",
-        "user",
+        "productCache", "user",
       ])
     #expect(
       stores.allSatisfy {
@@ -218,9 +218,9 @@ struct PersistenceTests {
   @Test("stores: create, refuse duplicates and bad names, suggest on unknown ones")
   func stores() throws {
     let workspace = try Workspace(path: ":memory:")
-    try PersistenceController.createStore("productCache", in: workspace, tracer: Tracer())
-    #expect(throws: PersistenceController.Error.storeExists("productCache")) {
-      try PersistenceController.createStore("productCache", in: workspace, tracer: Tracer())
+    try PersistenceController.createStore("thumbnails", in: workspace, tracer: Tracer())
+    #expect(throws: PersistenceController.Error.storeExists("thumbnails")) {
+      try PersistenceController.createStore("thumbnails", in: workspace, tracer: Tracer())
     }
     #expect(throws: PersistenceController.Error.invalidStoreName("a b")) {
       try PersistenceController.createStore("a b", in: workspace, tracer: Tracer())

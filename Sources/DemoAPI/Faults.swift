@@ -46,26 +46,6 @@ public struct Fault: Sendable, Equatable {
     return self.path == path
   }
 
-  /// The fault in words, such as `status 503` or `drop`, with its delay.
-  public var summary: String {
-    var text: String
-    switch kind {
-    case .status(let status, let body):
-      text = "status \(status)" + (body == nil ? "" : " with a body")
-    case .empty: text = "empty body"
-    case .malformed: text = "malformed JSON"
-    case .drop: text = "drop the connection"
-    case .delayOnly: text = "answer normally"
-    }
-    if delay > 0 { text += " after \(Self.format(delay))" }
-    return text
-  }
-
-  static func format(_ seconds: Double) -> String {
-    if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
-    return seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.3gs", seconds)
-  }
-
   /// The BDModules error code the demo API uses for a status.
   public static func code(forStatus status: Int) -> String {
     switch status {

@@ -8,21 +8,26 @@ final class OpenDataSource {
 
   init(document: DataSourceDocument, tracer: Tracer) {
     self.document = document
-    self.delegate = RecordingDelegate(tracer: tracer)
+    self.delegate = RecordingDelegate(tracer: tracer) { [unowned document] in
+      document.backgroundMessage
+    }
     document.controller.delegate = delegate
   }
 }
 
 /// The shell's DataSourceControllerDelegate: it keeps the notifications of the running command,
-/// and reports them to the tracer.
+/// reports them to the tracer, and shows the data source's stored background message.
 final class RecordingDelegate: DataSourceControllerDelegate {
   private let tracer: Tracer
+  private let background: () -> String?
   var notifications: [DataSourceMutation] = []
-  var background: String?
 
-  init(tracer: Tracer) { self.tracer = tracer }
+  init(tracer: Tracer, background: @escaping () -> String?) {
+    self.tracer = tracer
+    self.background = background
+  }
 
-  func backgroundEmptyView() -> String? { background }
+  func backgroundEmptyView() -> String? { background() }
 
   func dataSourceWasMutated(_ controller: DataSourceController) { record(.all) }
 
@@ -201,7 +206,6 @@ enum DataSourceGroup {
     let open = try open(invocation)
     let text = invocation.arguments.string("TEXT")
     try located(nil) { try open.document.setBackground(text) }
-    open.delegate.background = text
     return .text(text.map { "background: \($0)" } ?? "no background")
   }
 
@@ -437,7 +441,7 @@ enum DataSourceGroup {
     let open = try open(invocation)
     let arguments = invocation.arguments
     let drawing = TableViewDrawing(
-      controller: open.document.controller, background: open.document.backgroundMessage,
+      controller: open.document.controller,
       width: arguments.int("width") ?? 56)
     let from = arguments.int("from") ?? 0
     let count = arguments.int("count") ?? 50
@@ -464,7 +468,6 @@ enum DataSourceGroup {
       try DataSourceDocument.open(name: name.text, in: workspace, tracer: session.tracer)
     }
     let open = OpenDataSource(document: document, tracer: session.tracer)
-    open.delegate.background = document.backgroundMessage
     session.openDataSources[name.text] = open
     return open
   }

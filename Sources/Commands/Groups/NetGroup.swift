@@ -137,15 +137,8 @@ enum NetGroup {
     }
     var kinds: [Fault.Kind] = []
     if let status = arguments.int("status") {
-      var body = arguments.string("body")
-      if let text = body, text.hasPrefix("@") {
-        let file = String(text.dropFirst())
-        guard let data = FileManager.default.contents(atPath: file) else {
-          throw ShellError(
-            "cannot read '\(file)'", hint: "check the path; --body @FILE reads a file",
-            at: arguments.word("body")?.offset)
-        }
-        body = String(decoding: data, as: UTF8.self)
+      let body = try arguments.word("body").map {
+        String(decoding: try StoreGroup.readValue($0), as: UTF8.self)
       }
       kinds.append(.status(status, body: body))
     } else if let body = arguments.word("body") {
@@ -180,7 +173,7 @@ enum NetGroup {
     let scope =
       times.map { $0 == 1 ? "the next request" : "the next \($0) requests" }
       ?? "every request until 'net fault clear'"
-    return .text("fault added: \(added.method) \(added.path) → \(added.summary), for \(scope)")
+    return .text("fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)")
   }
 
   static let faults = Command(
@@ -193,7 +186,7 @@ enum NetGroup {
         columns: ["method", "path", "fault", "remaining", "hits"],
         rows: table.active.map { fault in
           [
-            .string(fault.method), .string(fault.path), .string(fault.summary),
+            .string(fault.method), .string(fault.path), .string(summary(fault)),
             fault.remaining.map(Value.int) ?? .string("always"), .int(fault.hits),
           ]
         }))
@@ -215,6 +208,21 @@ enum NetGroup {
     }
     return .text(
       "requests time out after \(Quantities.format(duration: invocation.session.networkTimeout))")
+  }
+
+  /// A fault in words, such as `status 503` or `drop the connection after 2s`.
+  static func summary(_ fault: Fault) -> String {
+    var text: String
+    switch fault.kind {
+    case .status(let status, let body):
+      text = "status \(status)" + (body == nil ? "" : " with a body")
+    case .empty: text = "empty body"
+    case .malformed: text = "malformed JSON"
+    case .drop: text = "drop the connection"
+    case .delayOnly: text = "answer normally"
+    }
+    if fault.delay > 0 { text += " after \(Quantities.format(duration: fault.delay))" }
+    return text
   }
 
   /// JSON text on one line, keys sorted, for display.

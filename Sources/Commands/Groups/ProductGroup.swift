@@ -160,31 +160,26 @@ enum ProductGroup {
     ProductToProductCellViewModelTranslator().translate(product: product).formattedPrice
   }
 
+  /// The path a word names: `/products/42` for an id, the path itself, or nil for a whole URL.
+  static func productPath(_ word: Word, example: String) throws -> String? {
+    let text = word.text
+    if text.hasPrefix("http://") || text.hasPrefix("https://") { return nil }
+    if let id = Int(text), id >= 0 { return "/products/\(id)" }
+    if text.hasPrefix("/") { return text }
+    throw ShellError(
+      "'\(text)' is not a product id, path or URL", hint: "for example '\(example)'",
+      at: word.offset)
+  }
+
   /// The product's URL on the API in use: an id, a path, or a whole URL.
   static func remoteURL(for word: Word, session: Session) throws -> URL {
-    let text = word.text
-    if text.hasPrefix("http://") || text.hasPrefix("https://") {
-      guard let url = URL(string: text) else {
-        throw ShellError("'\(text)' is not a URL", at: word.offset)
-      }
-      return url
+    let path = try productPath(word, example: "product update 42") ?? word.text
+    _ = try session.api()  // a failure to reach the API concerns the line, not the word
+    do {
+      return try session.apiURL(forPath: path)
+    } catch {
+      throw error.located(at: word.offset)
     }
-    let path: String
-    if let id = Int(text), id >= 0 {
-      path = "/products/\(id)"
-    } else if text.hasPrefix("/") {
-      path = text
-    } else {
-      throw ShellError(
-        "'\(text)' is not a product id, path or URL", hint: "for example 'product update 42'",
-        at: word.offset)
-    }
-    let base = try session.api().url.absoluteString
-    guard let url = URL(string: (base.hasSuffix("/") ? String(base.dropLast()) : base) + path)
-    else {
-      throw ShellError("'\(text)' does not make a URL", at: word.offset)
-    }
-    return url
   }
 
   /// The cached product a command names, and its key; never starts the API.
@@ -214,30 +209,17 @@ enum ProductGroup {
   static func cachedKeys(for word: Word, session: Session, cache: PersistenceController) throws
     -> [String]
   {
-    var candidates: [String] = []
-    if word.text.hasPrefix("http://") || word.text.hasPrefix("https://") {
-      candidates = [word.text]
-    } else {
-      let suffix: String
-      if let id = Int(word.text) {
-        suffix = "/products/\(id)"
-      } else if word.text.hasPrefix("/") {
-        suffix = word.text
-      } else {
-        throw ShellError(
-          "'\(word.text)' is not a product id, path or URL", hint: "for example 'product show 42'",
-          at: word.offset)
-      }
-      if let base = session.knownAPIURL?.absoluteString {
-        candidates.append((base.hasSuffix("/") ? String(base.dropLast()) : base) + suffix)
-      }
-      let keys = try StoreGroup.located(nil) { try cache.keys() }
-      candidates += keys.filter { $0.hasSuffix(suffix) && !candidates.contains($0) }
-      let cached = Set(keys)
-      return candidates.filter(cached.contains)
+    guard let suffix = try productPath(word, example: "product show 42") else {
+      return (try? cache.byteCount(forKey: word.text)) == nil ? [] : [word.text]
     }
-    let bytes = try? cache.byteCount(forKey: word.text)
-    return bytes == nil ? [] : candidates
+    var candidates: [String] = []
+    if let base = session.knownAPIURL, let url = NetworkController.url(suffix, relativeTo: base) {
+      candidates.append(url.absoluteString)
+    }
+    let keys = try StoreGroup.located(nil) { try cache.keys() }
+    candidates += keys.filter { $0.hasSuffix(suffix) && !candidates.contains($0) }
+    let cached = Set(keys)
+    return candidates.filter(cached.contains)
   }
 
   /// The id in a key such as `http://127.0.0.1:8080/products/42`.
@@ -266,7 +248,7 @@ enum IssueGroup {
     examples: ["issue update 3"]
   ) { invocation in
     let word = invocation.arguments.word("ID") ?? Word("")
-    let url = try url(invocation.session, "/issues/\(word.text)", word)
+    let url = try invocation.session.apiURL(forPath: "/issues/\(word.text)")
     switch try invocation.session.magazineIssueUpdater().updateIssue(from: url) {
     case .success(let issue):
       return .sequence([
@@ -299,7 +281,7 @@ enum IssueGroup {
     let name = invocation.arguments.word("NAME") ?? Word("")
     let encoded =
       name.text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name.text
-    let url = try url(invocation.session, "/issues/\(word.text)/assets/\(encoded)", name)
+    let url = try invocation.session.apiURL(forPath: "/issues/\(word.text)/assets/\(encoded)")
     let result = try invocation.session.magazineIssueUpdater().loadAsset(
       from: url, inIssueWithIdentifier: Int64(word.text) ?? 0)
     switch result {
@@ -313,15 +295,6 @@ enum IssueGroup {
     case .failure(let error):
       throw ShellError("cannot load \(name.text) of issue \(word.text): \(error)", at: name.offset)
     }
-  }
-
-  static func url(_ session: Session, _ path: String, _ word: Word) throws -> URL {
-    let base = try session.api().url.absoluteString
-    guard let url = URL(string: (base.hasSuffix("/") ? String(base.dropLast()) : base) + path)
-    else {
-      throw ShellError("'\(word.text)' does not make a URL", at: word.offset)
-    }
-    return url
   }
 
   /// The first line of a text asset, or the first sixteen bytes of a binary one in hex.

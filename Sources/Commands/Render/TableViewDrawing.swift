@@ -6,7 +6,6 @@ import Foundation
 /// Each cell is a `TextCellView` configured by its data controller.
 struct TableViewDrawing {
   let controller: DataSourceController
-  let background: String?
   let width: Int
 
   /// A grouped table view of the rows `from ..< from + count`, counted across sections.
@@ -21,7 +20,9 @@ struct TableViewDrawing {
       if let header = data?.headerTitle {
         lines.append(" " + cut(header.uppercased(), width - 1))
       }
-      if rows.lowerBound > 0 { lines.append(" ⋮ \(plural(rows.lowerBound, "row")) above") }
+      if rows.lowerBound > 0 {
+        lines.append(" ⋮ \(DataSourceGroup.plural(rows.lowerBound, "row")) above")
+      }
       lines.append("┌" + String(repeating: "─", count: width - 2) + "┐")
       for (offset, row) in rows.enumerated() {
         if offset > 0 { lines.append("├" + String(repeating: "─", count: width - 2) + "┤") }
@@ -31,7 +32,7 @@ struct TableViewDrawing {
       }
       lines.append("└" + String(repeating: "─", count: width - 2) + "┘")
       if rows.upperBound < section.count {
-        lines.append(" ⋮ \(plural(section.count - rows.upperBound, "row")) below")
+        lines.append(" ⋮ \(DataSourceGroup.plural(section.count - rows.upperBound, "row")) below")
       }
       if let footer = data?.footerTitle { lines.append(" " + cut(footer, width - 1)) }
     }
@@ -71,11 +72,10 @@ struct TableViewDrawing {
   // MARK: - Private
 
   private func summary(from: Int, count: Int, total: Int) -> String {
-    let sections = controller.sections.count
+    let sections = DataSourceGroup.plural(controller.sections.count, "section")
     let last = min(total, from + count) - 1
     let range = from > last ? "none shown" : "rows \(from)–\(last) shown"
-    return
-      "\(sections) section\(sections == 1 ? "" : "s"), \(total) row\(total == 1 ? "" : "s"); \(range)"
+    return "\(sections), \(DataSourceGroup.plural(total, "row")); \(range)"
   }
 
   /// The sections that have rows in the window, with the window's part of each.
@@ -141,7 +141,7 @@ struct TableViewDrawing {
   /// The delegate's background, in a frame with no separators.
   private func emptyState() -> String {
     let inner = width - 4
-    let message = background ?? ""
+    let message = controller.delegate?.backgroundEmptyView() ?? ""
     let text = cut(message, inner)
     let left = (inner - text.count) / 2
     let centred = pad(String(repeating: " ", count: left) + text, inner)
@@ -173,9 +173,4 @@ struct TableViewDrawing {
     guard width > 0 else { return "" }
     return String(text.prefix(width - 1)) + "…"
   }
-}
-
-/// `1 row`, `3 rows`.
-private func plural(_ number: Int, _ noun: String) -> String {
-  "\(number) \(noun)\(number == 1 ? "" : "s")"
 }

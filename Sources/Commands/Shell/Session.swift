@@ -108,6 +108,14 @@ public final class Session {
     }
   }
 
+  /// A path on the API in use (starting the embedded API if needed), or a whole URL as it is.
+  public func apiURL(forPath path: String) throws(ShellError) -> URL {
+    guard let url = NetworkController.url(path, relativeTo: try api().url) else {
+      throw ShellError("'\(path)' does not make a URL")
+    }
+    return url
+  }
+
   /// The base URL in use, without starting anything: nil before the embedded API has started.
   public var knownAPIURL: URL? {
     if let text = options.apiURL { return URL(string: text) }

@@ -16,7 +16,7 @@ public final class DataSourceDocument: @unchecked Sendable {
   public private(set) var backgroundMessage: String?
   private let workspace: Workspace
   private let tracer: Tracing
-  private var layout: [SectionLayout]
+  private(set) var layout: [SectionLayout]
 
   /// The most rows a block holds before it splits.
   static let blockLimit = 1024

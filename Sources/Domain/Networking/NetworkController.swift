@@ -217,17 +217,16 @@ public final class NetworkController: @unchecked Sendable {
   // MARK: - Private
 
   private func resolve(_ path: String) throws(NetworkError) -> URL {
-    if path.hasPrefix("http://") || path.hasPrefix("https://") {
-      guard let url = URL(string: path) else { throw .badURL(path) }
-      return url
-    }
-    let base =
-      baseURL.absoluteString.hasSuffix("/")
-      ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
-    guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
-      throw .badURL(path)
-    }
+    guard let url = Self.url(path, relativeTo: baseURL) else { throw .badURL(path) }
     return url
+  }
+
+  /// An absolute URL as it is, or a path appended to `base`; nil when that makes no URL.
+  public static func url(_ path: String, relativeTo base: URL) -> URL? {
+    if path.hasPrefix("http://") || path.hasPrefix("https://") { return URL(string: path) }
+    let text = base.absoluteString
+    let root = text.hasSuffix("/") ? String(text.dropLast()) : text
+    return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
   /// Sends on URLSession's own threads and waits: archsh runs one command at a time.

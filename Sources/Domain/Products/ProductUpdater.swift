@@ -45,9 +45,9 @@ public final class ProductUpdater: @unchecked Sendable {
     tracer.withSpan(
       "ProductUpdater", "updateProduct(from:)", attributes: [("url", url.absoluteString)]
     ) { _ in
-      let result = Self.update(
-        from: url, network: networkController, persistence: productPersistenceController,
-        tracer: tracer)
+      let result = Self.fetch(url, network: networkController, tracer: tracer).flatMap {
+        Self.persist($0, url: url, persistence: productPersistenceController)
+      }
       // The completion closes the flow, after the network and persistence steps.
       let completion: String
       switch result {
@@ -67,14 +67,15 @@ public final class ProductUpdater: @unchecked Sendable {
     completion: @escaping @Sendable (Result<Product, Swift.Error>) -> Void
   ) {
     let network = networkController
+    let tracer = tracer
     DispatchQueue.global().async { [weak self] in
-      let response = network.perform(NetworkRequest(path: url.absoluteString)) { $0 }
+      let fetched = Self.fetch(url, network: network, tracer: tracer)
       guard let self else {
         completionQueue.async { completion(.failure(Error.objectDeallocated)) }
         return
       }
-      let result = response.result.mapError { $0 as Swift.Error }.flatMap { data in
-        Result { try self.decodeAndPersist(data, url: url) }
+      let result = fetched.flatMap {
+        Self.persist($0, url: url, persistence: self.productPersistenceController)
       }
       completionQueue.async { completion(result) }
     }
@@ -103,9 +104,10 @@ public final class ProductUpdater: @unchecked Sendable {
 
   // MARK: - Private
 
-  private static func update(
-    from url: URL, network: NetworkController, persistence: PersistenceController, tracer: Tracing
-  ) -> Result<Product, Swift.Error> {
+  /// GETs the product and decodes it: the seed's `networkController.performRequest`.
+  private static func fetch(_ url: URL, network: NetworkController, tracer: Tracing) -> Result<
+    Product, Swift.Error
+  > {
     let response = network.perform(NetworkRequest(path: url.absoluteString)) { data in
       try tracer.withSpan("Decoder", "decode Product", attributes: [("bytes", String(data.count))])
       { span in
@@ -114,25 +116,24 @@ public final class ProductUpdater: @unchecked Sendable {
         return product
       }
     }
-    return response.result.mapError { $0 as Swift.Error }.flatMap { product in
-      Result {
-        try persistence.persist(try encode(product), forKey: url.absoluteString)
-        return product
-      }
+    return response.result.mapError { $0 as Swift.Error }
+  }
+
+  /// Persists the product under the URL: the seed's `persist(object:forKey:)`.
+  private static func persist(_ product: Product, url: URL, persistence: PersistenceController)
+    -> Result<Product, Swift.Error>
+  {
+    Result {
+      try persistence.persist(try encode(product), forKey: url.absoluteString)
+      return product
     }
   }
 
-  private func decodeAndPersist(_ data: Data, url: URL) throws -> Product {
-    let product = try EnvelopeDecoder.payload(Product.self, from: data)
-    try productPersistenceController.persist(try Self.encode(product), forKey: url.absoluteString)
-    return product
-  }
-
-  /// The cached form: the product's own JSON, with the wire's field names.
-  static func encode(_ product: Product) throws -> Data {
+  /// The cached form of a model: its own JSON, keys sorted, with the wire's field names.
+  static func encode<T: Encodable>(_ model: T) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(product)
+    return try encoder.encode(model)
   }
 }
 
@@ -167,9 +168,7 @@ public final class MagazineIssueUpdater: @unchecked Sendable {
       }
       return response.result.mapError { $0 as Swift.Error }.flatMap { issue in
         Result {
-          let encoder = JSONEncoder()
-          encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-          try issues.persist(try encoder.encode(issue), forKey: url.absoluteString)
+          try issues.persist(try ProductUpdater.encode(issue), forKey: url.absoluteString)
           return issue
         }
       }

@@ -14,6 +14,10 @@ public enum AllGroups {
     ProductGroup.group,
     DataSourceGroup.group,
     IssueGroup.group,
+    AppGroup.group,
+    CoordGroup.group,
+    EventGroup.group,
+    ScreenGroup.group,
   ]
 
   /// The registry built from `groups`.

@@ -69,6 +69,11 @@ public final class Session {
   /// Data sources loaded from the workspace, by name, with the delegates that record their
   /// notifications.
   var openDataSources: [String: OpenDataSource] = [:]
+  /// The app's root coordinator while it runs in this session: started, or restored from the
+  /// workspace on first use.
+  var app: AppConfigurator?
+  /// What the app's coordinators depend on, made once per session.
+  var appDependencies: AppDependencies?
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use.

@@ -173,6 +173,18 @@ public final class Workspace: @unchecked Sendable {
           CREATE INDEX ds_block_by_order ON ds_block(section, ord);
           """)
     }
+    // The coordinators' state: one row holding the root flow, the selected tab, the alert and
+    // every stack, restored on the next start.
+    migrator.registerMigration("v4-app-state") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE app_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            snapshot TEXT NOT NULL,
+            saved_at REAL NOT NULL
+          );
+          """)
+    }
     return migrator
   }
 

@@ -1,0 +1,105 @@
+import Domain
+
+/// `event`: what a screen's presenter sends its coordinator.
+enum EventGroup {
+  static let group = CommandGroup(
+    "event", summary: "send presenter events to coordinators and watch the navigation change",
+    discussion: """
+      Each screen's presenter sends the events of its own enum, named for what happened \
+      (mediaItemSelected(id), headerTapped, backTapped, failed(error)...). The coordinator that \
+      built the presenter switches on the event: it pushes, pops, resets its stack, or sends an \
+      app event up. Only the screen a coordinator shows can send, and while an alert is \
+      presented only the alert can. With 'trace on', each event prints its path: the \
+      presenter, the coordinators that handle it, what they do, and the resulting stack.
+      """,
+    commands: [send, list])
+
+  /// The events of the screen a coordinator shows.
+  static let eventNames: CompletionProvider = { context in
+    guard context.previousWords.count >= 3, let app = context.session.app,
+      let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2])
+    else { return [] }
+    return controller.events.map(\.name).filter { $0.hasPrefix(context.prefix) }
+  }
+
+  /// The values an event's argument takes: product ids, error kinds or tabs.
+  static let eventArguments: CompletionProvider = { context in
+    guard context.previousWords.count >= 4, let app = context.session.app,
+      let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2]),
+      let descriptor = controller.events.first(where: { $0.name == context.previousWords[3] })
+    else { return [] }
+    let values: [String]
+    switch descriptor.argument {
+    case .id?:
+      let cached = ProductGroup.productIDs(context).compactMap { Int($0) }
+      values = Set(cached + SessionMediaLibrary.discoverIDs).sorted().map(String.init)
+    case .error?: values = AppError.allCases.map(\.rawValue)
+    case .tab?: values = Tab.allCases.map(\.rawValue)
+    case .email?, nil: values = []
+    }
+    return values.filter { $0.hasPrefix(context.prefix) }
+  }
+
+  static let send = Command(
+    "send", summary: "have the presenter of a coordinator's screen send an event",
+    signature: Signature([
+      .argument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names),
+      .argument("EVENT", .text, "the event's name", completion: eventNames),
+      .optionalArgument(
+        "ARG", .text, "its argument: a product id, an error kind, a tab, an email",
+        completion: eventArguments),
+    ]),
+    examples: [
+      "event send discover mediaItemSelected 42", "event send discover backTapped",
+      "event send tabbar tabSelected profile", "event send app dismissTapped",
+    ]
+  ) { invocation in
+    let session = invocation.session
+    let arguments = invocation.arguments
+    let name = arguments.word("COORDINATOR") ?? Word("")
+    let event = arguments.word("EVENT") ?? Word("")
+    let argument = arguments.word("ARG")
+    let app = try AppGroup.runningApp(session)
+    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+      try app.controller(forCoordinatorNamed: name.text)
+    }
+    do throws(NavigationError) {
+      try controller.send(eventNamed: event.text, argument: argument?.text)
+    } catch {
+      switch error {
+      case .badArgument, .unexpectedArgument: throw AppGroup.shellError(error, at: argument?.offset)
+      case .eventNotAllowed, .missingArgument: throw AppGroup.shellError(error, at: event.offset)
+      default: throw AppGroup.shellError(error)
+      }
+    }
+    try AppGroup.save(session)
+    return .events(AppGroup.drain(session))
+  }
+
+  static let list = Command(
+    "list", summary: "the events the presenter of a coordinator's screen can send",
+    discussion: "Without COORDINATOR, the visible screen's.",
+    signature: Signature([
+      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names)
+    ]),
+    examples: ["event list discover", "event list"]
+  ) { invocation in
+    let name = invocation.arguments.word("COORDINATOR")
+    let app = try AppGroup.runningApp(invocation.session)
+    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+      try app.controller(forCoordinatorNamed: name?.text)
+    }
+    return .sequence([
+      .text("Presenter(\(controller.presenterName)) of \(controller.screen) can send:"),
+      .table(
+        Table(
+          columns: ["event", "argument"],
+          rows: controller.events.map { descriptor in
+            [
+              .string(descriptor.signature),
+              descriptor.argument.map { .string($0.summary) } ?? .null,
+            ]
+          })),
+    ])
+  }
+}

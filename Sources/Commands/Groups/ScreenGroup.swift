@@ -1,0 +1,163 @@
+import Domain
+import Foundation
+
+/// `screen`: the screen a coordinator shows, drawn through its provider, and row selection.
+enum ScreenGroup {
+  static let group = CommandGroup(
+    "screen", summary: "draw the visible screen through its provider, and select its rows",
+    discussion: """
+      The coordinator builds the screen's controller with its presenter. The presenter \
+      retrieves and formats the data (media items are catalog products, from productCache or \
+      fetched over HTTP), and the controller's table-view provider supplies it through a \
+      DataSourceController with its cells registered; it is drawn as 'ds render' draws. \
+      Selecting a row is tableView(_:didSelectRowAt:): the provider asks the presenter, which \
+      sends the row's event to the coordinator. Rows are counted across sections from 0, or \
+      given as SECTION-ROW.
+      """,
+    commands: [show, select])
+
+  static let show = Command(
+    "show", summary: "draw the screen a coordinator shows (the visible one by default)",
+    signature: Signature([
+      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names),
+      .option("width", .integer(30...200), value: "N", "the drawing's width", default: "56"),
+    ]),
+    examples: ["screen show", "screen show profile"]
+  ) { invocation in
+    let session = invocation.session
+    let name = invocation.arguments.word("COORDINATOR")
+    let app = try AppGroup.runningApp(session)
+    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+      try app.controller(forCoordinatorNamed: name?.text)
+    }
+    let view = try AppGroup.located(nil) { () throws(NavigationError) in
+      try controller.loadRootView()
+    }
+    let width = invocation.arguments.int("width") ?? 56
+    let coordinator = try AppGroup.located(name) { () throws(NavigationError) in
+      try app.target(name?.text)
+    }
+    let navigation = coordinator.navigationController
+    let place =
+      navigation.presentedScreen == controller.screen
+      ? "presents \(controller.screen)" : navigation.stackDescription
+    var lines = ["\(coordinator.typeName) · \(place)"]
+    lines.append(titleBar(view.title, width: width))
+    let total = view.dataSourceController.totalRowCount
+    lines.append(
+      TableViewDrawing(controller: view.dataSourceController, width: width).table(
+        from: 0, count: max(total, 1)))
+    let selectable = try AppGroup.located(nil) { () throws(NavigationError) in
+      try controller.selectableRows()
+    }
+    let flat = flatIndexes(view.dataSourceController)
+    let choices = selectable.compactMap { row in flat[row.indexPath].map { ($0, row.event) } }
+    lines.append(
+      choices.isEmpty
+        ? "no row sends an event" : "screen select " + describe(choices, events: controller.events))
+    _ = AppGroup.drain(session)
+    return .text(lines.joined(separator: "\n"))
+  }
+
+  static let select = Command(
+    "select", summary: "select a row: its presenter sends the row's event",
+    signature: Signature([
+      .argument("ROW", .text, "a row counted across sections from 0, or SECTION-ROW"),
+      .optionalArgument(
+        "COORDINATOR", .text, "the coordinator (the visible one by default)",
+        completion: CoordGroup.names),
+    ]),
+    examples: ["screen select 0", "screen select 1-0 profile"]
+  ) { invocation in
+    let session = invocation.session
+    let rowWord = invocation.arguments.word("ROW") ?? Word("")
+    let name = invocation.arguments.word("COORDINATOR")
+    let app = try AppGroup.runningApp(session)
+    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+      try app.controller(forCoordinatorNamed: name?.text)
+    }
+    let view = try AppGroup.located(nil) { () throws(NavigationError) in
+      try controller.loadRootView()
+    }
+    guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {
+      let count = view.dataSourceController.totalRowCount
+      if Int(rowWord.text) == nil && !rowWord.text.contains("-") {
+        throw ShellError(
+          "'\(rowWord.text)' is not a row",
+          hint: "give a number such as 0, or SECTION-ROW such as 1-0",
+          at: rowWord.offset)
+      }
+      throw AppGroup.shellError(
+        .rowOutOfRange(screen: controller.screen.description, row: rowWord.text, count: count),
+        at: rowWord.offset)
+    }
+    try AppGroup.located(rowWord) { () throws(NavigationError) in
+      try view.provider.didSelectRow(at: indexPath)
+    }
+    try AppGroup.save(session)
+    return .events(AppGroup.drain(session))
+  }
+
+  // MARK: - Helpers
+
+  /// The navigation bar: the title centred in a rule.
+  static func titleBar(_ title: String, width: Int) -> String {
+    let text = " \(title) "
+    let side = max(2, (width - text.count) / 2)
+    let rest = max(2, width - text.count - side)
+    return String(repeating: "━", count: side) + text + String(repeating: "━", count: rest)
+  }
+
+  /// Each row's index counted across sections.
+  static func flatIndexes(_ controller: DataSourceController) -> [IndexPath: Int] {
+    var result: [IndexPath: Int] = [:]
+    var flat = 0
+    for (section, rows) in controller.sections.enumerated() {
+      for row in rows.rows.indices {
+        result[IndexPath(row: row, section: section)] = flat
+        flat += 1
+      }
+    }
+    return result
+  }
+
+  /// `5` or `1-0` as an index path of the data source; nil when it names no row.
+  static func indexPath(_ text: String, in controller: DataSourceController) -> IndexPath? {
+    let sections = controller.sections
+    if let flat = Int(text) {
+      guard flat >= 0 else { return nil }
+      var remaining = flat
+      for (index, section) in sections.enumerated() {
+        if remaining < section.rows.count { return IndexPath(row: remaining, section: index) }
+        remaining -= section.rows.count
+      }
+      return nil
+    }
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 2, let section = Int(parts[0]), let row = Int(parts[1]),
+      sections.indices.contains(section), sections[section].rows.indices.contains(row)
+    else { return nil }
+    return IndexPath(row: row, section: section)
+  }
+
+  /// `0–14: mediaItemSelected(id) · 15: favouriteToggled`: runs of rows that send the same event.
+  static func describe(_ choices: [(Int, String)], events: [EventDescriptor]) -> String {
+    func eventName(_ description: String) -> String {
+      String(description.prefix { $0 != "(" })
+    }
+    var runs: [(first: Int, last: Int, event: String)] = []
+    for (flat, event) in choices.sorted(by: { $0.0 < $1.0 }) {
+      if let last = runs.last, last.last == flat - 1, eventName(last.event) == eventName(event) {
+        runs[runs.count - 1].last = flat
+      } else {
+        runs.append((flat, flat, event))
+      }
+    }
+    return runs.map { run in
+      guard run.first != run.last else { return "\(run.first): \(run.event)" }
+      let signature =
+        events.first { $0.name == eventName(run.event) }?.signature ?? eventName(run.event)
+      return "\(run.first)–\(run.last): \(signature)"
+    }.joined(separator: " · ")
+  }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import GRDB
+
+/// Where presenters get media items: catalog products.
+public protocol MediaLibrary: AnyObject {
+  /// The media items the Discover screen lists.
+  func mediaItems() throws -> [Product]
+  /// One media item.
+  func mediaItem(id: Int) throws -> Product
+}
+
+/// The signed-in user's session, kept in the `user` store (the guide keeps it in the keychain).
+///
+/// The session id is a secret: it is stored, never shown or traced.
+public final class SessionStore {
+  private let store: PersistenceController
+  private let makeSessionID: () -> String
+  static let idKey = "sessionID"
+  static let emailKey = "sessionEmail"
+
+  /// Creates a session store over the `user` store; `makeSessionID` makes the id of a new login.
+  public init(
+    store: PersistenceController,
+    makeSessionID: @escaping () -> String = { "sess-" + UUID().uuidString.lowercased() }
+  ) {
+    self.store = store
+    self.makeSessionID = makeSessionID
+  }
+
+  /// The stored session's email, `""` when a session id was stored without one, or nil without a
+  /// session.
+  public func signedInEmail() throws(NavigationError) -> String? {
+    let found = try present(store, [Self.idKey, Self.emailKey])
+    guard found.contains(where: { $0.key == Self.idKey }) else { return nil }
+    return found.first { $0.key == Self.emailKey }.map { String(decoding: $0.value, as: UTF8.self) }
+      ?? ""
+  }
+
+  /// Stores a new session for `email`.
+  public func logIn(email: String) throws(NavigationError) {
+    try store(id: makeSessionID(), email: email)
+  }
+
+  /// Stores a given session id, as `app start --session ID` does.
+  public func store(id: String, email: String?) throws(NavigationError) {
+    try storage {
+      _ = try store.persist(Data(id.utf8), forKey: Self.idKey)
+      if let email { _ = try store.persist(Data(email.utf8), forKey: Self.emailKey) }
+    }
+    if email == nil { try removePresent([Self.emailKey]) }
+  }
+
+  /// Removes the session; returns whether there was one.
+  @discardableResult
+  public func logOut() throws(NavigationError) -> Bool {
+    try removePresent([Self.idKey, Self.emailKey]) > 0
+  }
+
+  private func removePresent(_ keys: [String]) throws(NavigationError) -> Int {
+    let found = try present(store, keys).map(\.key)
+    if !found.isEmpty { try storage { try store.remove(forKeys: found) } }
+    return found.count
+  }
+}
+
+/// The ids of the favourite media items, kept in the `bookmarks` store under `favourites`.
+public final class FavouritesStore {
+  private let store: PersistenceController
+  static let key = "favourites"
+
+  /// Creates a favourites store over the `bookmarks` store.
+  public init(store: PersistenceController) { self.store = store }
+
+  /// The favourite ids, in the order they were added.
+  public func ids() throws(NavigationError) -> [Int] {
+    let found = try present(store, [Self.key])
+    guard let data = found.first?.value else { return [] }
+    return (try? JSONDecoder().decode([Int].self, from: data)) ?? []
+  }
+
+  /// Adds `id` if absent, removes it if present; returns whether it is a favourite now.
+  @discardableResult
+  public func toggle(_ id: Int) throws(NavigationError) -> Bool {
+    var ids = try ids()
+    let isFavourite: Bool
+    if let index = ids.firstIndex(of: id) {
+      ids.remove(at: index)
+      isFavourite = false
+    } else {
+      ids.append(id)
+      isFavourite = true
+    }
+    let data = (try? JSONEncoder().encode(ids)) ?? Data("[]".utf8)
+    try storage { _ = try store.persist(data, forKey: Self.key) }
+    return isFavourite
+  }
+}
+
+/// What coordinators inject into the presenters they build (the guide's coordinator "encapsulates
+/// dependencies").
+public final class AppDependencies {
+  /// Where presenters and coordinators record what they do.
+  public let log: NavigationLog
+  /// The catalog's media items.
+  public let mediaLibrary: MediaLibrary
+  /// The signed-in session.
+  public let sessionStore: SessionStore
+  /// The favourite media items.
+  public let favourites: FavouritesStore
+
+  /// Creates dependencies.
+  public init(
+    log: NavigationLog, mediaLibrary: MediaLibrary, sessionStore: SessionStore,
+    favourites: FavouritesStore
+  ) {
+    self.log = log
+    self.mediaLibrary = mediaLibrary
+    self.sessionStore = sessionStore
+    self.favourites = favourites
+  }
+}
+
+/// The app's state as saved in the workspace: the root flow, the selected tab, the alert, and each
+/// coordinator's stack, by coordinator name.
+public struct AppSnapshot: Codable, Equatable, Sendable {
+  /// `login` or `main`.
+  public var flow: String
+  /// The tab bar's selected tab, in the main flow.
+  public var selectedTab: Tab?
+  /// The presented alert, such as `Alert(network)`.
+  public var alert: String?
+  /// Each coordinator's stack, as screen descriptions.
+  public var stacks: [String: [String]]
+
+  /// Creates a snapshot.
+  public init(flow: String, selectedTab: Tab?, alert: String?, stacks: [String: [String]]) {
+    self.flow = flow
+    self.selectedTab = selectedTab
+    self.alert = alert
+    self.stacks = stacks
+  }
+}
+
+/// Saves the app's state in the workspace (table `app_state`, one row) and reads it back.
+public final class AppStateStore {
+  private let workspace: Workspace
+
+  /// Creates a store over the workspace.
+  public init(workspace: Workspace) { self.workspace = workspace }
+
+  /// The saved state, or nil when there is none.
+  public func load() throws(NavigationError) -> AppSnapshot? {
+    let json = try storage {
+      try workspace.read { db in
+        try String.fetchOne(db, sql: "SELECT snapshot FROM app_state WHERE id = 1")
+      }
+    }
+    guard let json else { return nil }
+    do {
+      return try JSONDecoder().decode(AppSnapshot.self, from: Data(json.utf8))
+    } catch {
+      throw .storage("the saved app state cannot be read: \(error)")
+    }
+  }
+
+  /// Saves `snapshot`, replacing what was saved.
+  public func save(_ snapshot: AppSnapshot) throws(NavigationError) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let json = String(decoding: (try? encoder.encode(snapshot)) ?? Data("{}".utf8), as: UTF8.self)
+    try storage {
+      try workspace.write("saving the app state") { db in
+        try db.execute(
+          sql: """
+            INSERT INTO app_state (id, snapshot, saved_at) VALUES (1, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, saved_at = excluded.saved_at
+            """, arguments: [json, Date().timeIntervalSince1970])
+      }
+    }
+  }
+
+  /// Deletes the saved state; returns whether there was one.
+  @discardableResult
+  public func clear() throws(NavigationError) -> Bool {
+    try storage {
+      try workspace.write("clearing the app state") { db in
+        try db.execute(sql: "DELETE FROM app_state")
+        return db.changesCount > 0
+      }
+    }
+  }
+}
+
+/// The entries of `keys` that are present, none being an empty answer rather than an error.
+func present(_ store: PersistenceController, _ keys: [String]) throws(NavigationError)
+  -> [(key: String, value: Data)]
+{
+  do {
+    return try store.retrieveObjects(forKeys: keys)
+  } catch PersistenceController.Error.objectNotFound {
+    return []
+  } catch {
+    throw .storage(String(describing: error))
+  }
+}
+
+/// Runs `body`, turning storage errors into `NavigationError.storage`.
+func storage<T>(_ body: () throws -> T) throws(NavigationError) -> T {
+  do {
+    return try body()
+  } catch let error as NavigationError {
+    throw error
+  } catch {
+    throw .storage(String(describing: error))
+  }
+}

@@ -1,0 +1,505 @@
+import Foundation
+
+/// Something that sends events of one enum to whoever handles them (the guide's `EventSourse`).
+public protocol EventSource: AnyObject {
+  /// The event enum.
+  associatedtype Event: EventProtocol
+  /// Who handles the events: the coordinator that built the presenter.
+  var eventHandler: ((Event) -> Void)? { get }
+}
+
+/// What selecting a row does.
+public enum RowSelection<Event: Sendable>: Sendable {
+  /// The presenter sends this event.
+  case event(Event)
+  /// Nothing is sent, for this reason.
+  case unavailable(String)
+}
+
+/// What a presenter hands its controller: a title, the list, how to draw its rows, and what
+/// selecting each row sends.
+public struct ScreenContent<Event: Sendable> {
+  /// The navigation bar's title.
+  public var title: String
+  /// The list's sections.
+  public var sections: [Section]
+  /// Cell data controllers by model type.
+  public var registrations: [(modelType: String, controller: CellDataController.Type)]
+  /// What the table shows when the list is empty.
+  public var background: String?
+  /// The selectable rows.
+  public var selections: [IndexPath: RowSelection<Event>]
+
+  /// Creates content; text rows draw as basic cells unless registered otherwise.
+  public init(
+    title: String, sections: [Section],
+    registrations: [(modelType: String, controller: CellDataController.Type)] = [
+      ("Text", BasicCellDataController.self)
+    ], background: String? = nil, selections: [IndexPath: RowSelection<Event>] = [:]
+  ) {
+    self.title = title
+    self.sections = sections
+    self.registrations = registrations
+    self.background = background
+    self.selections = selections
+  }
+}
+
+/// The business logic of one screen: it retrieves and formats its data and sends its events (the
+/// guide's `Presenter`).
+///
+/// archsh's presenters are subclasses of this one generic class, one per screen, each with its
+/// own event enum. `perform(_:)` is the business logic an event needs before the coordinator
+/// hears of it, such as storing the session of a login.
+public class Presenter<Event: EventProtocol>: EventSource {
+  /// The coordinator's handler.
+  public let eventHandler: ((Event) -> Void)?
+  /// The name in traces: `Presenter(Discover)`.
+  public let name: String
+  let dependencies: AppDependencies
+
+  init(
+    _ name: String, dependencies: AppDependencies, eventHandler: @escaping (Event) -> Void
+  ) {
+    self.name = name
+    self.dependencies = dependencies
+    self.eventHandler = eventHandler
+  }
+
+  /// The screen's data, formatted for its controller.
+  public func content() throws(NavigationError) -> ScreenContent<Event> {
+    ScreenContent(title: name, sections: [])
+  }
+
+  /// The business logic that runs before the event reaches the coordinator.
+  func perform(_ event: Event) throws(NavigationError) {}
+
+  /// Runs the event's business logic and sends it to the coordinator, in a span of its own.
+  public func send(_ event: Event) throws(NavigationError) {
+    let component = "Presenter(\(name))"
+    let mark = dependencies.log.records.count
+    dependencies.log.record(component, "sends \(event)", traced: false)
+    do {
+      try storage {
+        try dependencies.log.tracer.withSpan(component, "sends \(event)") { _ in
+          try perform(event)
+          eventHandler?(event)
+        }
+      }
+    } catch {
+      dependencies.log.truncate(to: mark)
+      throw error
+    }
+  }
+}
+
+/// What a controller shows: its title and its list, through its provider.
+public struct RootView {
+  /// The navigation bar's title.
+  public let title: String
+  /// The provider that owns the list's data source.
+  public let provider: TableViewProvider
+
+  /// The list.
+  public var dataSourceController: DataSourceController { provider.dataSourceController }
+}
+
+/// Supplies a screen's list through a DataSourceController, registers its cells, and turns a row
+/// selection into a presenter event (the guide's Table/CollectionViewProvider).
+public final class TableViewProvider: DataSourceControllerDelegate {
+  /// The list.
+  public let dataSourceController: DataSourceController
+  private let background: String?
+  private let didSelect: (IndexPath) throws(NavigationError) -> Void
+
+  init(
+    sections: [Section], registrations: [(modelType: String, controller: CellDataController.Type)],
+    background: String?, didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
+  ) {
+    dataSourceController = DataSourceController(sections: sections)
+    for registration in registrations {
+      dataSourceController.register(
+        dataController: registration.controller, for: registration.modelType)
+    }
+    self.background = background
+    self.didSelect = didSelect
+    dataSourceController.delegate = self
+  }
+
+  /// The empty list's message.
+  public func backgroundEmptyView() -> String? { background }
+
+  /// tableView(_:didSelectRowAt:): asks the presenter to send the row's event.
+  public func didSelectRow(at indexPath: IndexPath) throws(NavigationError) {
+    try didSelect(indexPath)
+  }
+}
+
+/// Gives access to a controller's view (the guide's `RootViewGettable`).
+public protocol RootViewGettable {
+  /// Loads the view: the presenter's data through the provider.
+  func loadRootView() throws(NavigationError) -> RootView
+}
+
+/// Provides a controller's events to its coordinator (the guide's `ControllerEventSourse`).
+public protocol ControllerEventSource {
+  /// The event enum.
+  associatedtype Event: EventProtocol
+  /// Who handles the events.
+  var eventHandler: ((Event) -> Void)? { get }
+}
+
+/// A screen's controller (the guide's `Controller`): built with its presenter, it draws and
+/// reports what the user did.
+///
+/// It has no coordinator and no navigation controller, so it cannot show other controllers or
+/// present itself.
+public protocol Controller: AnyObject, RootViewGettable, ControllerEventSource {}
+
+/// A controller as the shell drives it, whatever its event enum.
+public protocol ScreenControlling: AnyObject {
+  /// The screen it was built for.
+  var screen: Screen { get }
+  /// Its presenter's name, such as `Discover`.
+  var presenterName: String { get }
+  /// The events its presenter can send.
+  var events: [EventDescriptor] { get }
+  /// Loads its view.
+  func loadRootView() throws(NavigationError) -> RootView
+  /// Has the presenter send the event of that name.
+  func send(eventNamed name: String, argument: String?) throws(NavigationError)
+  /// Selects a row, as tableView(_:didSelectRowAt:).
+  func selectRow(at indexPath: IndexPath) throws(NavigationError)
+  /// The selectable rows and the events they send.
+  func selectableRows() throws(NavigationError) -> [(indexPath: IndexPath, event: String)]
+}
+
+/// The controller archsh builds for every screen, with the screen's presenter.
+public final class ScreenController<Event: EventProtocol>: Controller, ScreenControlling {
+  /// The screen.
+  public let screen: Screen
+  private let presenter: Presenter<Event>
+
+  /// Creates a controller with its presenter.
+  public init(screen: Screen, presenter: Presenter<Event>) {
+    self.screen = screen
+    self.presenter = presenter
+  }
+
+  /// The presenter's handler: the coordinator's.
+  public var eventHandler: ((Event) -> Void)? { presenter.eventHandler }
+  /// The presenter's name.
+  public var presenterName: String { presenter.name }
+  /// Every event of the screen's enum.
+  public var events: [EventDescriptor] { Event.descriptors }
+
+  /// The presenter's data through a new provider.
+  public func loadRootView() throws(NavigationError) -> RootView {
+    let content = try presenter.content()
+    let presenter = self.presenter
+    let screen = self.screen
+    let provider = TableViewProvider(
+      sections: content.sections, registrations: content.registrations,
+      background: content.background
+    ) { indexPath throws(NavigationError) in
+      switch content.selections[indexPath] {
+      case .event(let event)?: try presenter.send(event)
+      case .unavailable(let reason)?:
+        throw .rowNotSelectable(
+          screen: screen.description, row: indexPath.shortDescription, reason: reason)
+      case nil:
+        throw .rowNotSelectable(
+          screen: screen.description, row: indexPath.shortDescription,
+          reason: "sends no event when selected")
+      }
+    }
+    return RootView(title: content.title, provider: provider)
+  }
+
+  /// Parses the event for this screen and has the presenter send it.
+  public func send(eventNamed name: String, argument: String?) throws(NavigationError) {
+    try presenter.send(Event.parse(name, argument: argument, screen: screen))
+  }
+
+  /// Selects a row of a freshly loaded view.
+  public func selectRow(at indexPath: IndexPath) throws(NavigationError) {
+    let view = try loadRootView()
+    let sections = view.dataSourceController.sections
+    guard sections.indices.contains(indexPath.section),
+      sections[indexPath.section].rows.indices.contains(indexPath.row)
+    else {
+      throw .rowOutOfRange(
+        screen: screen.description, row: indexPath.shortDescription,
+        count: view.dataSourceController.totalRowCount)
+    }
+    try view.provider.didSelectRow(at: indexPath)
+  }
+
+  /// The rows that send an event, in order.
+  public func selectableRows() throws(NavigationError) -> [(indexPath: IndexPath, event: String)] {
+    try presenter.content().selections.compactMap { indexPath, selection in
+      if case .event(let event) = selection { return (indexPath, event.description) }
+      return nil
+    }.sorted { ($0.indexPath.section, $0.indexPath.row) < ($1.indexPath.section, $1.indexPath.row) }
+  }
+}
+
+// MARK: - Rows
+
+extension RowModel {
+  /// A row drawn by DetailCell: a title and a detail.
+  static func detail(_ title: String, _ detail: String) -> RowModel {
+    let object = ["type": "DetailCell", "title": title, "detail": detail]
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return .object(type: "DetailCell", json: String(decoding: data, as: UTF8.self))
+  }
+}
+
+/// The media items grouped by family, in the catalog's family order.
+func familySections(_ products: [Product], footer: Bool = true) -> [Section] {
+  let order = ["iPhones", "iPads", "Apple TVs", "Apple Watches"]
+  let grouped = Dictionary(grouping: products, by: \.family)
+  let families =
+    order.filter { grouped[$0] != nil } + grouped.keys.filter { !order.contains($0) }.sorted()
+  return families.map { family in
+    let items = grouped[family] ?? []
+    let footerText = footer ? "\(items.count) item\(items.count == 1 ? "" : "s")" : nil
+    return Section(
+      sectionData: SectionDataModel(header: family, footer: footerText),
+      rows: items.map(RowModel.product))
+  }
+}
+
+/// Selections that send `make(id)` for every product row.
+func productSelections<Event>(
+  _ sections: [Section], sectionOffset: Int = 0, _ make: (Int) -> Event
+) -> [IndexPath: RowSelection<Event>] {
+  var selections: [IndexPath: RowSelection<Event>] = [:]
+  for (sectionIndex, section) in sections.enumerated() {
+    for (rowIndex, row) in section.rows.enumerated() {
+      if case .product(let product) = row {
+        selections[IndexPath(row: rowIndex, section: sectionIndex + sectionOffset)] = .event(
+          make(product.id))
+      }
+    }
+  }
+  return selections
+}
+
+func loading<T>(_ screen: String, _ body: () throws -> T) throws(NavigationError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw .loadFailed(screen: screen, reason: String(describing: error))
+  }
+}
+
+// MARK: - The presenters
+
+/// The login form: logging in stores a session in the `user` store.
+final class LoginPresenter: Presenter<LoginEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<LoginEvent> {
+    ScreenContent(
+      title: "Log in",
+      sections: [
+        Section(
+          sectionData: SectionDataModel(
+            header: "Welcome", footer: "A session id is kept in 'user'"),
+          rows: [.text("Log in with email"), .text("Sign up")])
+      ],
+      selections: [
+        IndexPath(row: 0, section: 0): .unavailable("needs an email: app login EMAIL"),
+        IndexPath(row: 1, section: 0): .event(.signUpTapped),
+      ])
+  }
+
+  override func perform(_ event: LoginEvent) throws(NavigationError) {
+    if case .loginSucceeded(let email) = event { try logIn(email, dependencies) }
+  }
+}
+
+/// Validates an email and stores a session for it.
+func logIn(_ email: String, _ dependencies: AppDependencies) throws(NavigationError) {
+  let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+  guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+    !email.contains(where: \.isWhitespace)
+  else {
+    throw .badArgument(event: "loginSucceeded", value: email, reason: "is not an email address")
+  }
+  try dependencies.sessionStore.logIn(email: email)
+  dependencies.log.record("SessionStore", "stores a session for \(email) in 'user'")
+}
+
+/// The sign-up form.
+final class SignUpPresenter: Presenter<SignUpEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<SignUpEvent> {
+    ScreenContent(
+      title: "Sign up",
+      sections: [Section(rows: [.text("Create an account with email"), .text("Back to log in")])],
+      selections: [
+        IndexPath(row: 0, section: 0): .unavailable("needs an email: app login EMAIL"),
+        IndexPath(row: 1, section: 0): .event(.backTapped),
+      ])
+  }
+
+  override func perform(_ event: SignUpEvent) throws(NavigationError) {
+    if case .loginSucceeded(let email) = event { try logIn(email, dependencies) }
+  }
+}
+
+/// The tab bar container's tabs.
+final class TabBarPresenter: Presenter<TabBarEvent> {
+  let selectedTab: Tab
+
+  init(
+    selectedTab: Tab, dependencies: AppDependencies,
+    eventHandler: @escaping (TabBarEvent) -> Void
+  ) {
+    self.selectedTab = selectedTab
+    super.init("TabBar", dependencies: dependencies, eventHandler: eventHandler)
+  }
+
+  override func content() throws(NavigationError) -> ScreenContent<TabBarEvent> {
+    let rows = Tab.allCases.map { tab in
+      RowModel.detail(tab.rawValue.capitalized, tab == selectedTab ? "selected" : "")
+    }
+    var selections: [IndexPath: RowSelection<TabBarEvent>] = [:]
+    for (index, tab) in Tab.allCases.enumerated() {
+      selections[IndexPath(row: index, section: 0)] = .event(.tabSelected(tab))
+    }
+    return ScreenContent(title: "Tabs", sections: [Section(rows: rows)], selections: selections)
+  }
+}
+
+/// The catalog's media items, by family.
+final class DiscoverPresenter: Presenter<DiscoverEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<DiscoverEvent> {
+    let products = try loading("Discover") { try dependencies.mediaLibrary.mediaItems() }
+    let sections = familySections(products)
+    return ScreenContent(
+      title: "Discover", sections: sections,
+      registrations: [("Product", DetailCellDataController.self)],
+      background: "The catalog is empty",
+      selections: productSelections(sections) { .mediaItemSelected($0) })
+  }
+}
+
+/// One media item: its details, the favourite button, and more of its family.
+final class MediaItemPresenter: Presenter<MediaItemEvent> {
+  let id: Int
+
+  init(
+    id: Int, dependencies: AppDependencies, eventHandler: @escaping (MediaItemEvent) -> Void
+  ) {
+    self.id = id
+    super.init("MediaItem", dependencies: dependencies, eventHandler: eventHandler)
+  }
+
+  override func content() throws(NavigationError) -> ScreenContent<MediaItemEvent> {
+    let item = try loading("MediaItem(\(id))") { try dependencies.mediaLibrary.mediaItem(id: id) }
+    let related = try loading("MediaItem(\(id))") {
+      try dependencies.mediaLibrary.mediaItems().filter { $0.family == item.family && $0.id != id }
+    }
+    let isFavourite = try dependencies.favourites.ids().contains(id)
+    var sections = [
+      Section(rows: [.product(item)]),
+      Section(rows: [.text(isFavourite ? "♥ Remove from favourites" : "♡ Add to favourites")]),
+    ]
+    var selections: [IndexPath: RowSelection<MediaItemEvent>] = [
+      IndexPath(row: 0, section: 1): .event(.favouriteToggled)
+    ]
+    if !related.isEmpty {
+      let more = Section(
+        sectionData: SectionDataModel(header: "More \(item.family)"),
+        rows: related.map(RowModel.product))
+      sections.append(more)
+      selections.merge(productSelections([more], sectionOffset: 2) { .mediaItemSelected($0) }) {
+        first, _ in first
+      }
+    }
+    return ScreenContent(
+      title: item.name, sections: sections,
+      registrations: [
+        ("Product", FullProductDetailsCellDataController.self),
+        ("Text", BasicCellDataController.self),
+      ],
+      selections: selections)
+  }
+
+  override func perform(_ event: MediaItemEvent) throws(NavigationError) {
+    guard case .favouriteToggled = event else { return }
+    let isFavourite = try dependencies.favourites.toggle(id)
+    dependencies.log.record(
+      "FavouritesStore",
+      isFavourite ? "adds \(id) to 'bookmarks'" : "removes \(id) from 'bookmarks'")
+  }
+}
+
+/// The favourite media items.
+final class FavouritesPresenter: Presenter<FavouritesEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<FavouritesEvent> {
+    let ids = try dependencies.favourites.ids()
+    let products = try loading("Favourites") {
+      try ids.map { try dependencies.mediaLibrary.mediaItem(id: $0) }
+    }
+    let sections = products.isEmpty ? [] : familySections(products)
+    return ScreenContent(
+      title: "Favourites", sections: sections,
+      registrations: [("Product", DetailCellDataController.self)],
+      background: "No favourites yet: a media item's ♡ adds one",
+      selections: productSelections(sections) { .mediaItemSelected($0) })
+  }
+}
+
+/// The signed-in user: logging out removes the session from the `user` store.
+final class ProfilePresenter: Presenter<ProfileEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<ProfileEvent> {
+    let email = try dependencies.sessionStore.signedInEmail()
+    let account = email.map { $0.isEmpty ? "a stored session" : $0 } ?? "nobody"
+    return ScreenContent(
+      title: "Profile",
+      sections: [
+        Section(rows: [.detail("Signed in as", account)]),
+        Section(rows: [.text("Settings"), .text("Log out")]),
+      ],
+      selections: [
+        IndexPath(row: 0, section: 1): .event(.settingsTapped),
+        IndexPath(row: 1, section: 1): .event(.logoutTapped),
+      ])
+  }
+
+  override func perform(_ event: ProfileEvent) throws(NavigationError) {
+    guard case .logoutTapped = event else { return }
+    try dependencies.sessionStore.logOut()
+    dependencies.log.record("SessionStore", "removes the session from 'user'")
+  }
+}
+
+/// The profile's settings.
+final class SettingsPresenter: Presenter<SettingsEvent> {
+  override func content() throws(NavigationError) -> ScreenContent<SettingsEvent> {
+    ScreenContent(
+      title: "Settings",
+      sections: [Section(rows: [.detail("Version", "1.0"), .text("Back")])],
+      selections: [IndexPath(row: 1, section: 0): .event(.backTapped)])
+  }
+}
+
+/// An alert for an app error.
+final class AlertPresenter: Presenter<AlertEvent> {
+  let error: AppError
+
+  init(error: AppError, dependencies: AppDependencies, eventHandler: @escaping (AlertEvent) -> Void)
+  {
+    self.error = error
+    super.init("Alert", dependencies: dependencies, eventHandler: eventHandler)
+  }
+
+  override func content() throws(NavigationError) -> ScreenContent<AlertEvent> {
+    ScreenContent(
+      title: "Error",
+      sections: [Section(rows: [.text(error.message), .text("OK")])],
+      selections: [IndexPath(row: 1, section: 0): .event(.dismissTapped)])
+  }
+}

@@ -584,7 +584,9 @@ public final class AppConfigurator: FlowCoordinator {
       tabBar.restore(selectedTab: tab)
       if tab != .discover { restored.append("tab: \(tab.rawValue)") }
     }
-    if let text = snapshot.alert, let alert = Screen(text), case .alert = alert {
+    if snapshot.flow == flow.rawValue, let text = snapshot.alert, let alert = Screen(text),
+      case .alert = alert
+    {
       navigationController.restore(screens: [], presented: alert)
       restored.append("alert: \(alert)")
     }

@@ -22,7 +22,8 @@ public enum TraceRendering {
     var lines: [String] = []
     func participant(_ name: String) -> String {
       let id = identifier(name)
-      if !participants.contains(id) { participants.append(id) }
+      let declaration = id == name ? id : "\(id) as \(escape(name))"
+      if !participants.contains(declaration) { participants.append(declaration) }
       return id
     }
     func walk(_ span: Span, from parent: String) {

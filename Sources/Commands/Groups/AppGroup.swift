@@ -276,6 +276,8 @@ enum AppGroup {
     case .notRunning: hint = "start it with 'app start'"
     case .alreadyRunning:
       hint = "'app relaunch' launches it again from the saved state; 'app reset' clears it"
+    case .unknownCoordinator(_, .some):
+      hint = nil
     case .unknownCoordinator:
       hint = "the coordinators are \(AppConfigurator.coordinatorNames.joined(separator: ", "))"
     case .coordinatorNotRunning(_, let flow):

@@ -43,6 +43,7 @@ bench: release
 	Benchmarks/store.sh $(ARCHSH_RELEASE)
 	Benchmarks/products.sh $(ARCHSH_RELEASE)
 	Benchmarks/datasource.sh $(ARCHSH_RELEASE)
+	Benchmarks/coordinators.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
 stress: build

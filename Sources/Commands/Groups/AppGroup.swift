@@ -9,8 +9,20 @@ final class SessionMediaLibrary: MediaLibrary {
 
   init(session: Session) { self.session = session }
 
+  /// The cached products in one read, by id; a copy from the API in use wins over another
+  /// server's.
   func mediaItems() throws -> [Product] {
-    try Self.discoverIDs.map { try mediaItem(id: $0) }
+    let cache = try session.persistenceController(.productCache)
+    let preferred = session.knownAPIURL?.absoluteString
+    var cached: [Int: Product] = [:]
+    for entry in try StoreGroup.located(nil, { try cache.peekObjects() }) {
+      guard let id = ProductGroup.productID(inKey: entry.key),
+        cached[id] == nil || preferred.map(entry.key.hasPrefix) == true,
+        let product = try? JSONDecoder().decode(Product.self, from: entry.value)
+      else { continue }
+      cached[id] = product
+    }
+    return try Self.discoverIDs.map { id in try cached[id] ?? mediaItem(id: id) }
   }
 
   func mediaItem(id: Int) throws -> Product {

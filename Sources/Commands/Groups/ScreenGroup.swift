@@ -47,9 +47,7 @@ enum ScreenGroup {
     lines.append(
       TableViewDrawing(controller: view.dataSourceController, width: width).table(
         from: 0, count: max(total, 1)))
-    let selectable = try AppGroup.located(nil) { () throws(NavigationError) in
-      try controller.selectableRows()
-    }
+    let selectable = view.selectableRows
     let flat = flatIndexes(view.dataSourceController)
     let choices = selectable.compactMap { row in flat[row.indexPath].map { ($0, row.event) } }
     lines.append(

@@ -99,6 +99,8 @@ public struct RootView {
   public let title: String
   /// The provider that owns the list's data source.
   public let provider: TableViewProvider
+  /// The rows that send an event when selected, in order, with the event each sends.
+  public let selectableRows: [(indexPath: IndexPath, event: String)]
 
   /// The list.
   public var dataSourceController: DataSourceController { provider.dataSourceController }
@@ -170,8 +172,6 @@ public protocol ScreenControlling: AnyObject {
   func send(eventNamed name: String, argument: String?) throws(NavigationError)
   /// Selects a row, as tableView(_:didSelectRowAt:).
   func selectRow(at indexPath: IndexPath) throws(NavigationError)
-  /// The selectable rows and the events they send.
-  func selectableRows() throws(NavigationError) -> [(indexPath: IndexPath, event: String)]
 }
 
 /// The controller archsh builds for every screen, with the screen's presenter.
@@ -213,7 +213,12 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
           reason: "sends no event when selected")
       }
     }
-    return RootView(title: content.title, provider: provider)
+    let selectable = content.selections.compactMap {
+      indexPath, selection -> (indexPath: IndexPath, event: String)? in
+      if case .event(let event) = selection { return (indexPath, event.description) }
+      return nil
+    }.sorted { ($0.indexPath.section, $0.indexPath.row) < ($1.indexPath.section, $1.indexPath.row) }
+    return RootView(title: content.title, provider: provider, selectableRows: selectable)
   }
 
   /// Parses the event for this screen and has the presenter send it.
@@ -235,13 +240,6 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
     try view.provider.didSelectRow(at: indexPath)
   }
 
-  /// The rows that send an event, in order.
-  public func selectableRows() throws(NavigationError) -> [(indexPath: IndexPath, event: String)] {
-    try presenter.content().selections.compactMap { indexPath, selection in
-      if case .event(let event) = selection { return (indexPath, event.description) }
-      return nil
-    }.sorted { ($0.indexPath.section, $0.indexPath.row) < ($1.indexPath.section, $1.indexPath.row) }
-  }
 }
 
 // MARK: - Rows

@@ -40,9 +40,13 @@ struct CoordCommandTests {
   @Test("in JSON a stack is rows with stable keys, the alert among them")
   func json() {
     let harness = mainFlow()
-    harness.script(["output json", "coord stack app"])
+    harness.script(["output json", "coord stack app", "coord stack discover"])
     #expect(
-      harness.sink.stdout.contains(#""screen":"Alert(server)","role":"presented","visible":true"#))
+      harness.sink.combined == """
+        [{"message":"AppConfigurator: (empty)"},[{"position":null,"screen":"Alert(server)","role":"presented","visible":true}]]
+        [{"message":"DiscoverFlowCoordinator: Discover › MediaItem(3)"},[{"position":0,"screen":"Discover","role":"pushed","visible":false},{"position":1,"screen":"MediaItem(3)","role":"top","visible":false}]]
+
+        """)
   }
 
   @Test("the alert blocks other coordinators; once dismissed, the stack goes on")

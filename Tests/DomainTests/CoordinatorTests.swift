@@ -160,7 +160,7 @@ struct CoordinatorTests {
 
     // The media item's related row (section 2, row 0) is iPhone SE: selecting it pushes it
     let controller = try harness.app.controller(forCoordinatorNamed: "discover")
-    try controller.selectRow(at: IndexPath(row: 0, section: 2))
+    try controller.loadRootView().provider.didSelectRow(at: IndexPath(row: 0, section: 2))
     harness.assert(
       records: [
         "Presenter(MediaItem) sends mediaItemSelected(2)",
@@ -260,7 +260,7 @@ struct CoordinatorTests {
     // The favourites list is the bookmarks store, through the provider: row 0 is item 9
     let favourites = try harness.app.controller(forCoordinatorNamed: nil)
     #expect(try favourites.loadRootView().dataSourceController.totalRowCount == 1)
-    try favourites.selectRow(at: IndexPath(row: 0, section: 0))
+    try favourites.loadRootView().provider.didSelectRow(at: IndexPath(row: 0, section: 0))
     harness.assert(
       records: [
         "Presenter(Favourites) sends mediaItemSelected(9)",
@@ -439,6 +439,11 @@ struct CoordinatorTests {
       cell as? DetailCellDataController
         == DetailCellDataController(titleText: "iPhone SE", detailText: "$429.00"))
     try view.provider.didSelectRow(at: IndexPath(row: 0, section: 1))
+    #expect(heard == [.mediaItemSelected(5)])
+    // A row the list does not have is an error, and sends nothing
+    #expect(throws: NavigationError.rowOutOfRange(screen: "Discover", row: "3-0", count: 4)) {
+      try view.provider.didSelectRow(at: IndexPath(row: 0, section: 3))
+    }
     #expect(heard == [.mediaItemSelected(5)])
     // Nothing navigated: the app is as it was
     harness.assert(records: ["Presenter(Discover) sends mediaItemSelected(5)"], state: app(main()))

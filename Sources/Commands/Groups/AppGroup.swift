@@ -148,7 +148,6 @@ enum AppGroup {
     let wasRunning = session.app != nil
     session.app = nil
     let cleared = try located(nil) { () throws(NavigationError) in try stateStore(session).clear() }
-    _ = drain(session)
     return .text(
       wasRunning || cleared
         ? "the app is stopped and its saved state cleared; the session in 'user' is kept"
@@ -166,27 +165,24 @@ enum AppGroup {
     signature: Signature([.argument("EMAIL", .text, "the email address")]),
     examples: ["app login ada@example.com"]
   ) { invocation in
-    let session = invocation.session
     let email = invocation.arguments.word("EMAIL") ?? Word("")
-    let app = try runningApp(session)
-    try located(email) { () throws(NavigationError) in try app.logIn(email: email.text) }
-    try save(session)
-    return .events(drain(session))
+    return try navigate(invocation.session) { app in
+      try located(email) { () throws(NavigationError) in try app.logIn(email: email.text) }
+    }
   }
 
   static let logout = Command(
     "logout", summary: "remove the session and show the login flow, from any screen",
     examples: ["app logout"]
   ) { invocation in
-    let session = invocation.session
-    let app = try runningApp(session)
-    guard app.flow == .main else {
-      throw ShellError(
-        "nobody is logged in: the app is in the login flow", hint: "log in with 'app login EMAIL'")
+    try navigate(invocation.session) { app in
+      guard app.flow == .main else {
+        throw ShellError(
+          "nobody is logged in: the app is in the login flow",
+          hint: "log in with 'app login EMAIL'")
+      }
+      try located(nil) { () throws(NavigationError) in try app.logOut() }
     }
-    try located(nil) { () throws(NavigationError) in try app.logOut() }
-    try save(session)
-    return .events(drain(session))
   }
 
   static let error = Command(
@@ -200,14 +196,10 @@ enum AppGroup {
     ]),
     examples: ["app error network", "app error unauthorized"]
   ) { invocation in
-    let session = invocation.session
-    let app = try runningApp(session)
     guard let kind = AppError(rawValue: invocation.arguments.string("KIND") ?? "") else {
       throw ShellError("unknown error kind")
     }
-    app.handle(.appError(kind))
-    try save(session)
-    return .events(drain(session))
+    return try navigate(invocation.session) { app in app.handle(.appError(kind)) }
   }
 
   // MARK: - Shared with coord, event and screen
@@ -259,6 +251,16 @@ enum AppGroup {
     if quiet { _ = dependencies.log.drain() }
     try save(session)
     return app
+  }
+
+  /// Runs a navigation on the running app, saves the state, and shows what each part did.
+  static func navigate(_ session: Session, _ body: (AppConfigurator) throws -> Void) throws
+    -> Output
+  {
+    let app = try runningApp(session)
+    try body(app)
+    try save(session)
+    return .events(drain(session))
   }
 
   /// Saves the app's state in the workspace.

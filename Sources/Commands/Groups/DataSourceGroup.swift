@@ -583,17 +583,7 @@ enum DataSourceGroup {
     }
     var seen: [Int: Product] = [:]
     for product in products where seen[product.id] == nil { seen[product.id] = product }
-    let families = ["iPhones", "iPads", "Apple TVs", "Apple Watches"]
-    let grouped = Dictionary(grouping: seen.values, by: \.family)
-    let order =
-      families.filter { grouped[$0] != nil }
-      + grouped.keys.filter { !families.contains($0) }.sorted()
-    return order.map { family in
-      let items = (grouped[family] ?? []).sorted { $0.id < $1.id }
-      return Section(
-        sectionData: SectionDataModel(header: family, footer: plural(items.count, "product")),
-        rows: items.map(RowModel.product))
-    }
+    return Section.byFamily(seen.values.sorted { $0.id < $1.id }, counting: "product")
   }
 
   static func describe(_ model: RowModel) -> String {

@@ -59,21 +59,21 @@ enum EventGroup {
     let name = arguments.word("COORDINATOR") ?? Word("")
     let event = arguments.word("EVENT") ?? Word("")
     let argument = arguments.word("ARG")
-    let app = try AppGroup.runningApp(session)
-    let controller = try AppGroup.located(name) { () throws(NavigationError) in
-      try app.controller(forCoordinatorNamed: name.text)
-    }
-    do throws(NavigationError) {
-      try controller.send(eventNamed: event.text, argument: argument?.text)
-    } catch {
-      switch error {
-      case .badArgument, .unexpectedArgument: throw AppGroup.shellError(error, at: argument?.offset)
-      case .eventNotAllowed, .missingArgument: throw AppGroup.shellError(error, at: event.offset)
-      default: throw AppGroup.shellError(error)
+    return try AppGroup.navigate(session) { app in
+      let controller = try AppGroup.located(name) { () throws(NavigationError) in
+        try app.controller(forCoordinatorNamed: name.text)
+      }
+      do throws(NavigationError) {
+        try controller.send(eventNamed: event.text, argument: argument?.text)
+      } catch {
+        switch error {
+        case .badArgument, .unexpectedArgument:
+          throw AppGroup.shellError(error, at: argument?.offset)
+        case .eventNotAllowed, .missingArgument: throw AppGroup.shellError(error, at: event.offset)
+        default: throw AppGroup.shellError(error)
+        }
       }
     }
-    try AppGroup.save(session)
-    return .events(AppGroup.drain(session))
   }
 
   static let list = Command(

@@ -24,15 +24,9 @@ enum ScreenGroup {
     ]),
     examples: ["screen show", "screen show profile"]
   ) { invocation in
-    let session = invocation.session
     let name = invocation.arguments.word("COORDINATOR")
-    let app = try AppGroup.runningApp(session)
-    let controller = try AppGroup.located(name) { () throws(NavigationError) in
-      try app.controller(forCoordinatorNamed: name?.text)
-    }
-    let view = try AppGroup.located(nil) { () throws(NavigationError) in
-      try controller.loadRootView()
-    }
+    let app = try AppGroup.runningApp(invocation.session)
+    let (controller, view) = try loaded(app, name)
     let width = invocation.arguments.int("width") ?? 56
     let coordinator = try AppGroup.located(name) { () throws(NavigationError) in
       try app.target(name?.text)
@@ -53,7 +47,6 @@ enum ScreenGroup {
     lines.append(
       choices.isEmpty
         ? "no row sends an event" : "screen select " + describe(choices, events: controller.events))
-    _ = AppGroup.drain(session)
     return .text(lines.joined(separator: "\n"))
   }
 
@@ -67,36 +60,43 @@ enum ScreenGroup {
     ]),
     examples: ["screen select 0", "screen select 1-0 profile"]
   ) { invocation in
-    let session = invocation.session
     let rowWord = invocation.arguments.word("ROW") ?? Word("")
     let name = invocation.arguments.word("COORDINATOR")
-    let app = try AppGroup.runningApp(session)
+    return try AppGroup.navigate(invocation.session) { app in
+      let (controller, view) = try loaded(app, name)
+      guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {
+        let count = view.dataSourceController.totalRowCount
+        if Int(rowWord.text) == nil && !rowWord.text.contains("-") {
+          throw ShellError(
+            "'\(rowWord.text)' is not a row",
+            hint: "give a number such as 0, or SECTION-ROW such as 1-0",
+            at: rowWord.offset)
+        }
+        throw AppGroup.shellError(
+          .rowOutOfRange(screen: controller.screen.description, row: rowWord.text, count: count),
+          at: rowWord.offset)
+      }
+      try AppGroup.located(rowWord) { () throws(NavigationError) in
+        try view.provider.didSelectRow(at: indexPath)
+      }
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// A new controller for the screen a coordinator shows (the visible one without a name), and
+  /// its loaded view.
+  static func loaded(_ app: AppConfigurator, _ name: Word?) throws -> (
+    ScreenControlling, RootView
+  ) {
     let controller = try AppGroup.located(name) { () throws(NavigationError) in
       try app.controller(forCoordinatorNamed: name?.text)
     }
     let view = try AppGroup.located(nil) { () throws(NavigationError) in
       try controller.loadRootView()
     }
-    guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {
-      let count = view.dataSourceController.totalRowCount
-      if Int(rowWord.text) == nil && !rowWord.text.contains("-") {
-        throw ShellError(
-          "'\(rowWord.text)' is not a row",
-          hint: "give a number such as 0, or SECTION-ROW such as 1-0",
-          at: rowWord.offset)
-      }
-      throw AppGroup.shellError(
-        .rowOutOfRange(screen: controller.screen.description, row: rowWord.text, count: count),
-        at: rowWord.offset)
-    }
-    try AppGroup.located(rowWord) { () throws(NavigationError) in
-      try view.provider.didSelectRow(at: indexPath)
-    }
-    try AppGroup.save(session)
-    return .events(AppGroup.drain(session))
+    return (controller, view)
   }
-
-  // MARK: - Helpers
 
   /// The navigation bar: the title centred in a rule.
   static func titleBar(_ title: String, width: Int) -> String {

@@ -170,8 +170,6 @@ public protocol ScreenControlling: AnyObject {
   func loadRootView() throws(NavigationError) -> RootView
   /// Has the presenter send the event of that name.
   func send(eventNamed name: String, argument: String?) throws(NavigationError)
-  /// Selects a row, as tableView(_:didSelectRowAt:).
-  func selectRow(at indexPath: IndexPath) throws(NavigationError)
 }
 
 /// The controller archsh builds for every screen, with the screen's presenter.
@@ -202,6 +200,13 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
       sections: content.sections, registrations: content.registrations,
       background: content.background
     ) { indexPath throws(NavigationError) in
+      guard content.sections.indices.contains(indexPath.section),
+        content.sections[indexPath.section].rows.indices.contains(indexPath.row)
+      else {
+        throw .rowOutOfRange(
+          screen: screen.description, row: indexPath.shortDescription,
+          count: content.sections.reduce(0) { $0 + $1.rows.count })
+      }
       switch content.selections[indexPath] {
       case .event(let event)?: try presenter.send(event)
       case .unavailable(let reason)?:
@@ -226,20 +231,6 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
     try presenter.send(Event.parse(name, argument: argument, screen: screen))
   }
 
-  /// Selects a row of a freshly loaded view.
-  public func selectRow(at indexPath: IndexPath) throws(NavigationError) {
-    let view = try loadRootView()
-    let sections = view.dataSourceController.sections
-    guard sections.indices.contains(indexPath.section),
-      sections[indexPath.section].rows.indices.contains(indexPath.row)
-    else {
-      throw .rowOutOfRange(
-        screen: screen.description, row: indexPath.shortDescription,
-        count: view.dataSourceController.totalRowCount)
-    }
-    try view.provider.didSelectRow(at: indexPath)
-  }
-
 }
 
 // MARK: - Rows
@@ -251,21 +242,6 @@ extension RowModel {
     let data =
       (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     return .object(type: "DetailCell", json: String(decoding: data, as: UTF8.self))
-  }
-}
-
-/// The media items grouped by family, in the catalog's family order.
-func familySections(_ products: [Product], footer: Bool = true) -> [Section] {
-  let order = ["iPhones", "iPads", "Apple TVs", "Apple Watches"]
-  let grouped = Dictionary(grouping: products, by: \.family)
-  let families =
-    order.filter { grouped[$0] != nil } + grouped.keys.filter { !order.contains($0) }.sorted()
-  return families.map { family in
-    let items = grouped[family] ?? []
-    let footerText = footer ? "\(items.count) item\(items.count == 1 ? "" : "s")" : nil
-    return Section(
-      sectionData: SectionDataModel(header: family, footer: footerText),
-      rows: items.map(RowModel.product))
   }
 }
 
@@ -374,7 +350,7 @@ final class TabBarPresenter: Presenter<TabBarEvent> {
 final class DiscoverPresenter: Presenter<DiscoverEvent> {
   override func content() throws(NavigationError) -> ScreenContent<DiscoverEvent> {
     let products = try loading("Discover") { try dependencies.mediaLibrary.mediaItems() }
-    let sections = familySections(products)
+    let sections = Section.byFamily(products, counting: "item")
     return ScreenContent(
       title: "Discover", sections: sections,
       registrations: [("Product", DetailCellDataController.self)],
@@ -441,7 +417,7 @@ final class FavouritesPresenter: Presenter<FavouritesEvent> {
     let products = try loading("Favourites") {
       try ids.map { try dependencies.mediaLibrary.mediaItem(id: $0) }
     }
-    let sections = products.isEmpty ? [] : familySections(products)
+    let sections = Section.byFamily(products, counting: "item")
     return ScreenContent(
       title: "Favourites", sections: sections,
       registrations: [("Product", DetailCellDataController.self)],

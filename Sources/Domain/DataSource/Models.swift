@@ -151,4 +151,20 @@ public final class Section: @unchecked Sendable {
 
   /// An independent copy.
   public func copy() -> Section { Section(sectionData: sectionData, rows: rows) }
+
+  /// One section per product family, headed by the family and footed by its count (`5 items`),
+  /// in the catalog's family order, then other families by name; rows keep the given order.
+  public static func byFamily(_ products: [Product], counting noun: String) -> [Section] {
+    let order = ["iPhones", "iPads", "Apple TVs", "Apple Watches"]
+    let grouped = Dictionary(grouping: products, by: \.family)
+    let families =
+      order.filter { grouped[$0] != nil } + grouped.keys.filter { !order.contains($0) }.sorted()
+    return families.map { family in
+      let items = grouped[family] ?? []
+      return Section(
+        sectionData: SectionDataModel(
+          header: family, footer: "\(items.count) \(noun)\(items.count == 1 ? "" : "s")"),
+        rows: items.map(RowModel.product))
+    }
+  }
 }

@@ -9,7 +9,7 @@ import Glibc
 /// each prompt, and before the process exits.
 final class StandardStreams: OutputSink {
   nonisolated(unsafe) private static var buffer: [UInt8] = []
-  nonisolated(unsafe) private static let outputIsTerminal = isatty(1) != 0
+  private static let outputIsTerminal = isatty(1) != 0
   private static let bufferLimit = 64 * 1024
 
   func standardOutput(_ text: String) {

@@ -42,7 +42,7 @@ enum NetGroup {
     let response = controller.perform(NetworkRequest(path: path.text))
     let body = response.data ?? Data()
     var fields = [
-      Field("request", .string("GET \(response.response?.url?.absoluteString ?? path.text)")),
+      Field("request", .string("GET \(response.response?.url.absoluteString ?? path.text)")),
       Field("status", response.response.map { .int($0.statusCode) } ?? .null),
       Field("bytes", .int(body.count)),
       Field(
@@ -56,7 +56,7 @@ enum NetGroup {
     if let info = envelope?["info"] { fields.append(Field("info", .string(compactJSON(info)))) }
     if let data = envelope?["data"] { fields.append(Field("data", .string(compactJSON(data)))) }
     if invocation.arguments.flag("full") {
-      let headers = (response.response?.allHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+      let headers = (response.response?.headers ?? []).map { "\($0.name): \($0.value)" }
         .sorted()
       fields.append(Field("headers", .string(headers.joined(separator: "\n"))))
       fields.append(Field("body", .string(String(decoding: body, as: UTF8.self))))

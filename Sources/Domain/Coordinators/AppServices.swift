@@ -47,7 +47,7 @@ public final class SessionStore {
       _ = try store.persist(Data(id.utf8), forKey: Self.idKey)
       if let email { _ = try store.persist(Data(email.utf8), forKey: Self.emailKey) }
     }
-    if email == nil { try removePresent([Self.emailKey]) }
+    if email == nil { _ = try removePresent([Self.emailKey]) }
   }
 
   /// Removes the session; returns whether there was one.

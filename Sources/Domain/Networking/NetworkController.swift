@@ -1,8 +1,7 @@
+import AsyncHTTPClient
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// A request for NetworkController: a method, a path (or an absolute URL), headers and a body.
 public struct NetworkRequest: Sendable {
@@ -26,11 +25,49 @@ public struct NetworkRequest: Sendable {
   }
 }
 
+/// The head of an HTTP response: where it came from, its status and its headers.
+///
+/// It plays the part of the seed's `HTTPURLResponse`, which archsh no longer gets from URLSession.
+public struct NetworkResponseHead: Sendable, Equatable {
+  /// The URL that answered, after any redirects.
+  public let url: URL
+  /// The HTTP status code.
+  public let statusCode: Int
+  /// The headers in the order they arrived.
+  public let headers: [NetworkHeader]
+
+  /// Creates a response head.
+  public init(url: URL, statusCode: Int, headers: [NetworkHeader]) {
+    self.url = url
+    self.statusCode = statusCode
+    self.headers = headers
+  }
+
+  /// The value of the first header named `name`, compared without regard to case.
+  public func value(forHTTPHeaderField name: String) -> String? {
+    headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+  }
+}
+
+/// One HTTP header.
+public struct NetworkHeader: Sendable, Equatable {
+  /// The header's name, as it arrived.
+  public let name: String
+  /// Its value.
+  public let value: String
+
+  /// Creates a header.
+  public init(name: String, value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
 /// What a request returned, as in the seed: the response, the raw data, and the result of
 /// deserializing it.
 public struct NetworkResponse<Result: Sendable>: Sendable {
   /// The HTTP response, when one arrived.
-  public let response: HTTPURLResponse?
+  public let response: NetworkResponseHead?
   /// The raw body.
   public let data: Data?
   /// The deserialized value, or why there is none.
@@ -105,8 +142,12 @@ public struct NetworkLogEntry: Sendable, Equatable {
   public var milliseconds: Double
 }
 
-/// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000),
-/// over URLSession.
+/// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000).
+///
+/// The seed wraps URLSession. On Linux URLSession comes from FoundationNetworking, which loads
+/// libcurl and about 30 more shared libraries at every start-up (about 7 ms); archsh sends over
+/// AsyncHTTPClient instead, on the SwiftNIO that the demo API already brings. The interface is the
+/// seed's either way.
 ///
 /// A transport error is a failure; data is deserialized (a throwing deserializer is a failure);
 /// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
@@ -115,7 +156,6 @@ public final class NetworkController: @unchecked Sendable {
   /// The URL that relative paths are resolved against.
   public let baseURL: URL
   private let tracer: Tracing
-  private let session: URLSession
   private let isCancelled: @Sendable () -> Bool
   private let lock = NSLock()
   private var entries: [NetworkLogEntry] = []
@@ -133,8 +173,23 @@ public final class NetworkController: @unchecked Sendable {
     self.storedTimeout = timeout
     self.tracer = tracer
     self.isCancelled = isCancelled
-    session = URLSession(configuration: .ephemeral)
   }
+
+  /// The one HTTP client of the process, made on first use and never shut down: it lives as long
+  /// as the process, so its connections to the API are reused from one command to the next.
+  ///
+  /// A refused connection fails at once instead of being retried until the deadline, and
+  /// redirects are followed as URLSession follows them.
+  private static let client: HTTPClient = {
+    var configuration = HTTPClient.Configuration(
+      redirectConfiguration: .follow(max: 10, allowCycles: false),
+      timeout: HTTPClient.Configuration.Timeout(connect: .seconds(30)),
+      decompression: .disabled)
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.httpVersion = .http1Only
+    return HTTPClient(
+      eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+  }()
 
   /// The request timeout, in seconds: a request with no answer within it fails with `timeout`.
   public var timeout: Double {
@@ -229,25 +284,33 @@ public final class NetworkController: @unchecked Sendable {
     return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
-  /// Sends on URLSession's own threads and waits: archsh runs one command at a time.
+  /// Sends on the HTTP client's event loop and waits: archsh runs one command at a time.
   private func send(_ request: NetworkRequest, to url: URL) -> (
-    HTTPURLResponse?, Data?, NetworkError?, Double
+    NetworkResponseHead?, Data?, NetworkError?, Double
   ) {
     let timeout = self.timeout
-    var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
-    urlRequest.httpMethod = request.method
-    urlRequest.httpBody = request.body
-    for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    let start = DispatchTime.now().uptimeNanoseconds
+    let httpRequest: HTTPClient.Request
+    do {
+      var headers = HTTPHeaders()
+      for (name, value) in request.headers { headers.add(name: name, value: value) }
+      httpRequest = try HTTPClient.Request(
+        url: url, method: HTTPMethod(rawValue: request.method), headers: headers,
+        body: request.body.map { HTTPClient.Body.bytes(Array($0)) })
+    } catch {
+      return (nil, nil, .badURL(url.absoluteString), 0)
+    }
     let done = DispatchSemaphore(value: 0)
     let box = ResultBox()
-    let start = DispatchTime.now().uptimeNanoseconds
-    let task = session.dataTask(with: urlRequest) { data, response, error in
-      box.set(data, response as? HTTPURLResponse, error)
+    let task = Self.client.execute(
+      request: httpRequest, delegate: ResponseAccumulator(request: httpRequest),
+      deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
+    task.futureResult.whenComplete { result in
+      box.set(result)
       done.signal()
     }
-    task.resume()
-    // The timeout is enforced here as well as by URLSession, whose Linux implementation counts it
-    // in whole seconds; a cancelled request returns at once.
+    // Ctrl-C is polled here: the shell's flag is set by a signal handler, which cannot reach the
+    // event loop. The deadline is enforced by the client and here, whichever comes first.
     let deadline = start + UInt64(timeout * 1_000_000_000)
     var stopped: NetworkError?
     while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
@@ -264,28 +327,41 @@ public final class NetworkController: @unchecked Sendable {
     }
     let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     if let stopped { return (nil, nil, stopped, milliseconds) }
-    let (data, response, error) = box.get()
-    guard let error else { return (response, data, nil, milliseconds) }
-    return (response, data, classify(error, url: url, timeout: timeout), milliseconds)
+    switch box.get() {
+    case .success(let response):
+      let head = NetworkResponseHead(
+        url: response.url ?? url, statusCode: Int(response.status.code),
+        headers: response.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
+      let data = response.body.map { Data($0.readableBytesView) }
+      return (head, data, nil, milliseconds)
+    case .failure(let error):
+      return (nil, nil, classify(error, url: url, timeout: timeout), milliseconds)
+    case nil:
+      return (nil, nil, .transport(url: url.absoluteString, detail: "no result"), milliseconds)
+    }
   }
 
   private func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
     let text = url.absoluteString
-    guard let urlError = error as? URLError else {
-      return .transport(url: text, detail: String(describing: error))
-    }
-    switch urlError.code {
-    case .cannotConnectToHost, .cannotFindHost: return .refused(url: text)
-    case .timedOut: return .timeout(url: text, seconds: timeout)
-    case .networkConnectionLost, .badServerResponse, .zeroByteResource: return .dropped(url: text)
-    default:
-      // libcurl reports a connection closed mid-body as "transfer closed with N bytes remaining".
-      let detail = urlError.localizedDescription
-      if detail.contains("transfer closed") || detail.contains("Connection reset") {
+    if let clientError = error as? HTTPClientError {
+      switch clientError {
+      case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
+        return .timeout(url: text, seconds: timeout)
+      case .remoteConnectionClosed, .uncleanShutdown, .bodyLengthMismatch:
         return .dropped(url: text)
+      case .cancelled: return .cancelled(url: text)
+      default: return .transport(url: text, detail: clientError.description)
       }
-      return .transport(url: text, detail: "\(detail) (URLError \(urlError.code.rawValue))")
     }
+    if let ioError = error as? IOError, ioError.errnoCode == ECONNREFUSED {
+      return .refused(url: text)
+    }
+    let detail = String(describing: error)
+    if detail.contains("Connection refused") { return .refused(url: text) }
+    if error is HTTPParserError || detail.contains("Connection reset") {
+      return .dropped(url: text)
+    }
+    return .transport(url: text, detail: detail)
   }
 
   /// The API's `code` and `message` from an error body, when it has them.
@@ -323,9 +399,7 @@ public final class NetworkController: @unchecked Sendable {
 
 private final class ResultBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var value: (Data?, HTTPURLResponse?, Error?) = (nil, nil, nil)
-  func set(_ data: Data?, _ response: HTTPURLResponse?, _ error: Error?) {
-    lock.withLock { value = (data, response, error) }
-  }
-  func get() -> (Data?, HTTPURLResponse?, Error?) { lock.withLock { value } }
+  private var value: Result<HTTPClient.Response, Error>?
+  func set(_ result: Result<HTTPClient.Response, Error>) { lock.withLock { value = result } }
+  func get() -> Result<HTTPClient.Response, Error>? { lock.withLock { value } }
 }

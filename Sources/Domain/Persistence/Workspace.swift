@@ -253,7 +253,7 @@ public final class Workspace: @unchecked Sendable {
           try FastStatement(db, "COMMIT").step()
           return result
         } catch {
-          if db.isInsideTransaction { try? FastStatement(db, "ROLLBACK").step() }
+          if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
           throw error
         }
       }
@@ -324,7 +324,7 @@ public final class Workspace: @unchecked Sendable {
       try FastStatement(db, "COMMIT").step()
       touchesCommitted()
     } catch {
-      if db.isInsideTransaction { try? FastStatement(db, "ROLLBACK").step() }
+      if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
       restoreTouches()
       throw error
     }

@@ -1,29 +1,50 @@
 #!/usr/bin/env bash
-# make bench: start-up and per-line cost of the release build, each next to a peer measured in the
-# same run. Usage: Benchmarks/run.sh PATH/TO/archsh
+# make bench: start-up, idle memory and per-line cost of the release build, each next to a peer
+# measured in the same run. Usage: Benchmarks/run.sh PATH/TO/archsh
+# ARCHSH_BASELINE=PATH/TO/older/archsh adds an older binary to the start-up and memory runs, so that
+# a figure that misses its goal can be compared with the binary before the change, in one run.
 set -euo pipefail
 ARCHSH=${1:-.build/release/archsh}
-SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-for tool in hyperfine sqlite3; do
-  if ! command -v "$tool" >/dev/null; then
-    $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool" >/dev/null
-  fi
-done
+BASELINE=${ARCHSH_BASELINE:-}
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/../scripts/apt-install" hyperfine sqlite3 python3 bc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
 
 echo "== start-up: median of 300 runs (hyperfine -N, 30 warm-up runs) =="
+commands=("$ARCHSH -c 'echo hi'" "$ARCHSH --version" "sqlite3 :memory: 'select 1'")
+[ -n "$BASELINE" ] && commands+=("$BASELINE -c 'echo hi'" "$BASELINE --version")
 hyperfine -N --warmup 30 --runs 300 --style none --export-json "$work/startup.json" \
-  "$ARCHSH -c 'echo hi'" "sqlite3 :memory: 'select 1'" >/dev/null
+  "${commands[@]}" >/dev/null
 python3 - "$work/startup.json" <<'PY'
 import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-archsh, sqlite = (r["median"] * 1000 for r in results)
-print(f"archsh -c 'echo hi'          {archsh:7.2f} ms")
-print(f"sqlite3 :memory: 'select 1'  {sqlite:7.2f} ms")
-print(f"ratio                        {archsh / sqlite:7.2f}x  (goal: 3x or less)")
+results = [r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]]
+archsh, version, sqlite = results[:3]
+rows = [("archsh -c 'echo hi'", archsh), ("archsh --version", version)]
+if len(results) > 3:
+    rows += [("baseline -c 'echo hi'", results[3]), ("baseline --version", results[4])]
+for name, ms in rows:
+    print(f"{name:28} {ms:7.2f} ms  {ms / sqlite:5.2f}x sqlite3")
+print(f"{'sqlite3 :memory: select 1':28} {sqlite:7.2f} ms")
+ratio = archsh / sqlite
+verdict = "meets the goal" if ratio <= 2 else "within the floor" if ratio <= 3 else "MISSES the floor"
+print(f"ratio {ratio:.2f}x (goal 2x, floor 3x): {verdict}")
 PY
+
+echo
+echo "== idle interactive memory: RSS at the prompt on a pseudo-terminal (goal 15 MB, floor 20 MB) =="
+mb() { echo "scale=1; $1 / 1024" | bc; }
+rss_row() {  # NAME BINARY LINES
+  printf '%-44s %6s MB\n' "$1" "$(mb "$("$here/rss.py" 'archsh> ' "$3" -- "$2" --db :memory: --no-rc)")"
+}
+rss_row "archsh at the prompt" "$ARCHSH" ""
+rss_row "archsh after 'net get /products/1'" "$ARCHSH" "net get /products/1"
+if [ -n "$BASELINE" ]; then
+  rss_row "baseline at the prompt" "$BASELINE" ""
+  rss_row "baseline after 'net get /products/1'" "$BASELINE" "net get /products/1"
+fi
+printf '%-44s %6s MB\n' "sqlite3 at its prompt" "$(mb "$("$here/rss.py" 'sqlite> ' "" -- sqlite3 -interactive :memory:)")"
 
 echo
 echo "== per-line cost: a 100,000-line script of 'set k v' lines =="

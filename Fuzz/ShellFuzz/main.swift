@@ -1,6 +1,7 @@
-// A libFuzzer target over the lexer, the dispatcher and the completer. Built by Fuzz/run.sh with
-// `swift build --sanitize=fuzzer` (the target exists only when ARCHSH_FUZZ=1): SwiftPM then
-// compiles it as a library and libFuzzer's own main calls LLVMFuzzerTestOneInput.
+// A libFuzzer target over the whole command language: the lexer, the interpreter, the registry and
+// the signatures, every command group, the Domain code they reach, and the completer. Built by
+// Fuzz/run.sh with `swift build --sanitize=fuzzer` (the target exists only when ARCHSH_FUZZ=1),
+// which instruments every module for coverage; libFuzzer's own main calls LLVMFuzzerTestOneInput.
 import Commands
 
 private final class NullSink: OutputSink {
@@ -8,21 +9,70 @@ private final class NullSink: OutputSink {
   func standardError(_ text: String) {}
 }
 
-/// Runs one input: its lines as a script (keep-going, so every line is reached), then completion
-/// of its first line.
+/// The commands the fuzz target replaces by ones that fail at once.
+///
+/// The replacements keep the signature, so that their arguments are still parsed and checked.
+/// These would wait, or reach outside the scratch directory:
+/// - `sleep` waits for as long as it is told;
+/// - `serve` runs a server until Ctrl-C, which never comes;
+/// - `source` runs any file as a script, a device or a pipe that never ends included;
+/// - `trace export` writes a file at any path the fuzzer invents.
+///
+/// And some are bounded:
+/// - `ds new --generate N` is limited to 1,000 rows: a ten-million-row data source takes seconds
+///   and gigabytes, and finds nothing a thousand rows would not.
+///
+/// Networking needs no bounding: the session points at a port where nothing listens, so every
+/// request is refused at once instead of starting the demo API for each input (which also takes
+/// `net fault`, whose delays wait, out of play: faults need the embedded API).
+private let skipped: Set<String> = ["sleep", "serve", "source", "trace export"]
+
+private func bounded(_ command: Command, group: CommandGroup) -> Command {
+  let name = group.isBuiltins ? command.name : "\(group.name) \(command.name)"
+  func replacement(_ run: @escaping @Sendable (Invocation) throws -> Output) -> Command {
+    Command(
+      command.name, aliases: command.aliases, summary: command.summary,
+      discussion: command.discussion, signature: command.signature, examples: command.examples,
+      isTransparent: command.isTransparent, run: run)
+  }
+  if skipped.contains(name) {
+    return replacement { _ in throw ShellError("'\(name)' is skipped in the fuzz target") }
+  }
+  if name == "ds new" {
+    return replacement { invocation in
+      if let rows = invocation.arguments.int("generate"), rows > 1000 {
+        throw ShellError("--generate is limited to 1,000 rows in the fuzz target")
+      }
+      return try command.run(invocation)
+    }
+  }
+  return command
+}
+
+private let registry = CommandRegistry(
+  groups: AllGroups.groups.map { group in
+    CommandGroup(
+      group.name, summary: group.summary, discussion: group.discussion,
+      commands: group.commands.map { bounded($0, group: group) })
+  })
+
+/// Runs one input: its lines as a script (keep-going, so every line is reached) in a new session,
+/// so that inputs do not depend on each other, then completion of its first line.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
   guard let start else { return 0 }
   let bytes = UnsafeBufferPointer(start: start, count: count)
   let text = String(decoding: bytes, as: UTF8.self)
-  let session = Session()
+  let session = Session(options: SessionOptions(apiURL: "http://127.0.0.1:9"))
   var settings = InterpreterSettings()
   settings.keepGoing = true
-  let interpreter = Interpreter(session: session, sink: NullSink(), settings: settings)
+  let interpreter = Interpreter(
+    session: session, registry: registry, sink: NullSink(), settings: settings)
   var source = ScriptLineSource(contents: Array(bytes))
   _ = interpreter.run(&source, name: "fuzz.ash", interactive: false)
   _ = try? Lexer.lex(text)
   _ = Lexer.needsContinuation(text)
-  _ = Completer(session: session).complete(String(text.prefix { $0 != "\n" }))
+  _ = Completer(session: session, registry: registry).complete(String(text.prefix { $0 != "\n" }))
+  session.factory.shutdown()
   return 0
 }

@@ -102,6 +102,40 @@ struct EndToEndTests {
     }
   }
 
+  @Test("--json carries whole values where the table shows an excerpt")
+  func jsonIsWhole() throws {
+    // Given a licence text whose table cell is its first line, cut to 60 characters
+    let plist = "examples/Pods-acknowledgements.plist"
+    let table = try Binary.run(["-c", "parse acknowledgements \(plist)"])
+    #expect(table.stdout.contains("Copyright (c) 2014-2022 Alamofire Software Foundation (http…"))
+    // When it is asked for as JSON
+    let json = try Binary.run(["--json", "-c", "parse acknowledgements \(plist)"])
+    // Then every text is whole: the same as the plist's own FooterText
+    let documents = try #require(
+      JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])
+    let rows = try #require(documents.last as? [[String: Any]])
+    let alamofire = try #require(rows.first { $0["title"] as? String == "Alamofire" })
+    let text = try #require(alamofire["text"] as? String)
+    #expect(text.hasPrefix("Copyright (c) 2014-2022 Alamofire Software Foundation"))
+    #expect(text.contains("THE SOFTWARE IS PROVIDED \"AS IS\""))
+    #expect(text.count > 1000)
+
+    // And a binary value is whole in JSON, in base64, and a preview in the table
+    let directory = try Binary.makeTemporaryDirectory()
+    try Data((0..<40).map { UInt8($0 * 6) }).write(to: URL(fileURLWithPath: directory + "/b.bin"))
+    let db = directory + "/w.sqlite"
+    #expect(
+      try Binary.run(["--db", db, "-c", "store persist generalCache b @\(directory)/b.bin"]).status
+        == 0)
+    #expect(
+      try Binary.run(["--db", db, "-c", "store retrieve generalCache b"]).stdout
+        == "<40 bytes of binary data: 00 06 0c 12 18 1e 24 2a 30 36 3c 42 48 4e 54 5a …>\n")
+    let base64 = Data((0..<40).map { UInt8($0 * 6) }).base64EncodedString()
+    #expect(
+      try Binary.run(["--db", db, "--json", "-c", "store retrieve generalCache b"]).stdout
+        == "{\"message\":{\"bytes\":40,\"base64\":\"\(base64)\"}}\n")
+  }
+
   @Test("words after the options run as one command, so 'archsh help --markdown' works")
   func wordsAsCommand() throws {
     let result = try Binary.run(["echo", "it's", "$HOME"])

@@ -63,6 +63,10 @@ struct StoreEndToEndTests {
       try Binary.run(["--db", db, "-c", "store persist bookmarks keep 'kept value'"]).status == 0)
     try "not a database".write(
       toFile: directory + "/corrupt.sqlite", atomically: true, encoding: .utf8)
+    try "{\n  \"name\": \"Ada\",\n  \"plan\": \"pro\",\n}\n".write(
+      toFile: directory + "/trailing.json", atomically: true, encoding: .utf8)
+    try #"[{"rows":["a",{"type":"G","n":tru}]}]"#.write(
+      toFile: directory + "/sections.json", atomically: true, encoding: .utf8)
     let cases: [([String], String)] = [
       (
         ["--db", db, "-c", "store persist bookmarks k @missing.json"],
@@ -70,7 +74,34 @@ struct StoreEndToEndTests {
       ),
       (
         ["--db", db, "-c", "store persist bookmarks k '{bad' --json"],
-        "-c:1:27: error: the value is not valid JSON (JSON strings need double quotes: wrap the whole value in single quotes)"
+        "-c:1:27: error: the value is not valid JSON: column 2: expected '\"' to start a member name or '}' to close the object, found 'bad' (member names need double quotes) (wrap the whole value in single quotes, so that the shell keeps its double quotes)"
+      ),
+      (
+        // Foundation's parser takes a trailing comma; RFC 8259 does not. No quoting hint: the
+        // quotes are there.
+        ["--db", db, "-c", #"store persist bookmarks k '{"a":1,}' --json"#],
+        "-c:1:27: error: the value is not valid JSON: column 8: expected '\"' to start a member name, found '}' (a trailing comma?)"
+      ),
+      (
+        // In a file, the place is a line and column of the file, and there is no quoting hint.
+        ["--db", db, "-c", "store persist bookmarks k @trailing.json --json"],
+        "-c:1:27: error: 'trailing.json' is not valid JSON: line 4, column 1: expected '\"' to start a member name, found '}' (a trailing comma?)"
+      ),
+      (
+        ["--db", db, "-c", #"ds new menu --sections @sections.json"#],
+        "-c:1:24: error: 'sections.json' is not valid JSON: line 1, column 31 (at $[0].rows[1]): invalid literal 'tru' (did you mean 'true'?)"
+      ),
+      (
+        ["--db", db, "-c", #"ds new menu --rows '{"type":"Game",}'"#],
+        "-c:1:20: error: the row is not valid JSON: column 16: expected '\"' to start a member name, found '}' (a trailing comma?)"
+      ),
+      (
+        ["--db", db, "-c", #"net fault GET /x --status 500 --body '{"code":"E",}'"#],
+        "-c:1:38: error: the body is not valid JSON: column 13: expected '\"' to start a member name, found '}' (a trailing comma?)"
+      ),
+      (
+        ["--db", db, "-c", "store persist bookmarks k @/dev/zero"],
+        "-c:1:27: error: cannot read the value file '/dev/zero': it is a device"
       ),
       (
         ["--db", db, "-c", "store limits user --bytes 4; store persist user k 12345"],

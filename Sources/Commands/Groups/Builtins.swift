@@ -19,12 +19,22 @@ enum Builtins {
       .optionalArgument(
         "VERB", .name, "a verb of the group",
         completion: { context in
-          context.previousWords.last.flatMap { context.registry.group(named: $0) }?.commands.map(
-            \.name) ?? []
+          context.previousWords.last.flatMap { context.registry.group(named: $0) }?.verbs ?? []
+        }),
+      .optionalArgument(
+        "SUBVERB", .name, "the second word of a two-word verb, such as 'set' in 'section set'",
+        completion: { context in
+          let words = context.previousWords.suffix(2)
+          guard words.count == 2, let group = context.registry.group(named: words[words.startIndex])
+          else { return [] }
+          return group.subverbs(of: words[words.startIndex + 1])
         }),
       .flag("markdown", "print the whole reference as Markdown"),
     ]),
-    examples: ["help", "help trace", "help trace export", "help --markdown"]
+    examples: [
+      "help", "help trace", "help trace export", "help ds section", "help ds section set",
+      "help --markdown",
+    ]
   ) { invocation in
     let registry = invocation.interpreter.registry
     let arguments = invocation.arguments
@@ -44,6 +54,23 @@ enum Builtins {
     }
     guard let verb = arguments.word("VERB") else { return .text(Help.group(group)) }
     let family = group.commands.filter { $0.name.hasPrefix(verb.text + " ") }
+    if let subverb = arguments.word("SUBVERB") {
+      guard !family.isEmpty else {
+        throw ShellError(
+          "'\(group.name) \(verb.text)' has no second word",
+          hint: "try 'help \(group.name) \(verb.text)'", at: subverb.offset)
+      }
+      guard let command = family.first(where: { $0.name == verb.text + " " + subverb.text }) else {
+        let subverbs = group.subverbs(of: verb.text)
+        let hint =
+          ShellError.didYouMean(subverb.text, among: subverbs)
+          ?? "try 'help \(group.name) \(verb.text)'"
+        throw ShellError(
+          "unknown verb '\(subverb.text)' for '\(group.name) \(verb.text)'", hint: hint,
+          at: subverb.offset)
+      }
+      return .text(Help.command(command, group: group))
+    }
     if !family.isEmpty {
       return .text(family.map { Help.command($0, group: group) }.joined(separator: "\n"))
     }

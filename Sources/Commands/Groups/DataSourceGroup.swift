@@ -517,6 +517,7 @@ enum DataSourceGroup {
   /// Text, or a JSON object when it starts with `{`.
   static func parseModel(_ text: String, at word: Word) throws -> RowModel {
     guard text.hasPrefix("{") else { return .text(text) }
+    _ = try ValueInput.check(Data(text.utf8), file: nil, at: word, what: "the row")
     do {
       return try RowModel.object(fromJSON: text)
     } catch {
@@ -535,10 +536,9 @@ enum DataSourceGroup {
   /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
   static func sectionsFile(_ word: Word) throws -> [Section] {
     let path = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw ShellError("cannot read '\(path)'", hint: "check the path", at: word.offset)
-    }
-    guard let array = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]] else {
+    let data = try ValueInput.contents(of: path, at: word)
+    let json = try ValueInput.check(data, file: path, at: word)
+    guard let array = json.foundationObject() as? [[String: Any]] else {
       throw ShellError(
         "'\(path)' is not a JSON array of sections",
         hint: #"for example [{"header":"Fruit","rows":["Apple","Pear"]}]"#, at: word.offset)

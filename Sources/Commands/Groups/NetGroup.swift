@@ -85,8 +85,8 @@ enum NetGroup {
     "fault", summary: "make the embedded API fail matching requests; 'net fault clear' removes all",
     discussion: """
       The fault is injected on the server side, so the error travels over real HTTP. Choose one \
-      of --status N (with an optional --body TEXT or @FILE; by default a BDModules error \
-      envelope), --empty (200 with no body), --malformed (200 with JSON cut short) or --drop \
+      of --status N (with an optional --body JSON or @FILE, checked as strict JSON; by default a \
+      BDModules error envelope), --empty (200 with no body), --malformed (200 with JSON cut short) or --drop \
       (the connection closes without an answer); --delay alone answers normally, late. PATH is \
       matched without the query; a trailing * matches a prefix. METHOD * matches any method. A \
       fault applies to the next request only, unless --times says otherwise ('always' keeps it \
@@ -99,7 +99,7 @@ enum NetGroup {
       },
       .optionalArgument("PATH", .text, "the path, such as /products/42 or /products/*"),
       .option("status", .integer(100...599), value: "N", "answer with this HTTP status"),
-      .option("body", .text, value: "TEXT", "the body for --status; @FILE reads a file"),
+      .option("body", .text, value: "TEXT", "the JSON body for --status; @FILE reads a file"),
       .flag("empty", "answer 200 with an empty body"),
       .flag("malformed", "answer 200 with malformed JSON"),
       .flag("drop", "close the connection without answering"),
@@ -138,7 +138,7 @@ enum NetGroup {
     var kinds: [Fault.Kind] = []
     if let status = arguments.int("status") {
       let body = try arguments.word("body").map {
-        String(decoding: try StoreGroup.readValue($0), as: UTF8.self)
+        String(decoding: try ValueInput.json($0, what: "the body").data, as: UTF8.self)
       }
       kinds.append(.status(status, body: body))
     } else if let body = arguments.word("body") {

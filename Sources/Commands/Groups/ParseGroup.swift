@@ -49,7 +49,7 @@ enum ParseGroup {
           rows: acknowledgements.map { acknow in
             [
               .string(acknow.title), acknow.license.map(Value.string) ?? .null,
-              .string(excerpt(acknow.text)),
+              .excerpt(shown: excerpt(acknow.text), whole: .string(acknow.text)),
             ]
           })),
     ])
@@ -70,7 +70,7 @@ enum ParseGroup {
     }
   }
 
-  /// The first line of a license text, cut to 60 characters.
+  /// The first line of a license text, cut to 60 characters, for the table; JSON has it whole.
   static func excerpt(_ text: String) -> String {
     let line = text.split(separator: "\n").first.map(String.init) ?? ""
     return line.count > 60 ? String(line.prefix(59)) + "…" : line

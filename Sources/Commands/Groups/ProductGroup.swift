@@ -290,7 +290,7 @@ enum IssueGroup {
         Field("issue", .int(Int(saved.issueIdentifier))), Field("name", .string(name.text)),
         Field("content_type", saved.contentType.map(Value.string) ?? .null),
         Field("bytes", .int(saved.data.count)), Field("cached_as", .string(saved.key)),
-        Field("preview", .string(preview(saved))),
+        Field("preview", .excerpt(shown: preview(saved), whole: ValueInput.whole(saved.data))),
       ])
     case .failure(let error):
       throw ShellError("cannot load \(name.text) of issue \(word.text): \(error)", at: name.offset)

@@ -72,7 +72,8 @@ enum StoreGroup {
     "persist", summary: "persist a value under a key, replacing any previous value",
     discussion: """
       VALUE is text; @PATH reads the value from a file (write @@ for a value that starts with @). \
-      With --json the value must be valid JSON. A value larger than the store's byte limit is \
+      With --json the value must be valid JSON (RFC 8259: no trailing commas, comments or single \
+      quotes); an error names the line and column inside the value or the file. A value larger than the store's byte limit is \
       rejected; a write that takes the store over its limit trims the least recently accessed \
       entries, and the command says which.
       """,
@@ -91,15 +92,10 @@ enum StoreGroup {
   ) { invocation in
     let arguments = invocation.arguments
     let valueWord = arguments.word("VALUE") ?? Word("")
-    let value = try readValue(valueWord)
+    let input = try ValueInput.value(of: valueWord)
+    let value = input.data
     if arguments.flag("json") {
-      guard (try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed])) != nil
-      else {
-        throw ShellError(
-          "the value is not valid JSON",
-          hint: "JSON strings need double quotes: wrap the whole value in single quotes",
-          at: valueWord.offset)
-      }
+      _ = try ValueInput.check(value, file: input.file, at: valueWord)
     }
     let key = arguments.word("KEY") ?? Word("")
     let trimmed = try located(arguments.word("STORE"), key: key, value: valueWord) {
@@ -127,7 +123,7 @@ enum StoreGroup {
       let data = try located(store, key: keys[0]) {
         try controller(invocation).retrieve(forKey: keys[0].text)
       }
-      return .text(display(data))
+      return .textExcerpt(shown: ValueInput.display(data), whole: ValueInput.whole(data))
     }
     let found = try located(store, key: keys.first) {
       try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
@@ -135,7 +131,12 @@ enum StoreGroup {
     return .table(
       Table(
         columns: ["key", "value"],
-        rows: found.map { [.string($0.key), .string(display($0.value))] }))
+        rows: found.map {
+          [
+            .string($0.key),
+            .excerpt(shown: ValueInput.display($0.value), whole: ValueInput.whole($0.value)),
+          ]
+        }))
   }
 
   static let remove = Command(
@@ -290,33 +291,6 @@ enum StoreGroup {
   static func controller(_ invocation: Invocation) throws -> PersistenceController {
     try invocation.session.factory.persistenceController(
       identifier: invocation.arguments.string("STORE") ?? "")
-  }
-
-  /// Reads `@PATH` values from files; `@@` escapes a leading `@`.
-  static func readValue(_ word: Word) throws(ShellError) -> Data {
-    let text = word.text
-    if text.hasPrefix("@@") { return Data(text.dropFirst().utf8) }
-    guard text.hasPrefix("@"), text.count > 1 else { return Data(text.utf8) }
-    let path = String(text.dropFirst())
-    switch ScriptLineSource.open(path: path) {
-    case .failure(let error):
-      throw ShellError(
-        error.message.replacingOccurrences(
-          of: "cannot read '", with: "cannot read the value file '"),
-        hint: "write @@ for a value that starts with @", at: word.offset)
-    case .success:
-      guard let data = FileManager.default.contents(atPath: path) else {
-        throw ShellError("cannot read the value file '\(path)'", at: word.offset)
-      }
-      return data
-    }
-  }
-
-  /// A value as text, or a short description when it is not UTF-8.
-  static func display(_ data: Data) -> String {
-    if let text = String(data: data, encoding: .utf8) { return text }
-    let head = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
-    return "<\(data.count) bytes of binary data: \(head)\(data.count > 16 ? " …" : "")>"
   }
 
   /// Runs `body`, turning Domain errors into shell errors that point at the word they concern.

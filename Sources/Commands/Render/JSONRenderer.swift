@@ -26,6 +26,8 @@ public struct JSONRenderer: Sendable {
       return nil
     case .text(let text):
       return .object([Field("message", .string(text))])
+    case .textExcerpt(_, let whole):
+      return .object([Field("message", whole)])
     case .record(let fields):
       return .object(fields)
     case .table(let table):
@@ -64,6 +66,8 @@ public struct JSONRenderer: Sendable {
       text += flag ? "true" : "false"
     case .null:
       text += "null"
+    case .excerpt(_, let whole):
+      write(whole, into: &text)
     case .list(let values):
       text += "["
       for (index, element) in values.enumerated() {

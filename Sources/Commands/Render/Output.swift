@@ -14,6 +14,11 @@ public indirect enum Value: Equatable, Sendable {
   case list([Value])
   /// Named values in a stable order.
   case object([Field])
+  /// A value cut down for people: text shows `shown`, JSON carries `whole`.
+  ///
+  /// A table cell can hold the first line of a licence, or a hex preview of binary data; a program
+  /// that asks for `--json` gets everything.
+  case excerpt(shown: String, whole: Value)
 }
 
 /// A named value in a record or object; the order of fields is the order of JSON keys.
@@ -69,6 +74,9 @@ public indirect enum Output: Equatable, Sendable {
   case empty
   /// Free text, printed as it is.
   case text(String)
+  /// Text cut down for people, such as a preview of binary data; JSON carries `whole` where
+  /// `.text` would carry the message.
+  case textExcerpt(shown: String, whole: Value)
   /// Named values, shown as `key: value` lines.
   case record([Field])
   /// Rows under column headers.

@@ -19,6 +19,8 @@ public struct TextRenderer: Sendable {
       return ""
     case .text(let text):
       return text
+    case .textExcerpt(let shown, _):
+      return shown
     case .record(let fields):
       return record(fields)
     case .table(let table):
@@ -45,6 +47,7 @@ public struct TextRenderer: Sendable {
     case .list(let values): return values.map(text(of:)).joined(separator: ", ")
     case .object(let fields):
       return "{" + fields.map { "\($0.key): \(text(of: $0.value))" }.joined(separator: ", ") + "}"
+    case .excerpt(let shown, _): return shown
     }
   }
 

@@ -478,12 +478,21 @@ public final class Interpreter {
       return
     }
     let location = line.location(of: error.offset ?? 0)
-    var chain = ""
+    // A script that sources itself repeats one frame up to the nesting limit: each run of the
+    // same place is written once, with a count.
+    var places: [(place: String, count: Int)] = []
     for outer in frames.reversed() {
-      if let includedFrom = outer.includedFrom {
-        chain += chain.isEmpty ? "; in file included from " : ", from "
-        chain += includedFrom
+      guard let includedFrom = outer.includedFrom else { continue }
+      if let last = places.last, last.place == includedFrom {
+        places[places.count - 1].count += 1
+      } else {
+        places.append((includedFrom, 1))
       }
+    }
+    var chain = ""
+    for (place, count) in places {
+      chain += chain.isEmpty ? "; in file included from " : ", from "
+      chain += count > 1 ? "\(place) (×\(count))" : place
     }
     let rolledBack =
       settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""

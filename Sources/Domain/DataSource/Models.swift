@@ -52,10 +52,20 @@ public enum RowModel: Sendable, Equatable {
   }
 
   /// Parses a JSON object into a model; its `type` field must be a non-empty string.
+  ///
+  /// The JSON is checked strictly (RFC 8259), so what Foundation's parser would let through, such
+  /// as a trailing comma, is an error here too.
   public static func object(fromJSON json: String) throws -> RowModel {
-    guard let data = json.data(using: .utf8),
-      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-    else { throw DataSourceError.invalidModel("not a JSON object: \(json)") }
+    let data = Data(json.utf8)
+    let parsed: JSONValue
+    do {
+      parsed = try StrictJSON.parse(data)
+    } catch {
+      throw DataSourceError.invalidModel("not valid JSON: \(error)")
+    }
+    guard let object = parsed.foundationObject() as? [String: Any] else {
+      throw DataSourceError.invalidModel("not a JSON object: \(json)")
+    }
     guard let type = object["type"] as? String, !type.isEmpty else {
       throw DataSourceError.invalidModel("a JSON model needs a string 'type' field: \(json)")
     }

@@ -1,7 +1,7 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// A request for NetworkController: a method, a path (or an absolute URL), headers and a body.
 public struct NetworkRequest: Sendable {
@@ -146,8 +146,8 @@ public struct NetworkLogEntry: Sendable, Equatable {
 ///
 /// The seed wraps URLSession. On Linux URLSession comes from FoundationNetworking, which loads
 /// libcurl and about 30 more shared libraries at every start-up (about 7 ms); archsh sends over
-/// AsyncHTTPClient instead, on the SwiftNIO that the demo API already brings. The interface is the
-/// seed's either way.
+/// `HTTPTransport`, HTTP/1.1 on the SwiftNIO that the demo API already brings. The interface is
+/// the seed's either way.
 ///
 /// A transport error is a failure; data is deserialized (a throwing deserializer is a failure);
 /// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
@@ -174,22 +174,6 @@ public final class NetworkController: @unchecked Sendable {
     self.tracer = tracer
     self.isCancelled = isCancelled
   }
-
-  /// The one HTTP client of the process, made on first use and never shut down: it lives as long
-  /// as the process, so its connections to the API are reused from one command to the next.
-  ///
-  /// A refused connection fails at once instead of being retried until the deadline, and
-  /// redirects are followed as URLSession follows them.
-  private static let client: HTTPClient = {
-    var configuration = HTTPClient.Configuration(
-      redirectConfiguration: .follow(max: 10, allowCycles: false),
-      timeout: HTTPClient.Configuration.Timeout(connect: .seconds(30)),
-      decompression: .disabled)
-    configuration.connectionPool.retryConnectionEstablishment = false
-    configuration.httpVersion = .http1Only
-    return HTTPClient(
-      eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-  }()
 
   /// The request timeout, in seconds: a request with no answer within it fails with `timeout`.
   public var timeout: Double {
@@ -284,34 +268,25 @@ public final class NetworkController: @unchecked Sendable {
     return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
-  /// Sends on the HTTP client's event loop and waits: archsh runs one command at a time.
+  /// Sends on an event loop and waits: archsh runs one command at a time.
   private func send(_ request: NetworkRequest, to url: URL) -> (
     NetworkResponseHead?, Data?, NetworkError?, Double
   ) {
     let timeout = self.timeout
     let start = DispatchTime.now().uptimeNanoseconds
-    let httpRequest: HTTPClient.Request
-    do {
-      var headers = HTTPHeaders()
-      for (name, value) in request.headers { headers.add(name: name, value: value) }
-      httpRequest = try HTTPClient.Request(
-        url: url, method: HTTPMethod(rawValue: request.method), headers: headers,
-        body: request.body.map { HTTPClient.Body.bytes(Array($0)) })
-    } catch {
-      return (nil, nil, .badURL(url.absoluteString), 0)
-    }
+    let nanoseconds = Int64(min(timeout, 86_400) * 1_000_000_000)
+    let exchange = HTTPTransport.start(
+      method: request.method, url: url, headers: request.headers, body: request.body,
+      connectTimeout: .nanoseconds(nanoseconds))
     let done = DispatchSemaphore(value: 0)
     let box = ResultBox()
-    let task = Self.client.execute(
-      request: httpRequest, delegate: ResponseAccumulator(request: httpRequest),
-      deadline: .now() + .nanoseconds(Int64(timeout * 1_000_000_000)))
-    task.futureResult.whenComplete { result in
+    exchange.result.whenComplete { result in
       box.set(result)
       done.signal()
     }
     // Ctrl-C is polled here: the shell's flag is set by a signal handler, which cannot reach the
-    // event loop. The deadline is enforced by the client and here, whichever comes first.
-    let deadline = start + UInt64(timeout * 1_000_000_000)
+    // event loop. The same loop enforces the timeout on the whole exchange.
+    let deadline = start + UInt64(nanoseconds)
     var stopped: NetworkError?
     while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
       if isCancelled() {
@@ -320,7 +295,7 @@ public final class NetworkController: @unchecked Sendable {
         stopped = .timeout(url: url.absoluteString, seconds: timeout)
       }
       if stopped != nil {
-        task.cancel()
+        exchange.cancel()
         done.wait()
         break
       }
@@ -330,10 +305,9 @@ public final class NetworkController: @unchecked Sendable {
     switch box.get() {
     case .success(let response):
       let head = NetworkResponseHead(
-        url: response.url ?? url, statusCode: Int(response.status.code),
-        headers: response.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
-      let data = response.body.map { Data($0.readableBytesView) }
-      return (head, data, nil, milliseconds)
+        url: url, statusCode: Int(response.head.status.code),
+        headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
+      return (head, Data(response.body.readableBytesView), nil, milliseconds)
     case .failure(let error):
       return (nil, nil, classify(error, url: url, timeout: timeout), milliseconds)
     case nil:
@@ -343,25 +317,25 @@ public final class NetworkController: @unchecked Sendable {
 
   private func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
     let text = url.absoluteString
-    if let clientError = error as? HTTPClientError {
-      switch clientError {
-      case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
-        return .timeout(url: text, seconds: timeout)
-      case .remoteConnectionClosed, .uncleanShutdown, .bodyLengthMismatch:
-        return .dropped(url: text)
-      case .cancelled: return .cancelled(url: text)
-      default: return .transport(url: text, detail: clientError.description)
+    switch error {
+    case TransportError.dropped: return .dropped(url: text)
+    case TransportError.cancelled: return .cancelled(url: text)
+    case TransportError.unsupportedURL:
+      return .transport(url: text, detail: "only http:// URLs with a host are supported")
+    case ChannelError.connectTimeout: return .timeout(url: text, seconds: timeout)
+    case let error as IOError where error.errnoCode == ECONNREFUSED: return .refused(url: text)
+    case let error as NIOConnectionError:
+      let refused = error.connectionErrors.contains {
+        ($0.error as? IOError)?.errnoCode == ECONNREFUSED
       }
+      if refused || error.connectionErrors.isEmpty { return .refused(url: text) }
+      return .transport(url: text, detail: String(describing: error))
+    case is HTTPParserError: return .dropped(url: text)
+    default:
+      let detail = String(describing: error)
+      if detail.contains("Connection reset") { return .dropped(url: text) }
+      return .transport(url: text, detail: detail)
     }
-    if let ioError = error as? IOError, ioError.errnoCode == ECONNREFUSED {
-      return .refused(url: text)
-    }
-    let detail = String(describing: error)
-    if detail.contains("Connection refused") { return .refused(url: text) }
-    if error is HTTPParserError || detail.contains("Connection reset") {
-      return .dropped(url: text)
-    }
-    return .transport(url: text, detail: detail)
   }
 
   /// The API's `code` and `message` from an error body, when it has them.
@@ -399,7 +373,7 @@ public final class NetworkController: @unchecked Sendable {
 
 private final class ResultBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var value: Result<HTTPClient.Response, Error>?
-  func set(_ result: Result<HTTPClient.Response, Error>) { lock.withLock { value = result } }
-  func get() -> Result<HTTPClient.Response, Error>? { lock.withLock { value } }
+  private var value: Result<TransportResponse, Error>?
+  func set(_ result: Result<TransportResponse, Error>) { lock.withLock { value = result } }
+  func get() -> Result<TransportResponse, Error>? { lock.withLock { value } }
 }

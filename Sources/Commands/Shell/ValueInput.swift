@@ -1,0 +1,111 @@
+import Domain
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value that a command takes as one word: text as written, `@PATH` for a file's contents, `@@`
+/// for text that starts with `@`; and JSON, checked strictly, with errors that say where.
+///
+/// Every group that takes a value or JSON reads it here, so that `store persist`, `net fault
+/// --body`, `ds new --sections` and `ds row add` accept and reject the same things.
+enum ValueInput {
+  /// A value's bytes and the file they came from, if any.
+  struct Contents {
+    /// The bytes.
+    var data: Data
+    /// The file named by `@PATH`, or nil for text on the command line.
+    var file: String?
+  }
+
+  /// Reads `word`: a file for `@PATH`, the text otherwise.
+  static func read(_ word: Word) throws(ShellError) -> Data {
+    try value(of: word).data
+  }
+
+  /// Reads `word` and says where the value came from.
+  static func value(of word: Word) throws(ShellError) -> Contents {
+    let text = word.text
+    if text.hasPrefix("@@") { return Contents(data: Data(text.dropFirst().utf8)) }
+    guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: Data(text.utf8)) }
+    let path = String(text.dropFirst())
+    return Contents(data: try contents(of: path, at: word), file: path)
+  }
+
+  /// A file's contents; a directory or a device is refused before reading, since reading
+  /// `/dev/zero` would never end.
+  static func contents(of path: String, at word: Word) throws(ShellError) -> Data {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      throw ShellError(
+        "cannot read the value file '\(path)': no such file",
+        hint: "write @@ for a value that starts with @", at: word.offset)
+    }
+    switch status.st_mode & S_IFMT {
+    case S_IFDIR:
+      throw ShellError("cannot read the value file '\(path)': it is a directory", at: word.offset)
+    case S_IFCHR, S_IFBLK:
+      throw ShellError("cannot read the value file '\(path)': it is a device", at: word.offset)
+    default:
+      break
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ShellError("cannot read the value file '\(path)': permission denied", at: word.offset)
+    }
+    return data
+  }
+
+  /// Reads `word` and checks that it is JSON (RFC 8259, nothing more lenient).
+  ///
+  /// - Parameter what: what the value is, for the error: `the value`, `the row`, `the body`.
+  static func json(_ word: Word, what: String = "the value") throws(ShellError) -> (
+    data: Data, json: JSONValue
+  ) {
+    let value = try value(of: word)
+    return (value.data, try check(value.data, file: value.file, at: word, what: what))
+  }
+
+  /// Parses `data` strictly as JSON.
+  ///
+  /// The error is one line that says where: the line and column inside the file, or the column
+  /// inside the value. Only a value typed on the command line gets
+  /// the hint about quoting, since only there can the shell have eaten its double quotes.
+  static func check(_ data: Data, file: String?, at word: Word, what: String = "the value")
+    throws(ShellError) -> JSONValue
+  {
+    do {
+      return try StrictJSON.parse(data)
+    } catch {
+      if let file {
+        throw ShellError("'\(file)' is not valid JSON: \(error.description)", at: word.offset)
+      }
+      let place =
+        error.line == 1 ? "column \(error.column)" : "line \(error.line), column \(error.column)"
+      let path = error.path == "$" ? "" : " (at \(error.path))"
+      // The shell removes double quotes that are not inside single quotes, which is the usual
+      // reason for a JSON error about quotes in a typed value.
+      let hint =
+        error.message.contains("quote")
+        ? "wrap the whole value in single quotes, so that the shell keeps its double quotes" : nil
+      throw ShellError(
+        "\(what) is not valid JSON: \(place)\(path): \(error.message)", hint: hint,
+        at: word.offset)
+    }
+  }
+
+  /// A value whole, for JSON output: its text, or its bytes in base64 when it is not UTF-8.
+  static func whole(_ data: Data) -> Value {
+    if let text = String(data: data, encoding: .utf8) { return .string(text) }
+    return .object([
+      Field("bytes", .int(data.count)), Field("base64", .string(data.base64EncodedString())),
+    ])
+  }
+
+  /// A value as text, or a short description when it is not UTF-8.
+  static func display(_ data: Data) -> String {
+    if let text = String(data: data, encoding: .utf8) { return text }
+    let head = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
+    return "<\(data.count) bytes of binary data: \(head)\(data.count > 16 ? " …" : "")>"
+  }
+}

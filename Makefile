@@ -1,19 +1,15 @@
 # archsh: `make run` starts the shell, `make test` runs every test. Both install what they need.
 SHELL := /bin/bash
-SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
-PACKAGES := libedit-dev libsqlite3-dev libcurl4-openssl-dev pkg-config python3 sqlite3 bc
+PACKAGES := libedit-dev libsqlite3-dev pkg-config python3 sqlite3 bc
 RELEASE_FLAGS := -c release --static-swift-stdlib
 ARCHSH_RELEASE := .build/release/archsh
 
 .PHONY: run test lint format deps build release bench stress fuzz docs clean
 
-# Installs the Debian packages that are missing (apt-get update only when something is).
+# Installs the Debian packages that are missing (apt-get update only when something is), as root
+# or through sudo.
 deps:
-	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	fi
+	@scripts/apt-install $(PACKAGES)
 
 release: deps
 	swift build $(RELEASE_FLAGS) --product archsh
@@ -24,9 +20,13 @@ run: release
 build: deps
 	swift build
 
-test: deps
+# The unit tests run in a debug build. The tests that drive the archsh binary (pseudo-terminal,
+# end-to-end, transcripts) run against the release binary that `make run` builds: what ships is
+# what is tested.
+test: release
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --skip ArchShellTests
+	ARCHSH_BINARY=$(CURDIR)/$(ARCHSH_RELEASE) swift test --skip-build --filter ArchShellTests
 
 lint:
 	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz
@@ -46,8 +46,8 @@ bench: release
 	Benchmarks/coordinators.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
-stress: build
-	Benchmarks/stress.sh .build/debug/archsh 100
+stress: release
+	Benchmarks/stress.sh $(ARCHSH_RELEASE) 100
 
 fuzz: deps
 	Fuzz/run.sh

@@ -52,7 +52,9 @@ let package = Package(
       // A position-dependent executable needs about 900 relocations at start-up instead of
       // 117,000; start-up falls by about 2 ms (see Benchmarks/run.sh).
       linkerSettings: [
-        .unsafeFlags(["-Xlinker", "-no-pie"], .when(platforms: [.linux], configuration: .release))
+        .unsafeFlags(
+          ["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+          .when(platforms: [.linux], configuration: .release))
       ]
     ),
     .testTarget(name: "DomainTests", dependencies: ["Domain", "DemoAPI"], exclude: ["Fixtures"]),
@@ -63,7 +65,16 @@ let package = Package(
 
 // The libFuzzer target, only for `make fuzz` (Fuzz/run.sh sets ARCHSH_FUZZ=1 and builds it with
 // --sanitize=fuzzer); an ordinary build has no libFuzzer to link it against.
+// SwiftPM passes -sanitize=fuzzer to the fuzz target's own module only, so the code it exercises
+// would run uninstrumented and libFuzzer would fuzz blind; the coverage that -sanitize=fuzzer
+// implies is asked for here, for the modules whose code the commands reach.
 if ProcessInfo.processInfo.environment["ARCHSH_FUZZ"] == "1" {
+  let coverage = SwiftSetting.unsafeFlags([
+    "-sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp"
+  ])
+  for target in package.targets where ["Domain", "Commands"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [coverage]
+  }
   package.targets.append(
     .executableTarget(name: "ShellFuzz", dependencies: ["Commands"], path: "Fuzz/ShellFuzz"))
 }

@@ -18,6 +18,11 @@ enum Launcher {
   /// Exits for --help, --version (status 0) and usage errors (status 2).
   static func parse(_ arguments: [String]) -> LaunchOptions {
     if let options = LaunchOptions.scan(arguments) { return options }
+    // ArgumentParser answers --version the same way, after building its model of every option.
+    if arguments == ["--version"] {
+      StandardStreams.write("archsh \(Options.version)\n", to: 1)
+      exit(0)
+    }
     do {
       return LaunchOptions(try Options.parse(arguments), arguments: arguments)
     } catch {

@@ -13,10 +13,14 @@ public enum Suggestion {
       return prefixed
     }
     var best: (name: String, distance: Int)?
+    let scalars = Array(lowered.unicodeScalars)
     for candidate in candidates {
-      let distance = editDistance(
-        Array(lowered.unicodeScalars), Array(candidate.lowercased().unicodeScalars))
-      let limit = max(1, max(word.count, candidate.count) / 3)
+      let other = Array(candidate.lowercased().unicodeScalars)
+      let limit = max(1, max(scalars.count, other.count) / 3)
+      // The distance is at least the difference in length: a long word is not compared with
+      // every short name, which would cost its length times theirs for nothing.
+      guard abs(scalars.count - other.count) <= limit else { continue }
+      let distance = editDistance(scalars, other)
       guard distance <= limit else { continue }
       if best == nil || distance < (best?.distance ?? Int.max) {
         best = (candidate, distance)

@@ -9,7 +9,8 @@ enum Binary {
     return url.path
   }()
 
-  /// The debug binary that `swift build` produced.
+  /// The binary under test: `$ARCHSH_BINARY`, which `make test` points at the release build that
+  /// `make run` starts, else the debug build that `swift build` produced.
   static var path: String {
     ProcessInfo.processInfo.environment["ARCHSH_BINARY"] ?? root + "/.build/debug/archsh"
   }

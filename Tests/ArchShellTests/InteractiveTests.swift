@@ -37,6 +37,14 @@ struct InteractiveTests {
     mark = try terminal.waitFor("after-interrupt\r\nafter-interrupt", after: mark)
     #expect(!terminal.transcript.contains("half-typed\r\nhalf-typed"))
 
+    // Ctrl-C on an empty line gives a fresh prompt too, and the session goes on.
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
+    terminal.press("\u{03}")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    terminal.type("echo still-here\r")
+    mark = try terminal.waitFor("still-here\r\nstill-here", after: mark)
+
     // An error does not end the session; a secret line is kept out of history.
     try terminal.waitFor("archsh> ", after: mark)
     mark = terminal.mark

@@ -127,6 +127,21 @@ struct RegistryTests {
   }
 }
 
+@Suite("the lazy registry")
+struct LazyRegistryTests {
+  @Test("each lazily declared group builds the group of that name, and resolves as the eager one")
+  func namesMatch() throws {
+    for lazy in AllGroups.lazyGroups {
+      #expect(lazy.make().name == lazy.name)
+    }
+    let eager = CommandRegistry(groups: AllGroups.groups)
+    #expect(AllGroups.registry.topLevelNames == eager.topLevelNames)
+    #expect(AllGroups.registry.groups.map(\.name) == eager.groups.map(\.name))
+    let line = try Lexer.lex("ds section add shop --at 0")[0].words.map { Word($0.text) }
+    #expect(try AllGroups.registry.resolve(line).name == "ds section add")
+  }
+}
+
 @Suite("help reaches every command")
 struct HelpTests {
   @Test("help NAME VERB [SUBVERB] prints the usage of every command, two-word verbs included")

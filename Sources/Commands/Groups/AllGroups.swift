@@ -1,25 +1,30 @@
 /// Every command group, in the order the help lists them.
 ///
-/// Adding a group is one file in `Groups/` and one line here.
+/// Adding a group is one file in `Groups/` and one line in `lazyGroups`.
 public enum AllGroups {
-  /// The groups.
-  public static let groups: [CommandGroup] = [
-    Builtins.group,
-    TraceGroup.group,
-    FactoryGroup.group,
-    DatabaseGroup.group,
-    StoreGroup.group,
-    ParseGroup.group,
-    NetGroup.group,
-    ProductGroup.group,
-    DataSourceGroup.group,
-    IssueGroup.group,
-    AppGroup.group,
-    CoordGroup.group,
-    EventGroup.group,
-    ScreenGroup.group,
+  /// The groups by name, each built on first use; the builtins come first.
+  ///
+  /// A test checks that each name is the name of the group it builds.
+  public static let lazyGroups: [LazyCommandGroup] = [
+    LazyCommandGroup("") { Builtins.group },
+    LazyCommandGroup("trace") { TraceGroup.group },
+    LazyCommandGroup("factory") { FactoryGroup.group },
+    LazyCommandGroup("db") { DatabaseGroup.group },
+    LazyCommandGroup("store") { StoreGroup.group },
+    LazyCommandGroup("parse") { ParseGroup.group },
+    LazyCommandGroup("net") { NetGroup.group },
+    LazyCommandGroup("product") { ProductGroup.group },
+    LazyCommandGroup("ds") { DataSourceGroup.group },
+    LazyCommandGroup("issue") { IssueGroup.group },
+    LazyCommandGroup("app") { AppGroup.group },
+    LazyCommandGroup("coord") { CoordGroup.group },
+    LazyCommandGroup("event") { EventGroup.group },
+    LazyCommandGroup("screen") { ScreenGroup.group },
   ]
 
-  /// The registry built from `groups`.
-  public static let registry = CommandRegistry(groups: groups)
+  /// Every group, built.
+  public static var groups: [CommandGroup] { lazyGroups.map { $0.make() } }
+
+  /// The registry of every group; a line builds only the group it names.
+  public static let registry = CommandRegistry(lazy: lazyGroups)
 }

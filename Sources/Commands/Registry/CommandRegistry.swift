@@ -1,18 +1,60 @@
 import Domain
+import Foundation
+
+/// A command group that is built on first use, known until then by its name.
+public struct LazyCommandGroup: Sendable {
+  /// The group word, for example `store`; empty for the builtins.
+  public let name: String
+  /// Builds the group; its name must be `name`.
+  public let make: @Sendable () -> CommandGroup
+
+  /// Declares a group by name, with what builds it.
+  public init(_ name: String, make: @escaping @Sendable () -> CommandGroup) {
+    self.name = name
+    self.make = make
+  }
+}
 
 /// Every command group, indexed for dispatch: a dictionary lookup for the first word, and one for
 /// the verb.
+///
+/// Groups given lazily are built, and their verbs indexed, the first time a line names them: a
+/// command line pays only for its own group, and `archsh -c 'echo hi'` for the builtins alone.
 public final class CommandRegistry: Sendable {
-  /// The groups in the order the help lists them; the builtins come first.
-  public let groups: [CommandGroup]
-
   private enum Entry {
     case builtin(Command)
     case group(Int)
   }
 
+  /// One group: built on first use, then kept with its verb index.
+  private final class Slot: @unchecked Sendable {
+    let name: String
+    private let make: @Sendable () -> CommandGroup
+    private let lock = NSLock()
+    private var built: (group: CommandGroup, verbs: [String: Command])?
+
+    init(name: String, make: @escaping @Sendable () -> CommandGroup) {
+      self.name = name
+      self.make = make
+    }
+
+    var value: (group: CommandGroup, verbs: [String: Command]) {
+      lock.withLock {
+        if let built { return built }
+        let group = make()
+        var verbs: [String: Command] = [:]
+        for command in group.commands {
+          for name in [command.name] + command.aliases { verbs[name] = command }
+        }
+        built = (group, verbs)
+        return (group, verbs)
+      }
+    }
+  }
+
+  private let builtins: CommandGroup
+  private let slots: [Slot]
   private let top: [String: Entry]
-  private let verbs: [[String: Command]]
 
   /// A command found for a command line, with where its arguments start.
   public struct Resolution {
@@ -26,35 +68,44 @@ public final class CommandRegistry: Sendable {
     public let argumentStart: Int
   }
 
-  /// Indexes `groups`.
+  /// Indexes `groups`, already built.
   ///
   /// A group's name and a builtin's name must not collide.
-  public init(groups: [CommandGroup]) {
-    self.groups = groups
-    var top: [String: Entry] = [:]
-    var verbs: [[String: Command]] = []
-    for (index, group) in groups.enumerated() {
-      var table: [String: Command] = [:]
-      for command in group.commands {
-        for name in [command.name] + command.aliases {
-          if group.isBuiltins { top[name] = .builtin(command) } else { table[name] = command }
-        }
-      }
-      if !group.isBuiltins { top[group.name] = .group(index) }
-      verbs.append(table)
-    }
-    self.top = top
-    self.verbs = verbs
+  public convenience init(groups: [CommandGroup]) {
+    self.init(lazy: groups.map { group in LazyCommandGroup(group.name) { group } })
   }
 
-  /// The names that can start a command line: builtins and group words.
-  public var topLevelNames: [String] {
-    groups.flatMap { group in group.isBuiltins ? group.commands.map(\.name) : [group.name] }
+  /// Indexes groups by name; each is built the first time it is used, except the builtins,
+  /// whose command names are needed at once.
+  public init(lazy groups: [LazyCommandGroup]) {
+    var builtins = CommandGroup("", summary: "", commands: [])
+    var slots: [Slot] = []
+    var top: [String: Entry] = [:]
+    for lazy in groups {
+      if lazy.name.isEmpty {
+        builtins = lazy.make()
+        for command in builtins.commands {
+          for name in [command.name] + command.aliases { top[name] = .builtin(command) }
+        }
+      } else {
+        top[lazy.name] = .group(slots.count)
+        slots.append(Slot(name: lazy.name, make: lazy.make))
+      }
+    }
+    self.builtins = builtins
+    self.slots = slots
+    self.top = top
   }
+
+  /// The groups in the order the help lists them, the builtins first; every group is built.
+  public var groups: [CommandGroup] { [builtins] + slots.map(\.value.group) }
+
+  /// The names that can start a command line: builtins and group words.
+  public var topLevelNames: [String] { builtins.commands.map(\.name) + slots.map(\.name) }
 
   /// The group named `name`.
   public func group(named name: String) -> CommandGroup? {
-    groups.first { !$0.isBuiltins && $0.name == name }
+    slots.first { $0.name == name }?.value.group
   }
 
   /// The builtin named `name`.
@@ -72,14 +123,14 @@ public final class CommandRegistry: Sendable {
     case .builtin(let command):
       return Resolution(command: command, group: nil, name: command.name, argumentStart: 1)
     case .group(let index):
-      let group = groups[index]
+      let (group, verbs) = slots[index].value
       guard words.count > 1 else {
         throw ShellError(
           "'\(group.name)' needs a verb: \(group.verbs.joined(separator: ", "))",
           hint: "try 'help \(group.name)'", at: first.offset + first.text.utf8.count + 1)
       }
       let verb = words[1]
-      if let command = verbs[index][verb.text] {
+      if let command = verbs[verb.text] {
         return Resolution(
           command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 2)
       }
@@ -93,7 +144,7 @@ public final class CommandRegistry: Sendable {
             at: verb.offset + verb.text.utf8.count + 1)
         }
         let subverb = words[2]
-        guard let command = verbs[index][verb.text + " " + subverb.text] else {
+        guard let command = verbs[verb.text + " " + subverb.text] else {
           let hint =
             ShellError.didYouMean(subverb.text, among: subverbs)
             ?? "try 'help \(group.name) \(verb.text)'"

@@ -88,6 +88,12 @@ public final class Session {
   private var embeddedAPI: DemoAPI?
   private var controller: NetworkController?
 
+  /// Stops the embedded demo API this session started, so that a session that ends (in the tests
+  /// and the fuzzer, many per process) leaves no server listening behind it.
+  deinit {
+    embeddedAPI?.stop()
+  }
+
   /// The API in use: `--api`, or the embedded demo API, started on first use.
   public func api() throws(ShellError) -> (url: URL, isEmbedded: Bool) {
     if let text = options.apiURL {

@@ -55,21 +55,14 @@ enum Builtins {
     guard let verb = arguments.word("VERB") else { return .text(Help.group(group)) }
     let family = group.commands.filter { $0.name.hasPrefix(verb.text + " ") }
     if let subverb = arguments.word("SUBVERB") {
-      guard !family.isEmpty else {
+      // The same resolution, with the same errors, as running the command.
+      let resolution = try registry.resolve([topic, verb, subverb])
+      guard resolution.argumentStart == 3 else {
         throw ShellError(
-          "'\(group.name) \(verb.text)' has no second word",
-          hint: "try 'help \(group.name) \(verb.text)'", at: subverb.offset)
-      }
-      guard let command = family.first(where: { $0.name == verb.text + " " + subverb.text }) else {
-        let subverbs = group.subverbs(of: verb.text)
-        let hint =
-          ShellError.didYouMean(subverb.text, among: subverbs)
-          ?? "try 'help \(group.name) \(verb.text)'"
-        throw ShellError(
-          "unknown verb '\(subverb.text)' for '\(group.name) \(verb.text)'", hint: hint,
+          "'\(resolution.name)' has no second word", hint: "try 'help \(resolution.name)'",
           at: subverb.offset)
       }
-      return .text(Help.command(command, group: group))
+      return .text(Help.command(resolution.command, group: group))
     }
     if !family.isEmpty {
       return .text(family.map { Help.command($0, group: group) }.joined(separator: "\n"))

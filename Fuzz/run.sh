@@ -47,7 +47,7 @@ export ASAN_OPTIONS=quarantine_size_mb=32:detect_leaks=0
 cat "$scratch"/fuzz-*.log >> "$scratch/fuzz.log" 2>/dev/null || true
 grep -m1 'Loaded [0-9]* modules' "$scratch/fuzz.log" || true
 for log in "$scratch"/fuzz-*.log; do
-  grep -E '^#[0-9]+ +DONE' "$log" | tail -1 || true
+  grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true
 done
 python3 - "$scratch" "$jobs" <<'PY'
 import glob, re, sys

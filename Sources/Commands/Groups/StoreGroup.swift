@@ -73,8 +73,8 @@ enum StoreGroup {
     discussion: """
       VALUE is text; @PATH reads the value from a file (write @@ for a value that starts with @). \
       With --json the value must be valid JSON (RFC 8259: no trailing commas, comments or single \
-      quotes); an error names the line and column inside the value or the file. A value larger than the store's byte limit is \
-      rejected; a write that takes the store over its limit trims the least recently accessed \
+      quotes); an error names the line and column inside the value or the file. A value larger \
+      than the store's byte limit is rejected; a write that takes the store over its limit trims the least recently accessed \
       entries, and the command says which.
       """,
     signature: Signature([

@@ -19,11 +19,6 @@ enum ValueInput {
     var file: String?
   }
 
-  /// Reads `word`: a file for `@PATH`, the text otherwise.
-  static func read(_ word: Word) throws(ShellError) -> Data {
-    try value(of: word).data
-  }
-
   /// Reads `word` and says where the value came from.
   static func value(of word: Word) throws(ShellError) -> Contents {
     let text = word.text

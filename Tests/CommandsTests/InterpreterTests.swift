@@ -266,6 +266,32 @@ struct InterpreterTests {
         """)
   }
 
+  @Test("ds render draws cut text for people, and --json carries the window's rows whole")
+  func renderJSON() {
+    // Given a data source whose first row is longer than the drawing is wide
+    let long = String(repeating: "long text ", count: 12)
+    let harness = Harness()
+    harness.script([
+      "ds new menu --rows '\(long)' '{\"type\":\"Game\",\"name\":\"Tetris\",\"year\":1984}'",
+      "ds register menu Text BasicCell", "ds render menu --width 30",
+    ])
+    // Then the drawing cuts it
+    #expect(harness.sink.stdout.contains("│ long text long text long … │"))
+    #expect(!harness.sink.stdout.contains(long))
+    // When the same is asked for as JSON
+    let json = Harness()
+    json.script([
+      "ds new menu --rows '\(long)' '{\"type\":\"Game\",\"name\":\"Tetris\",\"year\":1984}'",
+      "ds register menu Text BasicCell", "output json", "ds render menu --width 30 --count 5",
+    ])
+    // Then every row is whole, with its model and cell
+    #expect(json.sink.stderr == "")
+    #expect(
+      json.sink.stdout.split(separator: "\n").last
+        == #"{"total_rows":2,"from":0,"sections":[{"section":0,"header":null,"footer":null,"rows":[{"row":0,"model_type":"Text","reuse_identifier":"basicCell","model":"\#(long)"},{"row":1,"model_type":"Game","reuse_identifier":"errorCell","model":{"type":"Game","name":"Tetris","year":1984}}]}]}"#
+    )
+  }
+
   @Test("secret values are masked, and their lines are recognised for history")
   func secrets() {
     let harness = Harness()

@@ -424,7 +424,9 @@ enum DataSourceGroup {
       cell as its cell view draws it through configure(with:), with its reuse identifier. The \
       collection style draws a grid of cards, with headers and footers as supplementary cells. \
       --from and --count choose a window of rows, counted across sections. Long text is cut to \
-      the width. With no rows, the delegate's background is drawn, without separators.
+      the width. With no rows, the delegate's background is drawn, without separators. With \
+      --json, the window's rows whole: each section's header and footer, and each row's model \
+      and reuse identifier.
       """,
     signature: Signature([
       nameArgument,
@@ -448,7 +450,7 @@ enum DataSourceGroup {
     let text =
       arguments.string("style") == "collection"
       ? drawing.collection(from: from, count: count) : drawing.table(from: from, count: count)
-    return .text(text)
+    return .view(text: text, data: drawing.rows(from: from, count: count))
   }
 
   // MARK: - Helpers

@@ -123,7 +123,9 @@ enum StoreGroup {
       let data = try located(store, key: keys[0]) {
         try controller(invocation).retrieve(forKey: keys[0].text)
       }
-      return .textExcerpt(shown: ValueInput.display(data), whole: ValueInput.whole(data))
+      return .view(
+        text: ValueInput.display(data),
+        data: .object([Field("message", ValueInput.whole(data))]))
     }
     let found = try located(store, key: keys.first) {
       try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))

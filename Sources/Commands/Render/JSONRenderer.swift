@@ -1,3 +1,5 @@
+import Domain
+
 /// Renders outputs as JSON: one compact document per command, with keys in a stable order.
 ///
 /// - text: `{"message": "..."}`
@@ -26,8 +28,8 @@ public struct JSONRenderer: Sendable {
       return nil
     case .text(let text):
       return .object([Field("message", .string(text))])
-    case .textExcerpt(_, let whole):
-      return .object([Field("message", whole)])
+    case .view(_, let data):
+      return data
     case .record(let fields):
       return .object(fields)
     case .table(let table):
@@ -51,6 +53,23 @@ public struct JSONRenderer: Sendable {
     if let detail = node.detail { fields.append(Field("detail", .string(detail))) }
     fields.append(Field("children", .list(node.children.map(tree))))
     return .object(fields)
+  }
+
+  /// A parsed JSON value as an output value: integers that fit stay integers, other numbers become
+  /// doubles (or their text, when they do not fit a double).
+  public static func value(fromJSON json: JSONValue) -> Value {
+    switch json {
+    case .null: return .null
+    case .bool(let flag): return .bool(flag)
+    case .number(let text):
+      if let integer = Int(text) { return .int(integer) }
+      if let double = Double(text), double.isFinite { return .double(double) }
+      return .string(text)
+    case .string(let text): return .string(text)
+    case .array(let elements): return .list(elements.map { value(fromJSON: $0) })
+    case .object(let members):
+      return .object(members.map { Field($0.key, value(fromJSON: $0.value)) })
+    }
   }
 
   /// Appends the JSON text of `value` to `text`.

@@ -74,9 +74,9 @@ public indirect enum Output: Equatable, Sendable {
   case empty
   /// Free text, printed as it is.
   case text(String)
-  /// Text cut down for people, such as a preview of binary data; JSON carries `whole` where
-  /// `.text` would carry the message.
-  case textExcerpt(shown: String, whole: Value)
+  /// A view drawn for people, and the whole data behind it for programs: text prints `text`, JSON
+  /// prints `data`. A preview of binary data, or a table view's drawing, are such views.
+  case view(text: String, data: Value)
   /// Named values, shown as `key: value` lines.
   case record([Field])
   /// Rows under column headers.

@@ -78,6 +78,56 @@ struct TableViewDrawing {
     return "\(sections), \(DataSourceGroup.plural(total, "row")); \(range)"
   }
 
+  /// The rows `from ..< from + count` whole, for `--json`: each section's header and footer, and
+  /// each row's model (text, product fields, or the JSON object) with its cell's reuse identifier.
+  func rows(from: Int, count: Int) -> Value {
+    var sections: [Value] = []
+    for (section, rows) in window(from: from, count: count) {
+      let data = controller.sectionDataController(at: section.index)
+      let models = controller.sections[section.index].rows
+      let values: [Value] = rows.map { row in
+        var view = TextCellView()
+        view.configure(
+          with: controller.cellDataController(at: IndexPath(row: row, section: section.index)))
+        return .object([
+          Field("row", .int(row)), Field("model_type", .string(models[row].modelType)),
+          Field("reuse_identifier", .string(view.reuseIdentifier)),
+          Field("model", Self.value(of: models[row])),
+        ])
+      }
+      sections.append(
+        .object([
+          Field("section", .int(section.index)),
+          Field("header", data?.headerTitle.map(Value.string) ?? .null),
+          Field("footer", data?.footerTitle.map(Value.string) ?? .null),
+          Field("rows", .list(values)),
+        ]))
+    }
+    return .object([
+      Field("total_rows", .int(controller.totalRowCount)), Field("from", .int(from)),
+      Field("sections", .list(sections)),
+    ])
+  }
+
+  /// A row's model whole: its text, its product's fields, or its JSON object.
+  static func value(of model: RowModel) -> Value {
+    switch model {
+    case .text(let text):
+      return .string(text)
+    case .product(let product):
+      return .object([
+        Field("type", .string(product.type)), Field("id", .int(product.id)),
+        Field("name", .string(product.name)), Field("family", .string(product.family)),
+        Field("price_cents", .int(product.priceCents)),
+        Field("currency", .string(product.currency)),
+        Field("details", .string(product.details)),
+      ])
+    case .object(_, let json):
+      guard let parsed = try? StrictJSON.parse(json) else { return .string(json) }
+      return JSONRenderer.value(fromJSON: parsed)
+    }
+  }
+
   /// The sections that have rows in the window, with the window's part of each.
   private func window(from: Int, count: Int) -> [(
     section: (index: Int, count: Int), rows: Range<Int>

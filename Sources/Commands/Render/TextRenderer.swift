@@ -19,8 +19,8 @@ public struct TextRenderer: Sendable {
       return ""
     case .text(let text):
       return text
-    case .textExcerpt(let shown, _):
-      return shown
+    case .view(let text, _):
+      return text
     case .record(let fields):
       return record(fields)
     case .table(let table):

@@ -81,7 +81,7 @@ enum Launcher {
     -> Int32
   {
     do {
-      try session.beginAtomic()
+      try session.factory.workspace.beginAtomic()
     } catch {
       StandardStreams.write("archsh: error: \(error)\n", to: 2)
       return 1
@@ -95,7 +95,7 @@ enum Launcher {
         to: 2)
     }
     do {
-      try session.endAtomic(commit: status == 0)
+      try session.factory.workspace.endAtomic(commit: status == 0)
     } catch {
       StandardStreams.write(
         "archsh: error: the commit failed, nothing was saved: \(error)\n", to: 2)

@@ -1,4 +1,5 @@
 import Testing
+import Domain
 
 @testable import Commands
 
@@ -39,16 +40,19 @@ struct RegistryTests {
   func groupHelp() {
     #expect(
       run("help factory").stdout == """
-        factory: the composition root that builds the controllers (BDModules factories)
+        factory: the composition root that builds every controller (BDModules factories)
 
-        ApplicationFactory builds every controller the shell drives. As in BDModules, a
-        singleton (a lazy var there) is built on first use and shared; a prototype (a
-        method there) is built on every request. Later groups register their controllers
-        here.
+        ApplicationFactory creates the other factories (APIFactory, ModelFactory,
+        JSONFactory, DataSourceFactory, EntryFactory, MainFactory), and they build every
+        controller the shell drives. As in BDModules, a singleton (a lazy var there, a
+        property here) is built on first use and shared; a prototype (a method) is built
+        on every request. The list and the graph are generated from the declarations the
+        factories build from, so they show the real architecture.
 
         commands:
-          factory graph   list the components: lifetime, type, whether built yet, dependencies
-          factory get     ask the factory for a component, as a controller would
+          factory list    every product: its factory, scope, type, whether built, what it is
+          factory graph   who builds what and who is injected into whom; as text, Mermaid or Graphviz
+          factory get     ask the factory for a product, as a controller would, and show its identity
 
         'help factory VERB' shows one command.
 
@@ -196,7 +200,11 @@ struct CompleterTests {
     #expect(completer.complete("trace export --") == ["--format"])
     #expect(completer.complete("trace export --format ") == ["mermaid"])
     #expect(completer.complete("output ") == ["json", "table"])
-    #expect(completer.complete("factory get ") == ["persistenceController", "tracer", "workspace"])
+    #expect(completer.complete("factory get ") == ApplicationFactory.components.map(\.name).sorted())
+    #expect(
+      completer.complete("factory get app") == [
+        "appConfigurator", "appDelegate", "appDependencies", "appStateStore",
+      ])
     #expect(completer.complete("help ").contains("factory"))
     #expect(completer.complete("help trace e") == ["export"])
     #expect(completer.complete("help ds sec") == ["section"])

@@ -35,8 +35,8 @@ private final class AppHarness {
       sessionStore: SessionStore(
         store: try factory.persistenceController(identifier: "user"),
         makeSessionID: { "sess-test" }),
-      favourites: FavouritesStore(store: try factory.persistenceController(identifier: "bookmarks"))
-    )
+      favourites: FavouritesStore(store: try factory.persistenceController(identifier: "bookmarks")),
+      entry: factory.entry, main: factory.main, root: factory)
     if let session { try dependencies.sessionStore.store(id: session, email: "ada@example.com") }
     app = AppConfigurator(dependencies: dependencies)
   }
@@ -366,7 +366,7 @@ struct CoordinatorTests {
         eventNamed: event, argument: argument)
     }
     harness.app.handle(.appError(.server))
-    let store = AppStateStore(workspace: try harness.factory.workspace())
+    let store = AppStateStore(workspace: try harness.factory.workspace)
     try store.save(harness.app.snapshot)
 
     // A new AppConfigurator, as a new process would make, restores every stack

@@ -1,4 +1,5 @@
 import Foundation
+import DemoAPI
 import Testing
 
 @testable import Domain
@@ -141,50 +142,25 @@ struct TracingTests {
 
 @Suite("ApplicationFactory")
 struct FactoryTests {
-  @Test("a singleton is built once on first use; a prototype on every request; both traced")
+  @Test("a singleton is the same instance on every request; a prototype a new one; both traced")
   func lifetimes() throws {
-    // Given a factory with a singleton and a prototype that depends on it
+    // Given a factory whose workspace is in memory
     let factory = ApplicationFactory()
-    var punctuationBuilds = 0
-    try factory.register(
-      FactoryComponent(
-        name: "punctuation", typeName: "PunctuationController", lifetime: .singleton,
-        summary: "marks")
-    ) {
-      punctuationBuilds += 1
-      return PunctuationController(tracer: factory.tracer)
-    }
-    try factory.register(
-      FactoryComponent(
-        name: "greeting", typeName: "GreetingController", lifetime: .prototype,
-        dependencies: ["punctuation"],
-        summary: "greets")
-    ) {
-      let punctuation =
-        (try? factory.singleton("punctuation", as: PunctuationController.self)) ?? nil
-      return GreetingController(
-        tracer: factory.tracer,
-        punctuation: punctuation ?? PunctuationController(tracer: factory.tracer))
-    }
     factory.tracer.enable()
-    #expect(!factory.isInstantiated("punctuation"))
+    #expect(!factory.isInstantiated("workspace"))
 
-    // When the prototype is requested twice
-    let first = try factory.make("greeting")
-    let second = try factory.make("greeting")
+    // When a singleton and a prototype are each requested twice by name
+    let firstWorkspace = try factory.make("workspace")
+    let secondWorkspace = try factory.make("workspace")
+    let firstController = try factory.make("persistenceController")
+    let secondController = try factory.make("persistenceController")
 
-    // Then two greeting controllers exist, sharing one punctuation controller built once
-    let a = try #require(first.instance as? GreetingController)
-    let b = try #require(second.instance as? GreetingController)
-    #expect(a !== b)
-    #expect(a.punctuation === b.punctuation)
-    #expect(punctuationBuilds == 1)
-    #expect(factory.isInstantiated("punctuation"))
-    #expect(!factory.isInstantiated("greeting"))
-    #expect(
-      factory.components.map(\.name) == [
-        "tracer", "workspace", "persistenceController", "punctuation", "greeting",
-      ])
+    // Then the singleton is built once and shared, and each prototype request builds anew
+    #expect(firstWorkspace.wasCreated && !secondWorkspace.wasCreated)
+    #expect(firstWorkspace.identity == secondWorkspace.identity)
+    #expect(firstController.identity != secondController.identity)
+    #expect(factory.isInstantiated("workspace"))
+    #expect(!factory.isInstantiated("persistenceController"))
     let traces = factory.tracer.drainCompleted().map {
       describe($0).map {
         $0.replacingOccurrences(of: #" \d+ms"#, with: "", options: .regularExpression)
@@ -193,16 +169,53 @@ struct FactoryTests {
     #expect(
       traces == [
         [
-          "ApplicationFactory.make greeting [lifetime=prototype instance=built]",
-          "  ApplicationFactory.make punctuation [lifetime=singleton instance=built]",
+          "ApplicationFactory.make workspace [lifetime=singleton instance=built]",
+          "  ApplicationFactory.make workspace [lifetime=singleton instance=built]",
         ],
-        ["ApplicationFactory.make greeting [lifetime=prototype instance=built]"],
+        ["ApplicationFactory.make workspace [lifetime=singleton instance=shared]"],
+        ["ApplicationFactory.make persistenceController [lifetime=prototype instance=built]"],
+        ["ApplicationFactory.make persistenceController [lifetime=prototype instance=built]"],
       ])
-    let shared = try factory.make("punctuation")
-    #expect(!shared.wasCreated)
   }
 
-  @Test("unknown and duplicate components are errors with suggestions")
+  @Test("every product is built by its factory, and each construction asks only for what it declares")
+  func everyProduct() throws {
+    // Given a factory with the embedded demo API and an in-memory workspace
+    let factory = ApplicationFactory(
+      configuration: ApplicationConfiguration(startEmbeddedAPI: { try EmbeddedDemo() }))
+    let names = ApplicationFactory.components.map(\.name)
+    #expect(Set(names).count == names.count)
+
+    // When every product is requested, those built from an input through their accessors
+    var built: [String: Any] = [:]
+    for component in ApplicationFactory.components where component.obtain != nil {
+      built[component.name] = try factory.make(component.name).instance
+    }
+    let plist = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("examples/Pods-acknowledgements.plist").path
+    built["acknowParser"] = try factory.model.acknowParser(plistPath: plist)
+    built["openDataSource"] = try factory.dataSource.library.create("fruit", sections: [])
+
+    // Then every declared product was built, is of its declared type, and asked only for
+    // products it declares as injected
+    for component in ApplicationFactory.components {
+      let instance = try #require(built[component.name], "\(component.name) was not built")
+      let typeName = String(describing: type(of: instance))
+      #expect(
+        typeName == component.typeName || component.typeName.hasPrefix("ScreenController")
+          || component.name == "embeddedAPI",
+        "\(component.name) is a \(typeName), declared \(component.typeName)")
+      let asked = factory.observedDependencies[component.name] ?? []
+      #expect(
+        asked.isSubset(of: Set(component.dependencies)),
+        "\(component.name) asked for \(asked.sorted()), declares \(component.dependencies)")
+      #expect(ApplicationFactory.factoryNames.contains(component.factory))
+      for dependency in component.dependencies { #expect(names.contains(dependency)) }
+    }
+  }
+
+  @Test("an unknown component is an error with a suggestion")
   func errors() throws {
     let factory = ApplicationFactory()
     #expect(throws: FactoryError.unknownComponent("tracr", suggestion: "tracer")) {
@@ -211,11 +224,7 @@ struct FactoryTests {
     #expect(
       FactoryError.unknownComponent("tracr", suggestion: "tracer").description
         == "unknown component 'tracr' (did you mean 'tracer'?)")
-    let component = FactoryComponent(
-      name: "tracer", typeName: "Tracer", lifetime: .singleton, summary: "")
-    #expect(throws: FactoryError.duplicateComponent("tracer")) {
-      try factory.register(component) { 0 }
-    }
+    #expect(FactoryError.unknownComponent("tracr", suggestion: nil).subject == .component("tracr"))
   }
 
   @Test("suggestions: prefixes win, then small edit distances; far words get none")
@@ -225,4 +234,12 @@ struct FactoryTests {
     #expect(Suggestion.nearest(to: "zzzzz", among: ["factory", "trace"]) == nil)
     #expect(Suggestion.editDistance(Array("ab".unicodeScalars), Array("ba".unicodeScalars)) == 1)
   }
+}
+
+/// The demo API as the factory's embedded server (the shell makes the same conformance).
+private final class EmbeddedDemo: EmbeddedAPIServer {
+  let server: DemoAPI
+  init() throws { server = try DemoAPI.start() }
+  var baseURL: URL { server.baseURL }
+  func stop() { server.stop() }
 }

@@ -1,50 +1,6 @@
 import Domain
 import Foundation
 
-/// A data source loaded in the session, and the delegate that records what its mutations notify.
-final class OpenDataSource {
-  let document: DataSourceDocument
-  let delegate: RecordingDelegate
-
-  init(document: DataSourceDocument, tracer: Tracer) {
-    self.document = document
-    self.delegate = RecordingDelegate(tracer: tracer) { [unowned document] in
-      document.backgroundMessage
-    }
-    document.controller.delegate = delegate
-  }
-}
-
-/// The shell's DataSourceControllerDelegate: it keeps the notifications of the running command,
-/// reports them to the tracer, and shows the data source's stored background message.
-final class RecordingDelegate: DataSourceControllerDelegate {
-  private let tracer: Tracer
-  private let background: () -> String?
-  var notifications: [DataSourceMutation] = []
-
-  init(tracer: Tracer, background: @escaping () -> String?) {
-    self.tracer = tracer
-    self.background = background
-  }
-
-  func backgroundEmptyView() -> String? { background() }
-
-  func dataSourceWasMutated(_ controller: DataSourceController) { record(.all) }
-
-  func dataSourceWasMutated(_ controller: DataSourceController, section: Int) {
-    record(.section(section))
-  }
-
-  func dataSourceWasMutated(_ controller: DataSourceController, rows: [IndexPath]) {
-    record(.rows(rows))
-  }
-
-  private func record(_ mutation: DataSourceMutation) {
-    notifications.append(mutation)
-    tracer.event("DataSourceControllerDelegate", mutation.description)
-  }
-}
-
 /// `ds`: DataSourceController and TableViewDataSource, stored in the workspace and drawn as text.
 enum DataSourceGroup {
   static let group = CommandGroup(
@@ -72,8 +28,8 @@ enum DataSourceGroup {
   // MARK: - Completion and shared parameters
 
   static let names: CompletionProvider = { context in
-    guard let workspace = try? context.session.factory.workspace() else { return [] }
-    return ((try? DataSourceDocument.list(in: workspace)) ?? []).map(\.name)
+    guard let library = try? context.session.factory.dataSource.library else { return [] }
+    return ((try? library.list()) ?? []).map(\.name)
   }
 
   static let nameArgument = Parameter.argument(
@@ -126,15 +82,9 @@ enum DataSourceGroup {
       throw ShellError(
         "choose one of --rows, --products, --sections and --generate", at: name.offset)
     }
-    let workspace = try workspace(invocation)
-    let document = try located(name) {
-      try DataSourceDocument.create(
-        name: name.text, sections: sources.first ?? [], in: workspace,
-        tracer: invocation.session.tracer)
-    }
-    invocation.session.openDataSources[name.text] = OpenDataSource(
-      document: document, tracer: invocation.session.tracer)
-    let controller = document.controller
+    let library = try library(invocation.session)
+    let open = try located(name) { try library.create(name.text, sections: sources.first ?? []) }
+    let controller = open.document.controller
     return .text(
       "created \(name.text): \(plural(controller.sections.count, "section")), \(plural(controller.totalRowCount, "row"))"
     )
@@ -144,8 +94,8 @@ enum DataSourceGroup {
     "list", summary: "list the data sources with their sections and rows",
     examples: ["ds list"]
   ) { invocation in
-    let workspace = try workspace(invocation)
-    let sources = try located(nil) { try DataSourceDocument.list(in: workspace) }
+    let library = try library(invocation.session)
+    let sources = try located(nil) { try library.list() }
     return .table(
       Table(
         columns: ["name", "sections", "rows"],
@@ -157,9 +107,8 @@ enum DataSourceGroup {
     examples: ["ds drop todo"]
   ) { invocation in
     let name = invocation.arguments.word("NAME") ?? Word("")
-    let workspace = try workspace(invocation)
-    try located(name) { try DataSourceDocument.drop(name: name.text, in: workspace) }
-    invocation.session.openDataSources[name.text] = nil
+    let library = try library(invocation.session)
+    try located(name) { try library.drop(name.text) }
     return .text("dropped \(name.text)")
   }
 
@@ -455,8 +404,8 @@ enum DataSourceGroup {
 
   // MARK: - Helpers
 
-  static func workspace(_ invocation: Invocation) throws -> Workspace {
-    try located(nil) { try invocation.session.factory.workspace() }
+  static func library(_ session: Session) throws -> DataSourceLibrary {
+    try located(nil) { try session.factory.dataSource.library }
   }
 
   static func open(_ invocation: Invocation) throws -> OpenDataSource {
@@ -464,14 +413,8 @@ enum DataSourceGroup {
   }
 
   static func open(_ session: Session, _ name: Word) throws -> OpenDataSource {
-    if let open = session.openDataSources[name.text] { return open }
-    let workspace = try located(nil) { try session.factory.workspace() }
-    let document = try located(name) {
-      try DataSourceDocument.open(name: name.text, in: workspace, tracer: session.tracer)
-    }
-    let open = OpenDataSource(document: document, tracer: session.tracer)
-    session.openDataSources[name.text] = open
-    return open
+    let library = try library(session)
+    return try located(name) { try library.open(name.text) }
   }
 
   /// Runs a mutation with notify unless --quiet, stores it, and shows the notifications, plus the
@@ -531,8 +474,8 @@ enum DataSourceGroup {
   static func model(_ invocation: Invocation) throws -> RowModel {
     let word = invocation.arguments.word("VALUE") ?? Word("")
     guard invocation.arguments.flag("product") else { return try parseModel(word.text, at: word) }
-    let (product, _) = try ProductGroup.cached(invocation.session, word)
-    return .product(product)
+    let catalog = try invocation.session.factory.api.productCatalog()
+    return .product(try Diagnosis.located(word) { try catalog.cached(word.text).product })
   }
 
   /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
@@ -572,14 +515,12 @@ enum DataSourceGroup {
   /// when the cache is empty.
   static func productSections(_ invocation: Invocation) throws -> [Section] {
     let session = invocation.session
-    let cache = try session.persistenceController(.productCache)
-    var products = try located(nil) { try cache.peekObjects() }.compactMap {
-      try? JSONDecoder().decode(Product.self, from: $0.value)
-    }
+    let catalog = try session.factory.api.productCatalog()
+    var products = try located(nil) { try catalog.cachedProducts() }.compactMap(\.product)
     if products.isEmpty {
-      let updater = try session.productUpdater()
-      for id in 1...15 {
-        let url = try ProductGroup.remoteURL(for: Word(String(id)), session: session)
+      let updater = try session.factory.api.productUpdater()
+      for id in ProductMediaLibrary.discoverIDs {
+        let url = try catalog.remoteURL(for: String(id))
         products.append(try updater.updateProduct(from: url).get())
       }
     }
@@ -596,22 +537,13 @@ enum DataSourceGroup {
     }
   }
 
-  static func plural(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-  }
-
   static func located<T>(_ name: Word?, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let error as DataSourceError {
-      if case .unknown(_, let suggestion) = error {
-        throw ShellError(
-          error.description, hint: suggestion.map { "did you mean '\($0)'?" } ?? "see 'ds list'",
-          at: name?.offset)
-      }
-      throw ShellError(error.description, at: name?.offset)
+      throw Diagnosis.shellError(error).located(at: name?.offset)
     } catch {
-      throw StoreGroup.shellError(error, store: nil)
+      throw Diagnosis.shellError(error)
     }
   }
 }

@@ -15,7 +15,7 @@ enum DatabaseGroup {
     "info", summary: "path, size, schema version, journal mode and entries per store",
     examples: ["db info"]
   ) { invocation in
-    let info = try StoreGroup.located(nil) { try invocation.session.factory.workspace().info() }
+    let info = try invocation.session.factory.workspace.info()
     return .record([
       Field("path", .string(info.path)), Field("size", .int(info.fileBytes)),
       Field("schema_version", .string(info.schemaVersion)),
@@ -27,9 +27,7 @@ enum DatabaseGroup {
   static let check = Command(
     "check", summary: "run SQLite's integrity check", examples: ["db check"]
   ) { invocation in
-    let lines = try StoreGroup.located(nil) {
-      try invocation.session.factory.workspace().integrityCheck()
-    }
+    let lines = try invocation.session.factory.workspace.integrityCheck()
     guard lines == ["ok"] else {
       throw ShellError(
         "integrity check failed: \(lines.prefix(3).joined(separator: "; "))",

@@ -16,7 +16,7 @@ enum EventGroup {
 
   /// The events of the screen a coordinator shows.
   static let eventNames: CompletionProvider = { context in
-    guard context.previousWords.count >= 3, let app = context.session.app,
+    guard context.previousWords.count >= 3, let app = RunningApp.inMemory(context.session),
       let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2])
     else { return [] }
     return controller.events.map(\.name).filter { $0.hasPrefix(context.prefix) }
@@ -24,15 +24,15 @@ enum EventGroup {
 
   /// The values an event's argument takes: product ids, error kinds or tabs.
   static let eventArguments: CompletionProvider = { context in
-    guard context.previousWords.count >= 4, let app = context.session.app,
+    guard context.previousWords.count >= 4, let app = RunningApp.inMemory(context.session),
       let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2]),
       let descriptor = controller.events.first(where: { $0.name == context.previousWords[3] })
     else { return [] }
     let values: [String]
     switch descriptor.argument {
     case .id?:
-      let cached = ProductGroup.productIDs(context).compactMap { Int($0) }
-      values = Set(cached + SessionMediaLibrary.discoverIDs).sorted().map(String.init)
+      let cached = Completions.productIDs(context).compactMap { Int($0) }
+      values = Set(cached + ProductMediaLibrary.discoverIDs).sorted().map(String.init)
     case .error?: values = AppError.allCases.map(\.rawValue)
     case .tab?: values = Tab.allCases.map(\.rawValue)
     case .email?, nil: values = []
@@ -43,7 +43,7 @@ enum EventGroup {
   static let send = Command(
     "send", summary: "have the presenter of a coordinator's screen send an event",
     signature: Signature([
-      .argument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names),
+      .argument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
       .argument("EVENT", .text, "the event's name", completion: eventNames),
       .optionalArgument(
         "ARG", .text, "its argument: a product id, an error kind, a tab, an email",
@@ -59,8 +59,8 @@ enum EventGroup {
     let name = arguments.word("COORDINATOR") ?? Word("")
     let event = arguments.word("EVENT") ?? Word("")
     let argument = arguments.word("ARG")
-    return try AppGroup.navigate(session) { app in
-      let controller = try AppGroup.located(name) { () throws(NavigationError) in
+    return try RunningApp.navigate(session) { app in
+      let controller = try Diagnosis.located(name) {
         try app.controller(forCoordinatorNamed: name.text)
       }
       do throws(NavigationError) {
@@ -68,9 +68,10 @@ enum EventGroup {
       } catch {
         switch error {
         case .badArgument, .unexpectedArgument:
-          throw AppGroup.shellError(error, at: argument?.offset)
-        case .eventNotAllowed, .missingArgument: throw AppGroup.shellError(error, at: event.offset)
-        default: throw AppGroup.shellError(error)
+          throw Diagnosis.shellError(error).located(at: argument?.offset)
+        case .eventNotAllowed, .missingArgument:
+          throw Diagnosis.shellError(error).located(at: event.offset)
+        default: throw Diagnosis.shellError(error)
         }
       }
     }
@@ -80,13 +81,13 @@ enum EventGroup {
     "list", summary: "the events the presenter of a coordinator's screen can send",
     discussion: "Without COORDINATOR, the visible screen's.",
     signature: Signature([
-      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names)
+      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
     ]),
     examples: ["event list discover", "event list"]
   ) { invocation in
     let name = invocation.arguments.word("COORDINATOR")
-    let app = try AppGroup.runningApp(invocation.session)
-    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+    let app = try RunningApp.app(invocation.session)
+    let controller = try Diagnosis.located(name) {
       try app.controller(forCoordinatorNamed: name?.text)
     }
     return .sequence([

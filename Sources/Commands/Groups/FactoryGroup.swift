@@ -3,21 +3,24 @@ import Domain
 /// `factory`: the composition root that builds every controller, after BDModules' factories.
 enum FactoryGroup {
   static let group = CommandGroup(
-    "factory", summary: "the composition root that builds the controllers (BDModules factories)",
+    "factory", summary: "the composition root that builds every controller (BDModules factories)",
     discussion: """
-      ApplicationFactory builds every controller the shell drives. As in BDModules, a singleton \
-      (a lazy var there) is built on first use and shared; a prototype (a method there) is built \
-      on every request. Later groups register their controllers here.
+      ApplicationFactory creates the other factories (APIFactory, ModelFactory, JSONFactory, \
+      DataSourceFactory, EntryFactory, MainFactory), and they build every controller the shell \
+      drives. As in BDModules, a singleton (a lazy var there, a property here) is built on first \
+      use and shared; a prototype (a method) is built on every request. The list and the graph \
+      are generated from the declarations the factories build from, so they show the real \
+      architecture.
       """,
-    commands: [graph, get])
+    commands: [list, graph, get])
 
   static let componentNames: CompletionProvider = { context in
-    context.session.factory.components.map(\.name)
+    context.session.factory.components.map(\.name).filter { $0.hasPrefix(context.prefix) }
   }
 
-  static let graph = Command(
-    "graph", summary: "list the components: lifetime, type, whether built yet, dependencies",
-    examples: ["factory graph"]
+  static let list = Command(
+    "list", summary: "every product: its factory, scope, type, whether built, what it is",
+    examples: ["factory list"]
   ) { invocation in
     let factory = invocation.session.factory
     let rows = factory.components.map { component -> [Value] in
@@ -25,29 +28,47 @@ enum FactoryGroup {
         component.lifetime == .singleton
         ? .bool(factory.isInstantiated(component.name)) : .string("per request")
       return [
-        .string(component.name), .string(component.lifetime.rawValue), .string(component.typeName),
-        built,
-        .string(
-          component.dependencies.isEmpty ? "-" : component.dependencies.joined(separator: ", ")),
+        .string(component.name), .string(component.factory), .string(component.lifetime.rawValue),
+        .string(component.typeName), built, .string(component.summary),
       ]
     }
-    return .table(Table(columns: ["name", "lifetime", "type", "built", "depends_on"], rows: rows))
+    return .table(
+      Table(columns: ["name", "factory", "scope", "type", "built", "summary"], rows: rows))
+  }
+
+  static let graph = Command(
+    "graph", summary: "who builds what and who is injected into whom; as text, Mermaid or Graphviz",
+    discussion: """
+      Each factory builds the products under it; an arrow from a product to another means the \
+      first is injected into the second when it is built. Singletons are drawn as boxes, \
+      prototypes as rounded boxes.
+      """,
+    signature: Signature([
+      .option(
+        "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
+        default: "text")
+    ]),
+    examples: ["factory graph", "factory graph --format mermaid", "factory graph --format dot"]
+  ) { invocation in
+    let components = invocation.session.factory.components
+    switch invocation.arguments.string("format") {
+    case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(components))
+    case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(components))
+    default: return .tree(FactoryDrawing.tree(components))
+    }
   }
 
   static let get = Command(
-    "get", summary: "ask the factory for a component, as a controller would",
-    discussion:
-      "A singleton is built the first time and returned afterwards; a prototype is built every time.",
-    signature: Signature([.argument("NAME", .name, "the component", completion: componentNames)]),
-    examples: ["factory get tracer"]
+    "get", summary: "ask the factory for a product, as a controller would, and show its identity",
+    discussion: """
+      A singleton is built the first time and returned afterwards, so two requests show the same \
+      instance; a prototype is built every time, so two requests show two.
+      """,
+    signature: Signature([.argument("NAME", .name, "the product", completion: componentNames)]),
+    examples: ["factory get tracer", "factory get productUpdater"]
   ) { invocation in
     let name = invocation.arguments.word("NAME") ?? Word("")
-    let product: FactoryProduct
-    do {
-      product = try invocation.session.factory.make(name.text)
-    } catch {
-      throw ShellError(String(describing: error), at: name.offset)
-    }
+    let product = try invocation.session.factory.make(name.text)
     let obtained: String
     switch (product.component.lifetime, product.wasCreated) {
     case (.singleton, true): obtained = "built now, shared from here on"
@@ -56,9 +77,11 @@ enum FactoryGroup {
     }
     return .record([
       Field("name", .string(product.component.name)),
+      Field("factory", .string(product.component.factory)),
       Field("type", .string(product.component.typeName)),
-      Field("lifetime", .string(product.component.lifetime.rawValue)),
+      Field("scope", .string(product.component.lifetime.rawValue)),
       Field("instance", .string(obtained)),
+      Field("id", .string(product.identity)),
       Field("summary", .string(product.component.summary)),
     ])
   }

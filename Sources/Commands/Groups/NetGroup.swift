@@ -18,7 +18,7 @@ enum NetGroup {
     "api", summary: "show the base URL in use, starting the embedded API if needed",
     examples: ["net api"]
   ) { invocation in
-    let endpoint = try invocation.session.api()
+    let endpoint = try invocation.session.factory.api.baseURL()
     return .record([
       Field("url", .string(endpoint.url.absoluteString)),
       Field(
@@ -38,7 +38,7 @@ enum NetGroup {
     examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"]
   ) { invocation in
     let path = invocation.arguments.word("PATH") ?? Word("")
-    let controller = try invocation.session.networkController()
+    let controller = try invocation.session.factory.api.networkController
     let response = controller.perform(NetworkRequest(path: path.text))
     let body = response.data ?? Data()
     var fields = [
@@ -68,7 +68,7 @@ enum NetGroup {
     "log", summary: "list the last requests: method, URL, status, bytes and time",
     examples: ["net log"]
   ) { invocation in
-    let entries = invocation.session.networkLog()
+    let entries = invocation.session.factory.api.networkLog
     return .table(
       Table(
         columns: ["method", "url", "status", "bytes", "ms"],
@@ -119,7 +119,7 @@ enum NetGroup {
       if let extra = arguments.word("PATH") {
         throw ShellError("'net fault clear' takes nothing more", at: extra.offset)
       }
-      let count = try invocation.session.faultTable().clear()
+      let count = try faultTable(invocation.session).clear()
       return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
     }
     guard let path = arguments.word("PATH") else {
@@ -169,7 +169,7 @@ enum NetGroup {
     }
     let added = Fault(
       method: method.text, path: path.text, kind: kind, delay: delay, times: times)
-    try invocation.session.faultTable().add(added)
+    try faultTable(invocation.session).add(added)
     let scope =
       times.map { $0 == 1 ? "the next request" : "the next \($0) requests" }
       ?? "every request until 'net fault clear'"
@@ -180,7 +180,7 @@ enum NetGroup {
     "faults", summary: "list the faults the embedded API still injects",
     examples: ["net faults"]
   ) { invocation in
-    let table = try invocation.session.faultTable()
+    let table = try faultTable(invocation.session)
     return .table(
       Table(
         columns: ["method", "path", "fault", "remaining", "hits"],
@@ -204,10 +204,10 @@ enum NetGroup {
         throw ShellError(
           "the timeout must be longer than 0", at: invocation.arguments.word("DURATION")?.offset)
       }
-      invocation.session.networkTimeout = seconds
+      invocation.session.factory.api.timeout = seconds
     }
     return .text(
-      "requests time out after \(Quantities.format(duration: invocation.session.networkTimeout))")
+      "requests time out after \(Quantities.format(duration: invocation.session.factory.api.timeout))")
   }
 
   /// A fault in words, such as `status 503` or `drop the connection after 2s`.
@@ -232,6 +232,14 @@ enum NetGroup {
         withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
     else { return String(describing: value) }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// The faults the embedded demo API injects, starting it if needed; an error against `--api`.
+  static func faultTable(_ session: Session) throws -> FaultTable {
+    guard let server = try session.factory.api.embeddedAPI as? DemoAPI else {
+      throw ShellError("the embedded demo API is not running")
+    }
+    return server.faults
   }
 }
 
@@ -261,4 +269,5 @@ extension Builtins {
     server.stop()
     return .text("stopped")
   }
+
 }

@@ -25,11 +25,7 @@ enum ParseGroup {
     let file = invocation.arguments.word("FILE") ?? Word("")
     let parser: AcknowParser
     do {
-      parser = try invocation.session.tracer.withSpan(
-        "AcknowParser", "init(plistPath:)", attributes: [("path", file.text)]
-      ) { _ in
-        try AcknowParser(plistPath: file.text)
-      }
+      parser = try invocation.session.factory.model.acknowParser(plistPath: file.text)
     } catch {
       throw ShellError(
         String(describing: error), hint: "give the path to an acknowledgements .plist",
@@ -62,7 +58,7 @@ enum ParseGroup {
   ) { invocation in
     let json = invocation.arguments.word("JSON") ?? Word("")
     do {
-      let game = try GameParser().parse(text: json.text)
+      let game = try invocation.session.factory.model.gameParser().parse(text: json.text)
       return .record([Field("name", .string(game.name))])
     } catch {
       throw ShellError(

@@ -19,16 +19,16 @@ enum ScreenGroup {
   static let show = Command(
     "show", summary: "draw the screen a coordinator shows (the visible one by default)",
     signature: Signature([
-      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: CoordGroup.names),
+      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
       .option("width", .integer(30...200), value: "N", "the drawing's width", default: "56"),
     ]),
     examples: ["screen show", "screen show profile"]
   ) { invocation in
     let name = invocation.arguments.word("COORDINATOR")
-    let app = try AppGroup.runningApp(invocation.session)
+    let app = try RunningApp.app(invocation.session)
     let (controller, view) = try loaded(app, name)
     let width = invocation.arguments.int("width") ?? 56
-    let coordinator = try AppGroup.located(name) { () throws(NavigationError) in
+    let coordinator = try Diagnosis.located(name) {
       try app.target(name?.text)
     }
     let navigation = coordinator.navigationController
@@ -56,13 +56,13 @@ enum ScreenGroup {
       .argument("ROW", .text, "a row counted across sections from 0, or SECTION-ROW"),
       .optionalArgument(
         "COORDINATOR", .text, "the coordinator (the visible one by default)",
-        completion: CoordGroup.names),
+        completion: RunningApp.coordinatorNames),
     ]),
     examples: ["screen select 0", "screen select 1-0 profile"]
   ) { invocation in
     let rowWord = invocation.arguments.word("ROW") ?? Word("")
     let name = invocation.arguments.word("COORDINATOR")
-    return try AppGroup.navigate(invocation.session) { app in
+    return try RunningApp.navigate(invocation.session) { app in
       let (controller, view) = try loaded(app, name)
       guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {
         let count = view.dataSourceController.totalRowCount
@@ -72,11 +72,12 @@ enum ScreenGroup {
             hint: "give a number such as 0, or SECTION-ROW such as 1-0",
             at: rowWord.offset)
         }
-        throw AppGroup.shellError(
-          .rowOutOfRange(screen: controller.screen.description, row: rowWord.text, count: count),
-          at: rowWord.offset)
+        throw Diagnosis.shellError(
+          NavigationError.rowOutOfRange(
+            screen: controller.screen.description, row: rowWord.text, count: count)
+        ).located(at: rowWord.offset)
       }
-      try AppGroup.located(rowWord) { () throws(NavigationError) in
+      try Diagnosis.located(rowWord) {
         try view.provider.didSelectRow(at: indexPath)
       }
     }
@@ -89,10 +90,10 @@ enum ScreenGroup {
   static func loaded(_ app: AppConfigurator, _ name: Word?) throws -> (
     ScreenControlling, RootView
   ) {
-    let controller = try AppGroup.located(name) { () throws(NavigationError) in
+    let controller = try Diagnosis.located(name) {
       try app.controller(forCoordinatorNamed: name?.text)
     }
-    let view = try AppGroup.located(nil) { () throws(NavigationError) in
+    let view = try Diagnosis.located(nil) {
       try controller.loadRootView()
     }
     return (controller, view)

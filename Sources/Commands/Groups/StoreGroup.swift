@@ -20,7 +20,7 @@ enum StoreGroup {
   // MARK: - Completion
 
   static let storeNames: CompletionProvider = { context in
-    guard let workspace = try? context.session.factory.workspace() else { return [] }
+    guard let workspace = try? context.session.factory.workspace else { return [] }
     return (try? PersistenceController.storeNames(in: workspace)) ?? []
   }
 
@@ -41,7 +41,7 @@ enum StoreGroup {
   static let stores = Command(
     "stores", summary: "list the stores: entries, bytes and limits", examples: ["store stores"]
   ) { invocation in
-    let workspace = try located(nil) { try invocation.session.factory.workspace() }
+    let workspace = try located(nil) { try invocation.session.factory.workspace }
     let summaries = try located(nil) { try PersistenceController.stores(in: workspace) }
     return .table(
       Table(
@@ -63,7 +63,7 @@ enum StoreGroup {
     let name = invocation.arguments.word("NAME") ?? Word("")
     try located(name) {
       try PersistenceController.createStore(
-        name.text, in: invocation.session.factory.workspace(), tracer: invocation.session.tracer)
+        name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
     }
     return .text("created store '\(name.text)'")
   }
@@ -321,11 +321,8 @@ enum StoreGroup {
       return ShellError(
         description, hint: "raise it with 'store limits \(store?.text ?? "STORE") --bytes N'",
         at: value?.offset)
-    case WorkspaceError.readOnly:
-      return ShellError(
-        description, hint: "make the file writable, or choose another workspace with --db")
     default:
-      return ShellError(description)
+      return Diagnosis.shellError(error)
     }
   }
 }

@@ -90,3 +90,8 @@ public indirect enum Output: Equatable, Sendable {
   /// Several outputs, shown one after another.
   case sequence([Output])
 }
+
+/// `count noun`, with the noun's plural when the count is not one.
+func plural(_ count: Int, _ noun: String) -> String {
+  "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

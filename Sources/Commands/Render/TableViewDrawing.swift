@@ -21,7 +21,7 @@ struct TableViewDrawing {
         lines.append(" " + cut(header.uppercased(), width - 1))
       }
       if rows.lowerBound > 0 {
-        lines.append(" ⋮ \(DataSourceGroup.plural(rows.lowerBound, "row")) above")
+        lines.append(" ⋮ \(plural(rows.lowerBound, "row")) above")
       }
       lines.append("┌" + String(repeating: "─", count: width - 2) + "┐")
       for (offset, row) in rows.enumerated() {
@@ -32,7 +32,7 @@ struct TableViewDrawing {
       }
       lines.append("└" + String(repeating: "─", count: width - 2) + "┘")
       if rows.upperBound < section.count {
-        lines.append(" ⋮ \(DataSourceGroup.plural(section.count - rows.upperBound, "row")) below")
+        lines.append(" ⋮ \(plural(section.count - rows.upperBound, "row")) below")
       }
       if let footer = data?.footerTitle { lines.append(" " + cut(footer, width - 1)) }
     }
@@ -72,10 +72,10 @@ struct TableViewDrawing {
   // MARK: - Private
 
   private func summary(from: Int, count: Int, total: Int) -> String {
-    let sections = DataSourceGroup.plural(controller.sections.count, "section")
+    let sections = plural(controller.sections.count, "section")
     let last = min(total, from + count) - 1
     let range = from > last ? "none shown" : "rows \(from)–\(last) shown"
-    return "\(sections), \(DataSourceGroup.plural(total, "row")); \(range)"
+    return "\(sections), \(plural(total, "row")); \(range)"
   }
 
   /// The rows `from ..< from + count` whole, for `--json`: each section's header and footer, and

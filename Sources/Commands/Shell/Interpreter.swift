@@ -310,7 +310,18 @@ public final class Interpreter {
     let invocation = Invocation(
       session: session, arguments: arguments, commandName: resolution.name, interpreter: self,
       words: words[resolution.argumentStart...])
-    return try resolution.command.run(invocation)
+    do {
+      return try resolution.command.run(invocation)
+    } catch let error as ShellError {
+      throw error
+    } catch let error as ExitRequest {
+      throw error
+    } catch let error as AlreadyReported {
+      throw error
+    } catch {
+      // A Domain error: the shell adds its hint and points at the word that gave its subject.
+      throw Diagnosis.shellError(error, in: words[resolution.argumentStart...])
+    }
   }
 
   private func runTraced(_ resolution: CommandRegistry.Resolution, _ words: [Word]) throws -> Output

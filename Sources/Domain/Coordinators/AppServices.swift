@@ -107,16 +107,24 @@ public final class AppDependencies {
   public let sessionStore: SessionStore
   /// The favourite media items.
   public let favourites: FavouritesStore
+  /// Builds the login flow's coordinator and controllers.
+  unowned let entry: EntryFactory
+  /// Builds the main flow's coordinators and controllers.
+  unowned let main: MainFactory
+  /// Builds the root's alert.
+  unowned let root: ApplicationFactory
 
-  /// Creates dependencies.
-  public init(
+  init(
     log: NavigationLog, mediaLibrary: MediaLibrary, sessionStore: SessionStore,
-    favourites: FavouritesStore
+    favourites: FavouritesStore, entry: EntryFactory, main: MainFactory, root: ApplicationFactory
   ) {
     self.log = log
     self.mediaLibrary = mediaLibrary
     self.sessionStore = sessionStore
     self.favourites = favourites
+    self.entry = entry
+    self.main = main
+    self.root = root
   }
 }
 

@@ -122,11 +122,9 @@ public class FlowCoordinator: Coordinator {
 
   /// A media item's controller; its events are handled by `handle(_:)` below.
   func mediaItemController(_ id: Int) -> ScreenControlling {
-    ScreenController(
-      screen: .mediaItem(id),
-      presenter: MediaItemPresenter(id: id, dependencies: dependencies) { [weak self] event in
-        self?.handle(event)
-      })
+    dependencies.main.mediaItemController(dependencies: dependencies, id: id) {
+      [weak self] event in self?.handle(event)
+    }
   }
 
   /// A media item's events: pop, pop to the root, push a related item, or forward an error.
@@ -157,17 +155,13 @@ public final class LoginFlowCoordinator: FlowCoordinator {
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     switch screen {
     case .login:
-      return ScreenController(
-        screen: screen,
-        presenter: LoginPresenter("Login", dependencies: dependencies) { [weak self] event in
-          self?.handle(event)
-        })
+      return dependencies.entry.loginController(dependencies: dependencies) { [weak self] event in
+        self?.handle(event)
+      }
     case .signUp:
-      return ScreenController(
-        screen: screen,
-        presenter: SignUpPresenter("SignUp", dependencies: dependencies) { [weak self] event in
-          self?.handle(event)
-        })
+      return dependencies.entry.signUpController(dependencies: dependencies) { [weak self] event in
+        self?.handle(event)
+      }
     default: return nil
     }
   }
@@ -214,9 +208,9 @@ public final class TabBarContainer: FlowCoordinator {
   public override func start() {
     navigationController.start(with: .tabBar)
     let flows: [FlowCoordinator] = [
-      DiscoverFlowCoordinator(dependencies: dependencies),
-      FavouritesFlowCoordinator(dependencies: dependencies),
-      ProfileFlowCoordinator(dependencies: dependencies),
+      dependencies.main.discoverFlowCoordinator(dependencies: dependencies),
+      dependencies.main.favouritesFlowCoordinator(dependencies: dependencies),
+      dependencies.main.profileFlowCoordinator(dependencies: dependencies),
     ]
     for flow in flows {
       startChild(flow) { [weak self] event in
@@ -229,11 +223,9 @@ public final class TabBarContainer: FlowCoordinator {
   /// The tab bar's controller.
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     guard screen == .tabBar else { return nil }
-    return ScreenController(
-      screen: screen,
-      presenter: TabBarPresenter(selectedTab: selectedTab, dependencies: dependencies) {
-        [weak self] event in self?.handle(event)
-      })
+    return dependencies.main.tabBarController(dependencies: dependencies, selectedTab: selectedTab) {
+      [weak self] event in self?.handle(event)
+    }
   }
 
   /// The coordinator of the selected tab.
@@ -268,11 +260,9 @@ public final class DiscoverFlowCoordinator: FlowCoordinator {
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     switch screen {
     case .discover:
-      return ScreenController(
-        screen: screen,
-        presenter: DiscoverPresenter("Discover", dependencies: dependencies) { [weak self] event in
-          self?.handle(event)
-        })
+      return dependencies.main.discoverController(dependencies: dependencies) { [weak self] event in
+        self?.handle(event)
+      }
     case .mediaItem(let id): return mediaItemController(id)
     default: return nil
     }
@@ -304,11 +294,9 @@ public final class FavouritesFlowCoordinator: FlowCoordinator {
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     switch screen {
     case .favourites:
-      return ScreenController(
-        screen: screen,
-        presenter: FavouritesPresenter("Favourites", dependencies: dependencies) {
-          [weak self] event in self?.handle(event)
-        })
+      return dependencies.main.favouritesController(dependencies: dependencies) {
+        [weak self] event in self?.handle(event)
+      }
     case .mediaItem(let id): return mediaItemController(id)
     default: return nil
     }
@@ -338,17 +326,13 @@ public final class ProfileFlowCoordinator: FlowCoordinator {
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     switch screen {
     case .profile:
-      return ScreenController(
-        screen: screen,
-        presenter: ProfilePresenter("Profile", dependencies: dependencies) { [weak self] event in
-          self?.handle(event)
-        })
+      return dependencies.main.profileController(dependencies: dependencies) { [weak self] event in
+        self?.handle(event)
+      }
     case .settings:
-      return ScreenController(
-        screen: screen,
-        presenter: SettingsPresenter("Settings", dependencies: dependencies) { [weak self] event in
-          self?.handle(event)
-        })
+      return dependencies.main.settingsController(dependencies: dependencies) {
+        [weak self] event in self?.handle(event)
+      }
     default: return nil
     }
   }
@@ -433,11 +417,9 @@ public final class AppConfigurator: FlowCoordinator {
   /// The alert's controller.
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     guard case .alert(let error) = screen else { return nil }
-    return ScreenController(
-      screen: screen,
-      presenter: AlertPresenter(error: error, dependencies: dependencies) { [weak self] event in
-        self?.handle(event)
-      })
+    return dependencies.root.alertController(dependencies: dependencies, error: error) {
+      [weak self] event in self?.handle(event)
+    }
   }
 
   /// Handles an app event from a flow, or from `app error`.
@@ -560,8 +542,8 @@ public final class AppConfigurator: FlowCoordinator {
     flow = newFlow
     let child: FlowCoordinator =
       newFlow == .main
-      ? TabBarContainer(dependencies: dependencies)
-      : LoginFlowCoordinator(dependencies: dependencies)
+      ? dependencies.main.tabBarContainer(dependencies: dependencies)
+      : dependencies.entry.loginFlowCoordinator(dependencies: dependencies)
     startChild(child) { [weak self] event in self?.handle(event) }
   }
 

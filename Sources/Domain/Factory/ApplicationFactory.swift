@@ -1,231 +1,280 @@
 import Foundation
 
-/// How long an object built by the factory lives.
-///
-/// BDModules' factories express this in their shape: a lazy var is a singleton, built on first use
-/// and shared afterwards; a method is a prototype, a new object on every call.
-public enum FactoryLifetime: String, Sendable {
-  /// Built once, on first use, and shared.
-  case singleton
-  /// Built anew on every request.
-  case prototype
-}
+/// What the composition root is built with: where the workspace lives and which API to talk to.
+public struct ApplicationConfiguration: Sendable {
+  /// The workspace: a file path, or `:memory:`.
+  public var databasePath: String
+  /// Another server for the networking controllers (`--api URL`); nil starts the embedded API.
+  public var apiURL: String?
+  /// Starts the embedded demo API when a controller first needs the network and `apiURL` is nil.
+  public var startEmbeddedAPI: (@Sendable () throws -> EmbeddedAPIServer)?
 
-/// One object the factory knows how to build, as `factory graph` shows it.
-public struct FactoryComponent: Sendable {
-  /// The name the object is requested by, for example `persistenceController`.
-  public let name: String
-  /// The Swift type that is built.
-  public let typeName: String
-  /// Whether the object is shared or built per request.
-  public let lifetime: FactoryLifetime
-  /// The names of the components it is built from.
-  public let dependencies: [String]
-  /// What the object is for, in one line.
-  public let summary: String
-
-  /// Declares a component.
+  /// Creates a configuration.
   public init(
-    name: String, typeName: String, lifetime: FactoryLifetime, dependencies: [String] = [],
-    summary: String
+    databasePath: String = ":memory:", apiURL: String? = nil,
+    startEmbeddedAPI: (@Sendable () throws -> EmbeddedAPIServer)? = nil
   ) {
-    self.name = name
-    self.typeName = typeName
-    self.lifetime = lifetime
-    self.dependencies = dependencies
-    self.summary = summary
+    self.databasePath = databasePath
+    self.apiURL = apiURL
+    self.startEmbeddedAPI = startEmbeddedAPI
   }
 }
 
-/// What `ApplicationFactory.make(_:)` hands back: the object and how it was obtained.
-public struct FactoryProduct: @unchecked Sendable {
-  /// The component that was requested.
-  public let component: FactoryComponent
-  /// The object itself.
-  public let instance: Any
-  /// True when this call built the object; false when an existing singleton was returned.
-  public let wasCreated: Bool
-}
-
-/// Errors the factory reports.
-public enum FactoryError: Error, Equatable, CustomStringConvertible {
-  /// No component has that name.
-  case unknownComponent(String, suggestion: String?)
-  /// A component of that name is already registered.
-  case duplicateComponent(String)
-
-  /// A one-line description.
-  public var description: String {
-    switch self {
-    case .unknownComponent(let name, let suggestion):
-      let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
-      return "unknown component '\(name)'\(hint)"
-    case .duplicateComponent(let name):
-      return "component '\(name)' is already registered"
-    }
-  }
-}
-
-/// The composition root, after BDModules' ApplicationFactory: it builds every controller the shell
-/// drives, lazily.
+/// The composition root, after BDModules' ApplicationFactory: it creates the other factories and,
+/// through them, every controller the shell drives.
 ///
-/// Singletons are built on first use and shared; prototypes are built on each request. Each
-/// construction is reported to the tracer, so `trace on` shows when an object comes to life. Later
-/// layers register their controllers with `register(_:make:)` and expose typed accessors that call
-/// `singleton(_:)` or `prototype(_:)`.
+/// As in BDModules, a singleton is a property, built on first use and shared; a prototype is a
+/// method that builds a new object on every call. Each product's scope is declared once, in its
+/// `FactoryComponent`, next to the accessor that builds it; `factory list` and `factory graph`
+/// read those declarations. A singleton's construction is reported to the tracer under the name
+/// of the factory that built it.
 public final class ApplicationFactory: @unchecked Sendable {
-  /// The tracer every controller built here reports to.
-  public let tracer: Tracer
+  let core: FactoryCore
+  /// What the factory was built with.
+  public let configuration: ApplicationConfiguration
 
-  /// A component with the closure that builds it.
-  ///
-  /// A struct rather than a tuple: a dictionary of tuples holding a function type has its type
-  /// metadata built from a mangled name at run time, which cost every start-up about 0.4 ms.
-  private struct Builder {
-    let component: FactoryComponent
-    let make: () throws -> Any
+  /// Creates the root; nothing is built until it is asked for.
+  public init(configuration: ApplicationConfiguration, tracer: Tracer = Tracer()) {
+    self.core = FactoryCore(tracer: tracer)
+    self.configuration = configuration
+    core.hold(Self.tracerComponent.name, tracer)
   }
 
-  private let lock = NSLock()
-  private var order: [String] = []
-  private var builders: [String: Builder] = [:]
-  private var singletons: [String: Any] = [:]
+  /// Creates a root for the workspace at `databasePath` (in memory by default).
+  public convenience init(tracer: Tracer = Tracer(), databasePath: String = ":memory:") {
+    self.init(configuration: ApplicationConfiguration(databasePath: databasePath), tracer: tracer)
+  }
+
+  /// Stops what the factories started (the embedded API) when the root goes away.
+  deinit {
+    core.existing(APIFactory.embeddedAPIComponent.name, as: EmbeddedAPIServer.self)?.stop()
+  }
 
   /// Where the workspace lives: a file path, or `:memory:`.
-  public let databasePath: String
+  public var databasePath: String { configuration.databasePath }
 
-  /// Creates the factory with its tracer, which is itself a singleton component, and the
-  /// workspace path its persistence components open (lazily, on first use).
-  public init(tracer: Tracer = Tracer(), databasePath: String = ":memory:") {
-    self.tracer = tracer
-    self.databasePath = databasePath
-    let tracerComponent = FactoryComponent(
-      name: "tracer", typeName: "Tracer", lifetime: .singleton,
-      summary: "records the spans controllers report; `trace on` shows them")
-    order.append("tracer")
-    builders["tracer"] = Builder(component: tracerComponent, make: { tracer })
-    singletons["tracer"] = tracer
-    registerPersistence()
-  }
+  // MARK: - The factories
 
-  /// Every component, in registration order.
-  public var components: [FactoryComponent] {
-    lock.withLock { order.compactMap { builders[$0]?.component } }
-  }
+  /// NetworkController, the updaters and the API services.
+  public private(set) lazy var api = APIFactory(root: self)
+  /// Decoding and mapping: the translator and the parsers.
+  public private(set) lazy var model = ModelFactory(root: self)
+  /// JSON encoding and decoding.
+  public private(set) lazy var json = JSONFactory(root: self)
+  /// The data sources the shell opens, and their delegates.
+  public private(set) lazy var dataSource = DataSourceFactory(root: self)
+  /// The MVC+C app's login flow.
+  public private(set) lazy var entry = EntryFactory(root: self)
+  /// The MVC+C app's main flow.
+  public private(set) lazy var main = MainFactory(root: self)
 
-  /// Whether a singleton has been built yet.
-  ///
-  /// Prototypes are never held, so this is false for them.
-  public func isInstantiated(_ name: String) -> Bool {
-    lock.withLock { singletons[name] != nil }
-  }
+  /// The factories under the root, in the order `factory graph` draws them.
+  public static let factoryNames = [
+    "ApplicationFactory", "APIFactory", "ModelFactory", "JSONFactory", "DataSourceFactory",
+    "EntryFactory", "MainFactory",
+  ]
 
-  /// Registers a component with the closure that builds it.
-  public func register(_ component: FactoryComponent, make: @escaping () throws -> Any) throws {
-    try lock.withLock {
-      guard builders[component.name] == nil else {
-        throw FactoryError.duplicateComponent(component.name)
-      }
-      order.append(component.name)
-      builders[component.name] = Builder(component: component, make: make)
-    }
-  }
+  /// Every product of every factory, in the order `factory list` shows them.
+  public static let components: [FactoryComponent] =
+    ownComponents + APIFactory.components + ModelFactory.components + JSONFactory.components
+    + DataSourceFactory.components + EntryFactory.components + MainFactory.components
 
-  /// Returns the component by name, building it if it is a prototype or a singleton not yet built.
-  ///
-  /// Every call is reported to the tracer with whether the object was built or shared, so
-  /// `factory get` shows the lifetime rules at work.
+  /// Every product, as `components`.
+  public var components: [FactoryComponent] { Self.components }
+
+  // MARK: - Requests by name
+
+  /// Whether a singleton has been built yet; prototypes are never held, so this is false for them.
+  public func isInstantiated(_ name: String) -> Bool { core.isBuilt(name) }
+
+  /// The product named `name`, built if it is a prototype or a singleton not yet built, as
+  /// `factory get` asks for it; the request is traced with whether it built or shared.
   public func make(_ name: String) throws -> FactoryProduct {
-    guard let entry = lock.withLock({ builders[name] }) else {
-      throw FactoryError.unknownComponent(name, suggestion: nearest(to: name))
+    guard let component = Self.components.first(where: { $0.name == name }) else {
+      throw FactoryError.unknownComponent(
+        name, suggestion: Suggestion.nearest(to: name, among: Self.components.map(\.name)))
     }
-    let component = entry.component
+    guard let obtain = component.obtain else {
+      throw FactoryError.needsInput(name, input: component.summary)
+    }
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
-    return try tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) {
-      span in
-      let product = try obtain(entry)
-      span.setAttribute("instance", product.wasCreated ? "built" : "shared")
-      return product
+    return try tracer.withSpan(component.factory, "make \(name)", attributes: attributes) { span in
+      let wasBuilt = core.isBuilt(name)
+      let instance = try obtain(self)
+      let created = component.lifetime == .prototype || !wasBuilt
+      span.setAttribute("instance", created ? "built" : "shared")
+      return FactoryProduct(
+        component: component, instance: instance, wasCreated: created,
+        identity: identity(of: instance))
     }
   }
 
-  /// Returns a singleton, building it on first use; only its construction is traced.
-  ///
-  /// This is what typed accessors call, so that using a controller on every command does not fill
-  /// traces with factory lookups.
-  public func singleton<T>(_ name: String, as type: T.Type = T.self) throws -> T? {
-    guard let entry = lock.withLock({ builders[name] }) else {
-      throw FactoryError.unknownComponent(name, suggestion: nearest(to: name))
-    }
-    if let existing = lock.withLock({ singletons[name] }) { return existing as? T }
-    let attributes = [(key: "lifetime", value: entry.component.lifetime.rawValue)]
-    return try tracer.withSpan("ApplicationFactory", "make \(name)", attributes: attributes) {
-      span in
-      span.setAttribute("instance", "built")
-      return try obtain(entry).instance as? T
+  /// The number of an instance handed out by `make`; the instances are kept, so that a number
+  /// is never reused for another object.
+  private func identity(of instance: Any) -> String {
+    let object = instance as AnyObject
+    return identityLock.withLock {
+      if let index = handedOut.firstIndex(where: { $0 === object }) { return "#\(index + 1)" }
+      handedOut.append(object)
+      return "#\(handedOut.count)"
     }
   }
 
-  private func obtain(_ entry: Builder) throws -> FactoryProduct {
-    let component = entry.component
-    guard component.lifetime == .singleton else {
-      return FactoryProduct(component: component, instance: try entry.make(), wasCreated: true)
-    }
-    if let existing = lock.withLock({ singletons[component.name] }) {
-      return FactoryProduct(component: component, instance: existing, wasCreated: false)
-    }
-    let instance = try entry.make()
-    lock.withLock { singletons[component.name] = instance }
-    return FactoryProduct(component: component, instance: instance, wasCreated: true)
-  }
+  private let identityLock = NSLock()
+  private var handedOut: [AnyObject] = []
 
-  private func nearest(to name: String) -> String? {
-    let names = lock.withLock { order }
-    return Suggestion.nearest(to: name, among: names)
-  }
-}
+  /// What each product's construction requested from the factories, for the test that keeps the
+  /// declared dependencies true.
+  public var observedDependencies: [String: Set<String>] { core.observedDependencies }
 
-extension ApplicationFactory {
+  // MARK: - The root's own products
+
+  static let tracerComponent = FactoryComponent(
+    "tracer", factory: "ApplicationFactory", type: "Tracer", .singleton,
+    summary: "records the spans controllers report; `trace on` shows them"
+  ) { $0.tracer }
+
+  static let workspaceComponent = FactoryComponent(
+    "workspace", factory: "ApplicationFactory", type: "Workspace", .singleton,
+    summary: "the SQLite workspace (WAL, busy timeout 5 s), opened on first use"
+  ) { try $0.workspace }
+
+  static let persistenceControllerComponent = FactoryComponent(
+    "persistenceController", factory: "ApplicationFactory", type: "PersistenceController",
+    .prototype, dependencies: ["workspace"],
+    summary: "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
+  ) { try $0.persistenceController(identifier: PersistenceController.Identifier.generalCache.rawValue) }
+
+  static let navigationLogComponent = FactoryComponent(
+    "navigationLog", factory: "ApplicationFactory", type: "NavigationLog", .singleton,
+    summary: "where coordinators and presenters record what they do (the `~` lines)"
+  ) { try $0.navigationLog }
+
+  static let appDependenciesComponent = FactoryComponent(
+    "appDependencies", factory: "ApplicationFactory", type: "AppDependencies", .singleton,
+    dependencies: ["navigationLog", "mediaLibrary", "sessionStore", "favouritesStore"],
+    summary: "what coordinators inject into the presenters they have built"
+  ) { try $0.appDependencies }
+
+  static let appStateStoreComponent = FactoryComponent(
+    "appStateStore", factory: "ApplicationFactory", type: "AppStateStore", .singleton,
+    dependencies: ["workspace"], summary: "saves the app's flow, tab, alert and stacks"
+  ) { try $0.appStateStore }
+
+  static let appConfiguratorComponent = FactoryComponent(
+    "appConfigurator", factory: "ApplicationFactory", type: "AppConfigurator", .prototype,
+    dependencies: ["appDependencies"],
+    summary: "the root coordinator: chooses the login or the main flow"
+  ) { try $0.appConfigurator() }
+
+  static let alertControllerComponent = FactoryComponent(
+    "alertController", factory: "ApplicationFactory", type: "ScreenController<AlertEvent>",
+    .prototype, dependencies: ["appDependencies"],
+    summary: "the alert AppConfigurator presents over every screen"
+  ) { $0.alertController(dependencies: try $0.appDependencies, error: .network) { _ in } }
+
+  static let appDelegateComponent = FactoryComponent(
+    "appDelegate", factory: "ApplicationFactory", type: "AppDelegate", .singleton,
+    dependencies: ["appDependencies", "appStateStore"],
+    summary: "keeps the running AppConfigurator, restores and saves its state"
+  ) { try $0.appDelegate }
+
+  static let ownComponents = [
+    tracerComponent, workspaceComponent, persistenceControllerComponent, navigationLogComponent,
+    appDependenciesComponent, appStateStoreComponent, appConfiguratorComponent,
+    alertControllerComponent, appDelegateComponent,
+  ]
+
+  /// The tracer every controller reports to.
+  public var tracer: Tracer { core.tracer }
+
   /// The workspace, opened on first use; the shell starts without touching the database.
-  public func workspace() throws -> Workspace {
-    guard let workspace = try singleton("workspace", as: Workspace.self) else {
-      throw WorkspaceError.database("the factory built something other than a Workspace")
+  public var workspace: Workspace {
+    get throws {
+      let path = databasePath
+      return try core.singleton(Self.workspaceComponent) { try Workspace(path: path) }
     }
-    return workspace
   }
 
   /// A PersistenceController for the store `identifier`: a prototype, as in BDModules, sharing the
-  /// workspace singleton.
+  /// workspace.
   public func persistenceController(identifier: String) throws -> PersistenceController {
-    PersistenceController(identifier: identifier, workspace: try workspace(), tracer: tracer)
-  }
-
-  fileprivate func registerPersistence() {
-    let path = databasePath
-    try? register(
-      FactoryComponent(
-        name: "workspace", typeName: "Workspace", lifetime: .singleton,
-        summary: "the SQLite workspace (WAL, busy timeout 5 s), opened on first use")
-    ) { try Workspace(path: path) }
-    try? register(
-      FactoryComponent(
-        name: "persistenceController", typeName: "PersistenceController", lifetime: .prototype,
-        dependencies: ["workspace", "tracer"],
-        summary:
-          "persists and retrieves keys in one store (generalCache here), with PINCache's semantics")
-    ) { [unowned self] in
-      try self.persistenceController(
-        identifier: PersistenceController.Identifier.generalCache.rawValue)
+    try core.prototype(Self.persistenceControllerComponent) {
+      PersistenceController(identifier: identifier, workspace: try workspace, tracer: tracer)
     }
   }
-}
 
-extension ApplicationFactory {
+  /// A PersistenceController for one of the seed's stores.
+  public func persistenceController(_ identifier: PersistenceController.Identifier) throws
+    -> PersistenceController
+  {
+    try persistenceController(identifier: identifier.rawValue)
+  }
+
+  /// Where the app's coordinators and presenters record what they do.
+  public var navigationLog: NavigationLog {
+    get throws { try core.singleton(Self.navigationLogComponent) { NavigationLog(tracer: tracer) } }
+  }
+
+  /// What the app's coordinators and presenters are built with.
+  public var appDependencies: AppDependencies {
+    get throws {
+      try core.singleton(Self.appDependenciesComponent) {
+        AppDependencies(
+          log: try navigationLog, mediaLibrary: try main.mediaLibrary,
+          sessionStore: try entry.sessionStore, favourites: try main.favouritesStore,
+          entry: entry, main: main, root: self)
+      }
+    }
+  }
+
+  /// Saves and loads the app's state in the workspace.
+  public var appStateStore: AppStateStore {
+    get throws {
+      try core.singleton(Self.appStateStoreComponent) { AppStateStore(workspace: try workspace) }
+    }
+  }
+
+  /// A new root coordinator.
+  public func appConfigurator() throws -> AppConfigurator {
+    try core.prototype(Self.appConfiguratorComponent) {
+      AppConfigurator(dependencies: try appDependencies)
+    }
+  }
+
+  /// A new alert controller, whose events go to `eventHandler`.
+  public func alertController(
+    dependencies: AppDependencies, error: AppError, eventHandler: @escaping (AlertEvent) -> Void
+  ) -> ScreenControlling {
+    core.prototype(Self.alertControllerComponent) {
+      ScreenController(
+        screen: .alert(error),
+        presenter: AlertPresenter(
+          error: error, dependencies: dependencies, eventHandler: eventHandler))
+    }
+  }
+
+  /// The app's delegate: it keeps the running root coordinator.
+  public var appDelegate: AppDelegate {
+    get throws {
+      try core.singleton(Self.appDelegateComponent) {
+        AppDelegate(dependencies: try appDependencies, stateStore: try appStateStore) {
+          [unowned self] in try self.appConfigurator()
+        }
+      }
+    }
+  }
+
+  /// The app delegate if it has been built, without building it (for completion).
+  public var builtAppDelegate: AppDelegate? {
+    core.existing(Self.appDelegateComponent.name, as: AppDelegate.self)
+  }
+
   /// Writes what is held in memory (the access times of recent reads) before the process ends.
   public func shutdown() {
-    guard isInstantiated("workspace"),
-      let workspace = try? singleton("workspace", as: Workspace.self)
-    else { return }
+    guard let workspace = core.existing(Self.workspaceComponent.name, as: Workspace.self) else {
+      return
+    }
     try? workspace.flushPendingTouches()
   }
 }

@@ -88,10 +88,15 @@ public final class ProductUpdater: @unchecked Sendable {
 
   /// The product cached for `url`, from disk only; nil when none is cached.
   public func product(from url: URL) throws -> Product? {
+    try Self.cachedProduct(from: url, in: productPersistenceController)
+  }
+
+  /// The product cached for `url` in `cache`; nil when none is cached.
+  static func cachedProduct(from url: URL, in cache: PersistenceController) throws -> Product? {
     let key = url.absoluteString
     let data: Data
     do {
-      data = try productPersistenceController.retrieve(forKey: key)
+      data = try cache.retrieve(forKey: key)
     } catch PersistenceController.Error.objectNotFound {
       return nil
     }

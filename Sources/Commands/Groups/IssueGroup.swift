@@ -1,0 +1,86 @@
+import Domain
+import Foundation
+
+/// `issue`: MagazineIssueUpdater, fetching issues and their assets.
+enum IssueGroup {
+  static let group = CommandGroup(
+    "issue", summary: "fetch magazine issues and their assets (MagazineIssueUpdater)",
+    discussion: """
+      MagazineIssueUpdater (seed 000): updateIssue(from:) and \
+      loadAsset(from:inIssueWithIdentifier:). The seed only hands results to its completion; \
+      archsh also persists them, the issue in the store 'issues' and each asset in \
+      'issueAssets', under their URLs. The demo magazine has issues 1 to 12, each with \
+      cover.rgb, article.html and styles.css.
+      """,
+    commands: [update, asset])
+
+  static let update = Command(
+    "update", summary: "fetch an issue and persist it in the store 'issues'",
+    signature: Signature([.argument("ID", .integer(1...Int(Int32.max)), "the issue number")]),
+    examples: ["issue update 3"]
+  ) { invocation in
+    let word = invocation.arguments.word("ID") ?? Word("")
+    let url = try invocation.session.factory.api.url(forPath: "/issues/\(word.text)")
+    switch try invocation.session.factory.api.magazineIssueUpdater().updateIssue(from: url) {
+    case .success(let issue):
+      return .sequence([
+        .record([
+          Field("id", .int(issue.id)), Field("title", .string(issue.title)),
+          Field("published_at", .string(issue.publishedAt)),
+          Field("cached_as", .string(url.absoluteString)),
+        ]),
+        .table(
+          Table(
+            columns: ["asset", "content_type", "bytes"],
+            rows: issue.assets.map { [.string($0.name), .string($0.contentType), .int($0.bytes)] })),
+      ])
+    case .failure(let error):
+      throw ShellError("cannot update issue \(word.text): \(error)", at: word.offset)
+    }
+  }
+
+  static let asset = Command(
+    "asset", summary: "load an issue's asset and persist its bytes in 'issueAssets'",
+    signature: Signature([
+      .argument("ID", .integer(1...Int(Int32.max)), "the issue number"),
+      .argument("NAME", .text, "the asset's file name") { context in
+        ["cover.rgb", "article.html", "styles.css"].filter { $0.hasPrefix(context.prefix) }
+      },
+    ]),
+    examples: ["issue asset 3 cover.rgb", "issue asset 3 article.html"]
+  ) { invocation in
+    let word = invocation.arguments.word("ID") ?? Word("")
+    let name = invocation.arguments.word("NAME") ?? Word("")
+    let encoded =
+      name.text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name.text
+    let url = try invocation.session.factory.api.url(forPath: "/issues/\(word.text)/assets/\(encoded)")
+    let result = try invocation.session.factory.api.magazineIssueUpdater().loadAsset(
+      from: url, inIssueWithIdentifier: Int64(word.text) ?? 0)
+    switch result {
+    case .success(let saved):
+      return .record([
+        Field("issue", .int(Int(saved.issueIdentifier))), Field("name", .string(name.text)),
+        Field("content_type", saved.contentType.map(Value.string) ?? .null),
+        Field("bytes", .int(saved.data.count)), Field("cached_as", .string(saved.key)),
+        Field("preview", .excerpt(shown: preview(saved), whole: ValueInput.whole(saved.data))),
+      ])
+    case .failure(let error):
+      throw ShellError("cannot load \(name.text) of issue \(word.text): \(error)", at: name.offset)
+    }
+  }
+
+  /// The first line of a text asset, or the first sixteen bytes of a binary one in hex.
+  static func preview(_ saved: SavedAssetResponse) -> String {
+    let isText = saved.contentType.map { $0.hasPrefix("text/") || $0.contains("json") } ?? false
+    if isText {
+      let line =
+        String(decoding: saved.data.prefix(200), as: UTF8.self)
+        .split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+      return line.count > 60 ? String(line.prefix(59)) + "…" : line
+    }
+    let hex = saved.data.prefix(16).map { byte in
+      (byte < 16 ? "0" : "") + String(byte, radix: 16)
+    }
+    return hex.joined(separator: " ") + (saved.data.count > 16 ? " …" : "")
+  }
+}

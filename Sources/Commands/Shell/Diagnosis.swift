@@ -1,0 +1,97 @@
+import Domain
+
+/// How a Domain error reaches the user: one line with the shell's hint, at the column of the word
+/// that gave the input it concerns.
+///
+/// Domain errors say what went wrong and which input it concerns; the hints that name commands
+/// are the shell's, and live here, in one place for every group.
+enum Diagnosis {
+  /// The error as a shell error with its hint, not yet located.
+  static func shellError(_ error: Error) -> ShellError {
+    if let error = error as? ShellError { return error }
+    let message = String(describing: error)
+    return ShellError(message, hint: hint(for: error))
+  }
+
+  /// The error as a shell error at the word that gave its subject, among `words`; at `fallback`
+  /// when no word did.
+  static func shellError(_ error: Error, in words: ArraySlice<Word>, fallback: Word? = nil)
+    -> ShellError
+  {
+    if let error = error as? ShellError { return error }
+    var located = shellError(error)
+    if let subject = (error as? SubjectError)?.subject, let text = subject.text,
+      let word = words.first(where: { $0.text == text })
+    {
+      located.offset = word.offset
+    } else {
+      located.offset = fallback?.offset
+    }
+    return located
+  }
+
+  /// Runs `body`, turning any error into a shell error at `word`.
+  static func located<T>(_ word: Word?, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ShellError {
+      throw error.located(at: word?.offset)
+    } catch {
+      var shellError = shellError(error)
+      shellError.offset = word?.offset
+      throw shellError
+    }
+  }
+
+  /// The shell's hint for a Domain error, or nil.
+  static func hint(for error: Error) -> String? {
+    switch error {
+    case let error as NavigationError: return hint(for: error)
+    case let error as DataSourceError:
+      if case .unknown(_, let suggestion) = error {
+        return suggestion.map { "did you mean '\($0)'?" } ?? "see 'ds list'"
+      }
+      return nil
+    case WorkspaceError.readOnly:
+      return "make the file writable, or choose another workspace with --db"
+    case let error as APIError:
+      switch error {
+      case .invalidBaseURL: return "for example --api http://127.0.0.1:8080"
+      case .notEmbedded: return "start archsh without --api and ARCHSH_API"
+      case .cannotStart, .invalidPath: return nil
+      }
+    case let error as ProductCatalogError:
+      switch error {
+      case .notAProductName(_, .fetch): return "for example 'product update 42'"
+      case .notAProductName(_, .read): return "for example 'product show 42'"
+      case .notCached(let text): return "fetch it with 'product update \(text)'"
+      case .invalidURL: return nil
+      }
+    default: return nil
+    }
+  }
+
+  /// The shell's hint for a navigation error.
+  static func hint(for error: NavigationError) -> String? {
+    switch error {
+    case .notRunning: return "start it with 'app start'"
+    case .alreadyRunning:
+      return "'app relaunch' launches it again from the saved state; 'app reset' clears it"
+    case .unknownCoordinator(_, .some): return nil
+    case .unknownCoordinator:
+      return "the coordinators are \(AppConfigurator.coordinatorNames.joined(separator: ", "))"
+    case .coordinatorNotRunning(_, let flow):
+      return flow == "login" ? "log in first: app login EMAIL" : "log out first: app logout"
+    case .noScreen(let name):
+      return name == "app"
+        ? "AppConfigurator shows a screen only while it presents an alert" : "see 'coord tree'"
+    case .blockedByAlert: return "dismiss it first: event send app dismissTapped"
+    case .eventNotAllowed, .missingArgument, .badArgument, .unexpectedArgument:
+      return "see 'event list'"
+    case .rowOutOfRange, .rowNotSelectable: return "'screen show' lists the rows to select"
+    case .alreadyLoggedIn: return "log out first: app logout"
+    case .loadFailed: return "'net log' shows the requests"
+    case .storage: return nil
+    }
+  }
+}

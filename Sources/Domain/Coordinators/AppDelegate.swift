@@ -1,0 +1,101 @@
+import Foundation
+
+/// Keeps the running root coordinator, as an iOS app delegate keeps its window's: it launches the
+/// app, restores it from the state saved in the workspace, and saves it after each change.
+public final class AppDelegate {
+  /// What the coordinators are built with.
+  public let dependencies: AppDependencies
+  private let stateStore: AppStateStore
+  private let makeConfigurator: () throws -> AppConfigurator
+  /// The root coordinator while the app runs in this session.
+  public private(set) var app: AppConfigurator?
+
+  init(
+    dependencies: AppDependencies, stateStore: AppStateStore,
+    makeConfigurator: @escaping () throws -> AppConfigurator
+  ) {
+    self.dependencies = dependencies
+    self.stateStore = stateStore
+    self.makeConfigurator = makeConfigurator
+  }
+
+  /// The saved state, or nil.
+  public func savedState() throws(NavigationError) -> AppSnapshot? { try stateStore.load() }
+
+  /// Launches the app; with `sessionID`, stores that session first. A running or saved app is not
+  /// started again.
+  public func start(sessionID: String?) throws -> AppConfigurator {
+    if let app { throw NavigationError.alreadyRunning(flow: app.flow.rawValue) }
+    if let saved = try stateStore.load() {
+      throw NavigationError.alreadyRunning(flow: saved.flow)
+    }
+    if let sessionID {
+      try dependencies.sessionStore.store(id: sessionID, email: nil)
+      dependencies.log.record("SessionStore", "stores the given session in 'user'")
+    }
+    let app = try makeConfigurator()
+    try app.launch()
+    self.app = app
+    try save()
+    return app
+  }
+
+  /// The running app, restored from the saved state when this session has none in memory; nil
+  /// (or `notRunning` when `required`) when nothing is saved.
+  ///
+  /// A restore's own steps are dropped unless `quiet` is false.
+  public func running(required: Bool, quiet: Bool = true) throws -> AppConfigurator? {
+    if let app { return app }
+    guard let saved = try stateStore.load() else {
+      if required { throw NavigationError.notRunning }
+      return nil
+    }
+    let app = try makeConfigurator()
+    try app.launch(restoring: saved)
+    self.app = app
+    if quiet { _ = dependencies.log.drain() }
+    try save()
+    return app
+  }
+
+  /// The running app, with what restoring it recorded dropped; `notRunning` without one.
+  public func runningApp() throws -> AppConfigurator {
+    guard let app = try running(required: true) else { throw NavigationError.notRunning }
+    _ = drain()
+    return app
+  }
+
+  /// Runs a navigation on the running app and saves the state; returns what each part did.
+  public func navigate(_ body: (AppConfigurator) throws -> Void) throws -> [String] {
+    let app = try runningApp()
+    try body(app)
+    try save()
+    return drain()
+  }
+
+  /// Drops the coordinators in memory and launches again from the saved state, as a new process.
+  public func relaunch() throws -> AppConfigurator {
+    app = nil
+    guard let app = try running(required: true, quiet: false) else {
+      throw NavigationError.notRunning
+    }
+    return app
+  }
+
+  /// Stops the app and clears its saved state; returns whether there was anything to stop.
+  public func reset() throws(NavigationError) -> Bool {
+    let wasRunning = app != nil
+    app = nil
+    let cleared = try stateStore.clear()
+    return wasRunning || cleared
+  }
+
+  /// Saves the app's state in the workspace.
+  public func save() throws(NavigationError) {
+    guard let app else { return }
+    try stateStore.save(app.snapshot)
+  }
+
+  /// The steps recorded since the last call, as `~` lines.
+  public func drain() -> [String] { dependencies.log.drain().map(\.description) }
+}

@@ -1,0 +1,193 @@
+import Foundation
+
+/// A demo API the process runs itself, on 127.0.0.1, for the networking controllers to talk to.
+///
+/// The shell provides it (the Domain layer only knows that it has a base URL and can be stopped).
+public protocol EmbeddedAPIServer: AnyObject {
+  /// Where it listens.
+  var baseURL: URL { get }
+  /// Stops listening.
+  func stop()
+}
+
+/// Why the API in use cannot be reached or re-pointed.
+public enum APIError: Error, Equatable, CustomStringConvertible, SubjectError {
+  /// The configured base URL is not an http URL.
+  case invalidBaseURL(String)
+  /// The embedded API could not start.
+  case cannotStart(String)
+  /// A path does not make a URL on the base URL.
+  case invalidPath(String)
+  /// The embedded API is needed, and another server is configured.
+  case notEmbedded(String)
+
+  /// A one-line description.
+  public var description: String {
+    switch self {
+    case .invalidBaseURL(let text): return "'\(text)' is not an http URL"
+    case .cannotStart(let reason): return reason
+    case .invalidPath(let path): return "'\(path)' does not make a URL"
+    case .notEmbedded(let url):
+      return "fault injection needs the embedded demo API, and archsh is using \(url)"
+    }
+  }
+
+  /// The input the error concerns: a path is the product or path given.
+  public var subject: ErrorSubject? {
+    if case .invalidPath(let path) = self { return .product(path) }
+    return nil
+  }
+}
+
+/// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
+/// updaters that fetch through it.
+public final class APIFactory: @unchecked Sendable {
+  unowned let root: ApplicationFactory
+  private var core: FactoryCore { root.core }
+  private let lock = NSLock()
+  private var storedTimeout: Double = 5
+  private var storedCancellation: @Sendable () -> Bool = { false }
+
+  init(root: ApplicationFactory) { self.root = root }
+
+  static let embeddedAPIComponent = FactoryComponent(
+    "embeddedAPI", factory: "APIFactory", type: "DemoAPI", .singleton,
+    summary: "the demo API on 127.0.0.1, started the first time the network is needed without --api"
+  ) { try $0.api.embeddedAPI }
+
+  static let networkControllerComponent = FactoryComponent(
+    "networkController", factory: "APIFactory", type: "NetworkController", .singleton,
+    dependencies: ["embeddedAPI"],
+    summary: "sends requests and deserializes responses over HTTP/1.1 (Lickability)"
+  ) { try $0.api.networkController }
+
+  static let productUpdaterComponent = FactoryComponent(
+    "productUpdater", factory: "APIFactory", type: "ProductUpdater", .prototype,
+    dependencies: ["networkController", "persistenceController"],
+    summary: "fetches a product and persists it in productCache"
+  ) { try $0.api.productUpdater() }
+
+  static let magazineIssueUpdaterComponent = FactoryComponent(
+    "magazineIssueUpdater", factory: "APIFactory", type: "MagazineIssueUpdater", .prototype,
+    dependencies: ["networkController", "persistenceController"],
+    summary: "fetches magazine issues and their assets, persisting them"
+  ) { try $0.api.magazineIssueUpdater() }
+
+  static let productCatalogComponent = FactoryComponent(
+    "productCatalog", factory: "APIFactory", type: "ProductCatalog", .prototype,
+    dependencies: ["persistenceController"],
+    summary: "names products by id, path or URL; finds cached copies, fetches missing ones"
+  ) { try $0.api.productCatalog() }
+
+  static let components = [
+    embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
+    magazineIssueUpdaterComponent, productCatalogComponent,
+  ]
+
+  /// The request timeout, in seconds, for NetworkController, now and when it is built.
+  public var timeout: Double {
+    get { lock.withLock { storedTimeout } }
+    set {
+      lock.withLock { storedTimeout = newValue }
+      core.existing(Self.networkControllerComponent.name, as: NetworkController.self)?.timeout =
+        newValue
+    }
+  }
+
+  /// Polled while a request runs; true cancels it (the shell's Ctrl-C flag).
+  public var isCancelled: @Sendable () -> Bool {
+    get { lock.withLock { storedCancellation } }
+    set { lock.withLock { storedCancellation = newValue } }
+  }
+
+  /// The embedded demo API, started on first use.
+  public var embeddedAPI: EmbeddedAPIServer {
+    get throws {
+      try core.singleton(Self.embeddedAPIComponent) {
+        if let configured = root.configuration.apiURL { throw APIError.notEmbedded(configured) }
+        guard let start = root.configuration.startEmbeddedAPI else {
+          throw APIError.cannotStart("this archsh has no embedded demo API")
+        }
+        return try root.tracer.withSpan("DemoAPI", "start") { span in
+          let server: EmbeddedAPIServer
+          do {
+            server = try start()
+          } catch {
+            throw APIError.cannotStart(String(describing: error))
+          }
+          span.setAttribute("url", server.baseURL.absoluteString)
+          return server
+        }
+      }
+    }
+  }
+
+  /// The base URL in use: `--api`, or the embedded demo API's, starting it if needed.
+  public func baseURL() throws -> (url: URL, isEmbedded: Bool) {
+    if let text = root.configuration.apiURL {
+      guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https",
+        url.host != nil
+      else { throw APIError.invalidBaseURL(text) }
+      return (url, false)
+    }
+    return (try embeddedAPI.baseURL, true)
+  }
+
+  /// The base URL in use without starting anything: nil before the embedded API has started.
+  public var knownBaseURL: URL? {
+    if let text = root.configuration.apiURL { return URL(string: text) }
+    return core.existing(Self.embeddedAPIComponent.name, as: EmbeddedAPIServer.self)?.baseURL
+  }
+
+  /// A path on the API in use (starting the embedded API if needed), or a whole URL as it is.
+  public func url(forPath path: String) throws -> URL {
+    guard let url = NetworkController.url(path, relativeTo: try baseURL().url) else {
+      throw APIError.invalidPath(path)
+    }
+    return url
+  }
+
+  /// The NetworkController for the API in use.
+  public var networkController: NetworkController {
+    get throws {
+      try core.singleton(Self.networkControllerComponent) {
+        NetworkController(
+          baseURL: try baseURL().url, timeout: timeout, tracer: root.tracer,
+          isCancelled: isCancelled)
+      }
+    }
+  }
+
+  /// The last requests, or none before the first (never builds the controller).
+  public var networkLog: [NetworkLogEntry] {
+    core.existing(Self.networkControllerComponent.name, as: NetworkController.self)?.log ?? []
+  }
+
+  /// A new ProductUpdater over the API in use and the `productCache` store.
+  public func productUpdater() throws -> ProductUpdater {
+    try core.prototype(Self.productUpdaterComponent) {
+      ProductUpdater(
+        networkController: try networkController,
+        productPersistenceController: try root.persistenceController(.productCache),
+        tracer: root.tracer)
+    }
+  }
+
+  /// A new MagazineIssueUpdater over the API in use and the `issues` and `issueAssets` stores.
+  public func magazineIssueUpdater() throws -> MagazineIssueUpdater {
+    try core.prototype(Self.magazineIssueUpdaterComponent) {
+      MagazineIssueUpdater(
+        networkController: try networkController,
+        issuePersistenceController: try root.persistenceController(.issues),
+        assetPersistenceController: try root.persistenceController(.issueAssets),
+        tracer: root.tracer)
+    }
+  }
+
+  /// A new catalog: it names products and finds their cached copies, without starting the API.
+  public func productCatalog() throws -> ProductCatalog {
+    try core.prototype(Self.productCatalogComponent) {
+      ProductCatalog(cache: try root.persistenceController(.productCache), api: self)
+    }
+  }
+}

@@ -44,9 +44,16 @@ output json
 vars
 output table
 
-# The application factory is the composition root (BDModules): singletons are built once and
-# shared, prototypes are built per request.
+# The application factory is the composition root (BDModules): it creates the other factories,
+# and they build every controller. Singletons are built once and shared; prototypes are built per
+# request. The graph shows who builds what, and what is injected into what.
 factory graph
+factory get productTranslator
+factory get productTranslator
+expect contains "#2"
+factory get workspace
+factory get workspace
+expect contains "the shared instance"
 
 # With tracing on, a command that makes a controller work is followed by the tree of what moved.
 trace on

@@ -1,5 +1,5 @@
-import Testing
 import Domain
+import Testing
 
 @testable import Commands
 
@@ -200,7 +200,8 @@ struct CompleterTests {
     #expect(completer.complete("trace export --") == ["--format"])
     #expect(completer.complete("trace export --format ") == ["mermaid"])
     #expect(completer.complete("output ") == ["json", "table"])
-    #expect(completer.complete("factory get ") == ApplicationFactory.components.map(\.name).sorted())
+    #expect(
+      completer.complete("factory get ") == ApplicationFactory.components.map(\.name).sorted())
     #expect(
       completer.complete("factory get app") == [
         "appConfigurator", "appDelegate", "appDependencies", "appStateStore",

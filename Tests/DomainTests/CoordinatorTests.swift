@@ -35,7 +35,8 @@ private final class AppHarness {
       sessionStore: SessionStore(
         store: try factory.persistenceController(identifier: "user"),
         makeSessionID: { "sess-test" }),
-      favourites: FavouritesStore(store: try factory.persistenceController(identifier: "bookmarks")),
+      favourites: FavouritesStore(
+        store: try factory.persistenceController(identifier: "bookmarks")),
       entry: factory.entry, main: factory.main, root: factory)
     if let session { try dependencies.sessionStore.store(id: session, email: "ada@example.com") }
     app = AppConfigurator(dependencies: dependencies)

@@ -1,5 +1,5 @@
-import Foundation
 import DemoAPI
+import Foundation
 import Testing
 
 @testable import Domain
@@ -178,7 +178,8 @@ struct FactoryTests {
       ])
   }
 
-  @Test("every product is built by its factory, and each construction asks only for what it declares")
+  @Test(
+    "every product is built by its factory, and each construction asks only for what it declares")
   func everyProduct() throws {
     // Given a factory with the embedded demo API and an in-memory workspace
     let factory = ApplicationFactory(

@@ -33,7 +33,9 @@ enum CoordGroup {
 
   static let stack = Command(
     "stack", summary: "one coordinator's navigation stack, root first",
-    signature: Signature([.argument("NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames)]),
+    signature: Signature([
+      .argument("NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+    ]),
     examples: ["coord stack discover", "coord stack app"]
   ) { invocation in
     let name = invocation.arguments.word("NAME") ?? Word("")

@@ -81,7 +81,8 @@ enum EventGroup {
     "list", summary: "the events the presenter of a coordinator's screen can send",
     discussion: "Without COORDINATOR, the visible screen's.",
     signature: Signature([
-      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+      .optionalArgument(
+        "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
     ]),
     examples: ["event list discover", "event list"]
   ) { invocation in

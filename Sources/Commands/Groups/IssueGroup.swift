@@ -53,7 +53,8 @@ enum IssueGroup {
     let name = invocation.arguments.word("NAME") ?? Word("")
     let encoded =
       name.text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name.text
-    let url = try invocation.session.factory.api.url(forPath: "/issues/\(word.text)/assets/\(encoded)")
+    let url = try invocation.session.factory.api.url(
+      forPath: "/issues/\(word.text)/assets/\(encoded)")
     let result = try invocation.session.factory.api.magazineIssueUpdater().loadAsset(
       from: url, inIssueWithIdentifier: Int64(word.text) ?? 0)
     switch result {

@@ -207,7 +207,8 @@ enum NetGroup {
       invocation.session.factory.api.timeout = seconds
     }
     return .text(
-      "requests time out after \(Quantities.format(duration: invocation.session.factory.api.timeout))")
+      "requests time out after \(Quantities.format(duration: invocation.session.factory.api.timeout))"
+    )
   }
 
   /// A fault in words, such as `status 503` or `drop the connection after 2s`.

@@ -19,7 +19,8 @@ enum ScreenGroup {
   static let show = Command(
     "show", summary: "draw the screen a coordinator shows (the visible one by default)",
     signature: Signature([
-      .optionalArgument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
+      .optionalArgument(
+        "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
       .option("width", .integer(30...200), value: "N", "the drawing's width", default: "56"),
     ]),
     examples: ["screen show", "screen show profile"]

@@ -22,7 +22,8 @@ enum RunningApp {
 
   /// The running coordinators' names, or every name when the app is not in memory.
   static let coordinatorNames: CompletionProvider = { context in
-    let names = inMemory(context.session)?.coordinators.map(\.name) ?? AppConfigurator.coordinatorNames
+    let names =
+      inMemory(context.session)?.coordinators.map(\.name) ?? AppConfigurator.coordinatorNames
     return names.filter { $0.hasPrefix(context.prefix) }
   }
 }

@@ -22,8 +22,9 @@ public final class AppDelegate {
   /// The saved state, or nil.
   public func savedState() throws(NavigationError) -> AppSnapshot? { try stateStore.load() }
 
-  /// Launches the app; with `sessionID`, stores that session first. A running or saved app is not
-  /// started again.
+  /// Launches the app, storing `sessionID` as the session first when it is given.
+  ///
+  /// A running or saved app is not started again.
   public func start(sessionID: String?) throws -> AppConfigurator {
     if let app { throw NavigationError.alreadyRunning(flow: app.flow.rawValue) }
     if let saved = try stateStore.load() {

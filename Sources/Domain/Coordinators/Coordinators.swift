@@ -223,7 +223,8 @@ public final class TabBarContainer: FlowCoordinator {
   /// The tab bar's controller.
   public override func makeController(for screen: Screen) -> ScreenControlling? {
     guard screen == .tabBar else { return nil }
-    return dependencies.main.tabBarController(dependencies: dependencies, selectedTab: selectedTab) {
+    return dependencies.main.tabBarController(dependencies: dependencies, selectedTab: selectedTab)
+    {
       [weak self] event in self?.handle(event)
     }
   }

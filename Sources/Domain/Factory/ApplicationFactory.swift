@@ -142,8 +142,11 @@ public final class ApplicationFactory: @unchecked Sendable {
   static let persistenceControllerComponent = FactoryComponent(
     "persistenceController", factory: "ApplicationFactory", type: "PersistenceController",
     .prototype, dependencies: ["workspace"],
-    summary: "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
-  ) { try $0.persistenceController(identifier: PersistenceController.Identifier.generalCache.rawValue) }
+    summary:
+      "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
+  ) {
+    try $0.persistenceController(identifier: PersistenceController.Identifier.generalCache.rawValue)
+  }
 
   static let navigationLogComponent = FactoryComponent(
     "navigationLog", factory: "ApplicationFactory", type: "NavigationLog", .singleton,

@@ -19,7 +19,8 @@ public final class MainFactory: @unchecked Sendable {
     dependencies: ["persistenceController"], summary: "the favourite media items, in 'bookmarks'"
   ) { try $0.main.favouritesStore }
 
-  static func coordinator(_ name: String, _ type: String, _ summary: String,
+  static func coordinator(
+    _ name: String, _ type: String, _ summary: String,
     _ obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) -> Any
   ) -> FactoryComponent {
     FactoryComponent(
@@ -35,7 +36,8 @@ public final class MainFactory: @unchecked Sendable {
     "discoverFlowCoordinator", "DiscoverFlowCoordinator", "the catalog, media items over it"
   ) { $0.main.discoverFlowCoordinator(dependencies: $1) }
   static let favouritesFlowCoordinatorComponent = coordinator(
-    "favouritesFlowCoordinator", "FavouritesFlowCoordinator", "the favourites, media items over them"
+    "favouritesFlowCoordinator", "FavouritesFlowCoordinator",
+    "the favourites, media items over them"
   ) { $0.main.favouritesFlowCoordinator(dependencies: $1) }
   static let profileFlowCoordinatorComponent = coordinator(
     "profileFlowCoordinator", "ProfileFlowCoordinator", "the profile and its settings"
@@ -69,7 +71,9 @@ public final class MainFactory: @unchecked Sendable {
 
   /// The media library over the product catalog.
   public var mediaLibrary: ProductMediaLibrary {
-    get throws { try core.singleton(Self.mediaLibraryComponent) { ProductMediaLibrary(api: root.api) } }
+    get throws {
+      try core.singleton(Self.mediaLibraryComponent) { ProductMediaLibrary(api: root.api) }
+    }
   }
 
   /// The favourites over the `bookmarks` store.

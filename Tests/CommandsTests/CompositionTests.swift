@@ -1,0 +1,108 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import Commands
+
+@Suite("The composition root")
+struct CompositionTests {
+  /// The repository's root, from this file's path.
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  private func run(_ line: String) -> (stdout: String, stderr: String) {
+    let harness = Harness()
+    harness.script([line])
+    return (harness.sink.stdout, harness.sink.stderr)
+  }
+
+  @Test("factory graph draws every product the factories declare, in each format")
+  func graphListsEveryProduct() {
+    for format in ["text", "mermaid", "dot"] {
+      let output = run("factory graph --format \(format)").stdout
+      for component in ApplicationFactory.components {
+        #expect(output.contains(component.name), "\(format) graph lacks \(component.name)")
+        for dependency in component.dependencies where format != "text" {
+          let arrow =
+            format == "dot"
+            ? "\(dependency) -> \(component.name);" : "\(dependency) --> \(component.name)"
+          #expect(output.contains(arrow), "\(format) graph lacks \(arrow)")
+        }
+      }
+      for factory in ApplicationFactory.factoryNames {
+        #expect(output.contains(factory), "\(format) graph lacks \(factory)")
+      }
+    }
+    let list = run("factory list").stdout
+    for component in ApplicationFactory.components {
+      #expect(list.contains(component.name) && list.contains(component.factory))
+    }
+  }
+
+  @Test("factory get shows one identity for a singleton and a new one for each prototype")
+  func identities() {
+    let output = run(
+      "factory get navigationLog; factory get navigationLog; factory get gameParser; factory get gameParser"
+    ).stdout
+    let ids = output.split(separator: "\n").filter { $0.hasPrefix("id:") }.map {
+      $0.split(separator: " ").last.map(String.init) ?? ""
+    }
+    #expect(ids == ["#1", "#1", "#2", "#3"])
+    #expect(run("factory get openDataSource").stderr.contains("'openDataSource' is built from"))
+  }
+
+  @Test(
+    "no Domain controller is built outside the factories: Commands and ArchShell never call an initializer of a product"
+  )
+  func noControllerBuiltOutsideFactories() throws {
+    let types = Set(
+      ApplicationFactory.components.map { component in
+        String(component.typeName.prefix { $0 != "<" })
+      })
+    var offenders: [String] = []
+    for folder in ["Sources/Commands", "Sources/ArchShell"] {
+      let base = Self.root.appendingPathComponent(folder)
+      let files =
+        FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+        .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+      #expect(!files.isEmpty, "no sources under \(folder)")
+      for file in files {
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        for (number, line) in lines.enumerated() {
+          let code = line.trimmingCharacters(in: .whitespaces)
+          if code.hasPrefix("//") { continue }
+          for type in types where type != "DemoAPI" {
+            if code.range(of: "\\b\(type)\\(", options: .regularExpression) != nil {
+              offenders.append("\(file.lastPathComponent):\(number + 1): \(type)(")
+            }
+          }
+        }
+      }
+    }
+    #expect(offenders.isEmpty, "built outside the factories: \(offenders)")
+  }
+
+  @Test("no group calls another group's helpers")
+  func groupsDoNotCallEachOther() throws {
+    let base = Self.root.appendingPathComponent("Sources/Commands/Groups")
+    let files = try FileManager.default.contentsOfDirectory(atPath: base.path).filter {
+      $0.hasSuffix(".swift") && $0 != "AllGroups.swift"
+    }
+    let groups = files.map { String($0.dropLast(6)) }
+    var offenders: [String] = []
+    for file in files {
+      let text = try String(contentsOfFile: base.appendingPathComponent(file).path, encoding: .utf8)
+      let own = String(file.dropLast(6))
+      for group in groups where group != own && group != "Builtins" {
+        if text.contains("\(group).") { offenders.append("\(file) uses \(group)") }
+      }
+    }
+    #expect(offenders.isEmpty, "\(offenders)")
+    let renderers = Self.root.appendingPathComponent("Sources/Commands/Render")
+    for file in try FileManager.default.contentsOfDirectory(atPath: renderers.path) {
+      let text = try String(
+        contentsOfFile: renderers.appendingPathComponent(file).path, encoding: .utf8)
+      for group in groups { #expect(!text.contains("\(group)."), "\(file) uses \(group)") }
+    }
+  }
+}

@@ -83,7 +83,8 @@ enum Launcher {
     do {
       try session.factory.workspace.beginAtomic()
     } catch {
-      StandardStreams.write("archsh: error: \(error)\n", to: 2)
+      let report = ShellError(describing: error, command: "--atomic")
+      StandardStreams.write("archsh: error: \(report)\n", to: 2)
       return 1
     }
     let status = body()

@@ -434,7 +434,7 @@ struct WorkspaceTests {
       identifier: "user", workspace: workspace, tracer: Tracer())
     #expect(workspace.isReadOnly)
     #expect(try controller.retrieve(forKey: "k") == Data("v".utf8))
-    #expect(throws: WorkspaceError.readOnly(path: path, operation: "'store persist'")) {
+    #expect(throws: WorkspaceError.readOnly(path: path, operation: "persisting a key")) {
       try controller.persist(Data("w".utf8), forKey: "k2")
     }
   }

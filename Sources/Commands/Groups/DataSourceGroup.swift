@@ -542,8 +542,6 @@ enum DataSourceGroup {
       return try body()
     } catch let error as DataSourceError {
       throw Diagnosis.shellError(error).located(at: name?.offset)
-    } catch {
-      throw Diagnosis.shellError(error)
     }
   }
 }

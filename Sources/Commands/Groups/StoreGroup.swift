@@ -310,19 +310,20 @@ enum StoreGroup {
     -> Error
   {
     if error is ShellError { return error }
-    let description = String(describing: error)
     switch error {
     case PersistenceController.Error.unknownStore, PersistenceController.Error.storeExists,
       PersistenceController.Error.invalidStoreName:
-      return ShellError(description, at: store?.offset)
+      return Diagnosis.shellError(error).located(at: store?.offset)
     case PersistenceController.Error.objectNotFound:
-      return ShellError(description, at: key?.offset ?? store?.offset)
+      return Diagnosis.shellError(error).located(at: key?.offset ?? store?.offset)
     case PersistenceController.Error.objectFailedToPersist:
       return ShellError(
-        description, hint: "raise it with 'store limits \(store?.text ?? "STORE") --bytes N'",
+        String(describing: error),
+        hint: "raise it with 'store limits \(store?.text ?? "STORE") --bytes N'",
         at: value?.offset)
     default:
-      return Diagnosis.shellError(error)
+      // The dispatcher adds the hint, and names the command for the errors that concern it.
+      return error
     }
   }
 }

@@ -6,20 +6,24 @@ import Domain
 /// Domain errors say what went wrong and which input it concerns; the hints that name commands
 /// are the shell's, and live here, in one place for every group.
 enum Diagnosis {
-  /// The error as a shell error with its hint, not yet located.
-  static func shellError(_ error: Error) -> ShellError {
+  /// The error as a shell error with its hint, not yet located; `command` is what the user ran,
+  /// for the errors that name it (Domain names the operation instead).
+  static func shellError(_ error: Error, command: String? = nil) -> ShellError {
     if let error = error as? ShellError { return error }
-    let message = String(describing: error)
+    var message = String(describing: error)
+    if case WorkspaceError.readOnly(let path, _) = error, let command {
+      message = "the workspace '\(path)' is read-only, so '\(command)' cannot write; reads still work"
+    }
     return ShellError(message, hint: hint(for: error))
   }
 
   /// The error as a shell error at the word that gave its subject, among `words`; at `fallback`
   /// when no word did.
-  static func shellError(_ error: Error, in words: ArraySlice<Word>, fallback: Word? = nil)
-    -> ShellError
-  {
+  static func shellError(
+    _ error: Error, in words: ArraySlice<Word>, command: String? = nil, fallback: Word? = nil
+  ) -> ShellError {
     if let error = error as? ShellError { return error }
-    var located = shellError(error)
+    var located = shellError(error, command: command)
     if let subject = (error as? SubjectError)?.subject, let text = subject.text,
       let word = words.first(where: { $0.text == text })
     {
@@ -54,6 +58,8 @@ enum Diagnosis {
       return nil
     case WorkspaceError.readOnly:
       return "make the file writable, or choose another workspace with --db"
+    case PersistenceController.Error.unknownStore(_, nil):
+      return "'store stores' lists them"
     case let error as APIError:
       switch error {
       case .invalidBaseURL: return "for example --api http://127.0.0.1:8080"

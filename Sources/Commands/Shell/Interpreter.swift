@@ -320,7 +320,8 @@ public final class Interpreter {
       throw error
     } catch {
       // A Domain error: the shell adds its hint and points at the word that gave its subject.
-      throw Diagnosis.shellError(error, in: words[resolution.argumentStart...])
+      throw Diagnosis.shellError(
+        error, in: words[resolution.argumentStart...], command: resolution.name)
     }
   }
 

@@ -19,6 +19,12 @@ public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
     self.offset = offset
   }
 
+  /// A Domain error as the shell reports it: its message, the shell's hint, and, for the errors
+  /// that concern what the user ran, `command` named in the message.
+  public init(describing error: Error, command: String? = nil) {
+    self = Diagnosis.shellError(error, command: command)
+  }
+
   /// The message and hint on one line.
   public var description: String {
     guard let hint else { return message }

@@ -77,7 +77,7 @@ public final class DataSourceDocument: @unchecked Sendable {
       let document = DataSourceDocument(
         name: name, controller: DataSourceController(sections: sections), background: nil,
         layout: [], workspace: workspace, tracer: tracer)
-      try workspace.write("'ds new'") { db in
+      try workspace.write("creating a data source") { db in
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM data_source WHERE name = ?", arguments: [name])
           ?? false
         {
@@ -154,7 +154,7 @@ public final class DataSourceDocument: @unchecked Sendable {
 
   /// Deletes a stored data source.
   public static func drop(name: String, in workspace: Workspace) throws {
-    try workspace.write("'ds drop'") { db in
+    try workspace.write("dropping a data source") { db in
       try db.execute(sql: "DELETE FROM data_source WHERE name = ?", arguments: [name])
       guard db.changesCount > 0 else {
         let names = try String.fetchAll(db, sql: "SELECT name FROM data_source")
@@ -173,7 +173,7 @@ public final class DataSourceDocument: @unchecked Sendable {
     let json = String(
       decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
       as: UTF8.self)
-    try workspace.write("'ds register'") { db in
+    try workspace.write("registering a cell controller") { db in
       try db.execute(
         sql: "UPDATE data_source SET registrations = ? WHERE name = ?", arguments: [json, name])
     }
@@ -182,7 +182,7 @@ public final class DataSourceDocument: @unchecked Sendable {
   /// Sets the text shown when there are no rows; nil shows none.
   public func setBackground(_ message: String?) throws {
     backgroundMessage = message
-    try workspace.write("'ds background'") { db in
+    try workspace.write("setting a background message") { db in
       try db.execute(
         sql: "UPDATE data_source SET background = ? WHERE name = ?", arguments: [message, name])
     }
@@ -200,7 +200,7 @@ public final class DataSourceDocument: @unchecked Sendable {
       let change = controller.lastChange
       span.setAttribute("sql", Self.sqlSummary(change))
       do {
-        try workspace.write("'ds'") { db in try persist(change, db) }
+        try workspace.write("changing a data source") { db in try persist(change, db) }
       } catch {
         let fresh = try Self.open(name: name, in: workspace, tracer: tracer)
         controller.update(allSections: fresh.controller.sections, notify: false)

@@ -70,7 +70,7 @@ public final class PersistenceController: @unchecked Sendable {
         return
           "none of the keys \(keys.map { "'\($0)'" }.joined(separator: ", ")) are in store '\(store)'"
       case .unknownStore(let name, let suggestion):
-        let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? " ('store stores' lists them)"
+        let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
         return "unknown store '\(name)'\(hint)"
       case .storeExists(let name):
         return "store '\(name)' already exists"
@@ -194,7 +194,7 @@ public final class PersistenceController: @unchecked Sendable {
     guard isValidStoreName(name) else { throw Error.invalidStoreName(name) }
     try tracer.withSpan("PersistenceController", "createStore", attributes: [("store", name)]) {
       span in
-      try workspace.write("'store create'") { db in
+      try workspace.write("creating a store") { db in
         guard
           try Int.fetchOne(db, sql: "SELECT 1 FROM store WHERE name = ?", arguments: [name]) == nil
         else {
@@ -227,7 +227,7 @@ public final class PersistenceController: @unchecked Sendable {
   public func setLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> Limits {
     try tracer.withSpan("PersistenceController", "setLimits", attributes: [("store", identifier)]) {
       span in
-      try workspace.write("'store limits'") { db in
+      try workspace.write("setting a store's limits") { db in
         var limits = try storeLimits(db)
         if let byteLimit { limits.byteLimit = byteLimit }
         if let ageLimit { limits.ageLimit = ageLimit }
@@ -257,7 +257,7 @@ public final class PersistenceController: @unchecked Sendable {
       (key: "bytes", value: String(value.count)),
     ]
     return try tracer.withSpan("PersistenceController", "persist", attributes: attributes) { span in
-      try workspace.write("'store persist'") { db in
+      try workspace.write("persisting a key") { db in
         let state = try storeState(db)
         let unlimited = state.limits.byteLimit <= 0
         guard unlimited || value.count <= state.limits.byteLimit else {
@@ -371,7 +371,7 @@ public final class PersistenceController: @unchecked Sendable {
       "PersistenceController", "remove",
       attributes: [("store", identifier), ("keys", keys.joined(separator: ", "))]
     ) { span in
-      try workspace.write("'store remove'") { db in
+      try workspace.write("removing keys") { db in
         _ = try storeLimits(db)
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM entry WHERE store = ? AND key = ?")
         for key in keys where try Int.fetchOne(exists, arguments: [identifier, key]) == nil {
@@ -489,7 +489,7 @@ public final class PersistenceController: @unchecked Sendable {
   public func trim(_ trim: Trim) throws -> [String] {
     try tracer.withSpan("PersistenceController", "trim", attributes: [("store", identifier)]) {
       span in
-      let removed = try workspace.write("'store trim'") { db -> [String] in
+      let removed = try workspace.write("trimming a store") { db -> [String] in
         let limits = try storeLimits(db)
         switch trim {
         case .toBytes(let bytes):

@@ -396,7 +396,7 @@ public final class Workspace: @unchecked Sendable {
 
   /// Starts the transaction that makes a whole script atomic.
   public func beginAtomic() throws {
-    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "'--atomic'") }
+    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "an atomic run") }
     try queue.inDatabase { db in try db.beginTransaction(.immediate) }
     stateLock.withLock { atomicDepth = 1 }
   }

@@ -12,7 +12,8 @@ enum Diagnosis {
     if let error = error as? ShellError { return error }
     var message = String(describing: error)
     if case WorkspaceError.readOnly(let path, _) = error, let command {
-      message = "the workspace '\(path)' is read-only, so '\(command)' cannot write; reads still work"
+      message =
+        "the workspace '\(path)' is read-only, so '\(command)' cannot write; reads still work"
     }
     return ShellError(message, hint: hint(for: error))
   }

@@ -56,7 +56,10 @@ struct TableViewDrawing {
       while start < paths.count {
         let chunk = paths[start..<min(paths.count, start + columns)]
         let cards = chunk.map { card(at: $0, width: cardWidth) }
-        let height = cards.map(\.count).max() ?? 0
+        // A closure, not the key path \.count: a key path to Array.count takes the address of a
+        // libswiftCore function, which the position-dependent release executable turns into a
+        // glibc warning ("may break pointer equality") on standard error.
+        let height = cards.map { $0.count }.max() ?? 0
         for line in 0..<height {
           lines.append(
             cards.map { line < $0.count ? $0[line] : String(repeating: " ", count: cardWidth) }

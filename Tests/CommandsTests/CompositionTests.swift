@@ -22,6 +22,14 @@ struct CompositionTests {
       let output = run("factory graph --format \(format)").stdout
       for component in ApplicationFactory.components {
         #expect(output.contains(component.name), "\(format) graph lacks \(component.name)")
+        if format == "text" {
+          let injected =
+            component.dependencies.isEmpty
+            ? "" : " ← " + component.dependencies.joined(separator: ", ")
+          let line =
+            "\(component.name): \(component.typeName) (\(component.lifetime.rawValue))\(injected)\n"
+          #expect(output.contains(line), "text graph lacks \(line)")
+        }
         for dependency in component.dependencies where format != "text" {
           let arrow =
             format == "dot"

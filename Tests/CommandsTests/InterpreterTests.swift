@@ -260,7 +260,7 @@ struct InterpreterTests {
       harness.sink.stdout == """
         [{"name":"a","value":"1"},{"name":"b","value":"2"}]
         {"message":"hi"}
-        {"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans controllers report; `trace on` shows them"}
+        {"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"}
         {"output":"json"}
 
         """)
@@ -335,7 +335,7 @@ struct InterpreterTests {
         scope:    singleton
         instance: the shared instance
         id:       #1
-        summary:  records the spans controllers report; `trace on` shows them
+        summary:  records the spans that controllers report
         archsh factory get tracer  #.## ms
         └─ ApplicationFactory make tracer (lifetime: singleton, instance: shared)  #.## ms
         wrote a Mermaid sequence diagram to \(file)
@@ -391,7 +391,7 @@ struct JSONTracingTests {
     #expect(lines[0] == #"{"message":"tracing is on"}"#)
     #expect(
       lines[1]
-        == ##"{"output":{"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans controllers report; `trace on` shows them"},"trace":[{"label":"archsh factory get tracer","detail":"#.## ms","children":[{"label":"ApplicationFactory make tracer (lifetime: singleton, instance: shared)","detail":"#.## ms","children":[]}]}]}"##
+        == ##"{"output":{"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"},"trace":[{"label":"archsh factory get tracer","detail":"#.## ms","children":[{"label":"ApplicationFactory make tracer (lifetime: singleton, instance: shared)","detail":"#.## ms","children":[]}]}]}"##
     )
   }
 }

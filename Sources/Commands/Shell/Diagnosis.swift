@@ -18,10 +18,10 @@ enum Diagnosis {
     return ShellError(message, hint: hint(for: error))
   }
 
-  /// The error as a shell error at the word that gave its subject, among `words`; at `fallback`
+  /// The error as a shell error at the word that gave its subject, among `words`; unlocated
   /// when no word did.
   static func shellError(
-    _ error: Error, in words: ArraySlice<Word>, command: String? = nil, fallback: Word? = nil
+    _ error: Error, in words: ArraySlice<Word>, command: String? = nil
   ) -> ShellError {
     if let error = error as? ShellError { return error }
     var located = shellError(error, command: command)
@@ -29,8 +29,6 @@ enum Diagnosis {
       let word = words.first(where: { $0.text == text })
     {
       located.offset = word.offset
-    } else {
-      located.offset = fallback?.offset
     }
     return located
   }

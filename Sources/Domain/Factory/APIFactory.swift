@@ -41,14 +41,10 @@ public enum APIError: Error, Equatable, CustomStringConvertible, SubjectError {
 
 /// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
 /// updaters that fetch through it.
-public final class APIFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
+public final class APIFactory: Factory {
   private let lock = NSLock()
   private var storedTimeout: Double = 5
   private var storedCancellation: @Sendable () -> Bool = { false }
-
-  init(root: ApplicationFactory) { self.root = root }
 
   static let embeddedAPIComponent = FactoryComponent(
     "embeddedAPI", factory: "APIFactory", type: "DemoAPI", .singleton,
@@ -75,7 +71,7 @@ public final class APIFactory: @unchecked Sendable {
 
   static let productCatalogComponent = FactoryComponent(
     "productCatalog", factory: "APIFactory", type: "ProductCatalog", .prototype,
-    dependencies: ["persistenceController"],
+    dependencies: ["persistenceController", "jsonDecoder"],
     summary: "names products by id, path or URL; finds cached copies, fetches missing ones"
   ) { try $0.api.productCatalog() }
 
@@ -187,7 +183,9 @@ public final class APIFactory: @unchecked Sendable {
   /// A new catalog: it names products and finds their cached copies, without starting the API.
   public func productCatalog() throws -> ProductCatalog {
     try core.prototype(Self.productCatalogComponent) {
-      ProductCatalog(cache: try root.persistenceController(.productCache), api: self)
+      ProductCatalog(
+        cache: try root.persistenceController(.productCache), decoder: root.json.decoder(),
+        api: self)
     }
   }
 }

@@ -95,7 +95,7 @@ public final class ApplicationFactory: @unchecked Sendable {
         name, suggestion: Suggestion.nearest(to: name, among: Self.components.map(\.name)))
     }
     guard let obtain = component.obtain else {
-      throw FactoryError.needsInput(name, input: component.summary)
+      throw FactoryError.needsInput(name, input: component.input ?? "an input")
     }
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
     return try tracer.withSpan(component.factory, "make \(name)", attributes: attributes) { span in
@@ -131,7 +131,7 @@ public final class ApplicationFactory: @unchecked Sendable {
 
   static let tracerComponent = FactoryComponent(
     "tracer", factory: "ApplicationFactory", type: "Tracer", .singleton,
-    summary: "records the spans controllers report; `trace on` shows them"
+    summary: "records the spans that controllers report"
   ) { $0.tracer }
 
   static let workspaceComponent = FactoryComponent(
@@ -150,7 +150,7 @@ public final class ApplicationFactory: @unchecked Sendable {
 
   static let navigationLogComponent = FactoryComponent(
     "navigationLog", factory: "ApplicationFactory", type: "NavigationLog", .singleton,
-    summary: "where coordinators and presenters record what they do (the `~` lines)"
+    summary: "where coordinators and presenters record what they do"
   ) { try $0.navigationLog }
 
   static let appDependenciesComponent = FactoryComponent(
@@ -170,11 +170,10 @@ public final class ApplicationFactory: @unchecked Sendable {
     summary: "the root coordinator: chooses the login or the main flow"
   ) { try $0.appConfigurator() }
 
-  static let alertControllerComponent = FactoryComponent(
+  static let alertControllerComponent = FactoryComponent.app(
     "alertController", factory: "ApplicationFactory", type: "ScreenController<AlertEvent>",
-    .prototype, dependencies: ["appDependencies"],
     summary: "the alert AppConfigurator presents over every screen"
-  ) { $0.alertController(dependencies: try $0.appDependencies, error: .network) { _ in } }
+  ) { $0.alertController(dependencies: $1, error: .network) { _ in } }
 
   static let appDelegateComponent = FactoryComponent(
     "appDelegate", factory: "ApplicationFactory", type: "AppDelegate", .singleton,
@@ -249,11 +248,8 @@ public final class ApplicationFactory: @unchecked Sendable {
   public func alertController(
     dependencies: AppDependencies, error: AppError, eventHandler: @escaping (AlertEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.alertControllerComponent) {
-      ScreenController(
-        screen: .alert(error),
-        presenter: AlertPresenter(
-          error: error, dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.alertControllerComponent, .alert(error)) {
+      AlertPresenter(error: error, dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 

@@ -93,11 +93,7 @@ public final class DataSourceLibrary {
 
 /// The data sources the shell opens, after peredaniel's DataSourceController (seed 002): the
 /// library that loads them, and the delegate each one reports to.
-public final class DataSourceFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
-
-  init(root: ApplicationFactory) { self.root = root }
+public final class DataSourceFactory: Factory {
 
   static let libraryComponent = FactoryComponent(
     "dataSourceLibrary", factory: "DataSourceFactory", type: "DataSourceLibrary", .singleton,
@@ -109,7 +105,7 @@ public final class DataSourceFactory: @unchecked Sendable {
     "openDataSource", factory: "DataSourceFactory", type: "OpenDataSource", .prototype,
     dependencies: ["recordingDelegate"],
     summary: "a stored data source's DataSourceController, wired to its delegate",
-    obtain: nil)
+    input: "a stored data source", obtain: nil)
 
   static let recordingDelegateComponent = FactoryComponent(
     "recordingDelegate", factory: "DataSourceFactory", type: "RecordingDelegate", .prototype,

@@ -2,11 +2,7 @@ import Foundation
 
 /// The MVC+C app's login flow, after BDModules' EntryFactory: the session store, the login flow's
 /// coordinator, and the controllers of its screens with their presenters.
-public final class EntryFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
-
-  init(root: ApplicationFactory) { self.root = root }
+public final class EntryFactory: Factory {
 
   static let sessionStoreComponent = FactoryComponent(
     "sessionStore", factory: "EntryFactory", type: "SessionStore", .singleton,
@@ -14,20 +10,20 @@ public final class EntryFactory: @unchecked Sendable {
     summary: "the signed-in session, in the 'user' store (a keychain on iOS)"
   ) { try $0.entry.sessionStore }
 
-  static let loginFlowCoordinatorComponent = FactoryComponent(
-    "loginFlowCoordinator", factory: "EntryFactory", type: "LoginFlowCoordinator", .prototype,
-    dependencies: ["appDependencies"], summary: "the login flow: Login, and SignUp over it"
-  ) { $0.entry.loginFlowCoordinator(dependencies: try $0.appDependencies) }
+  static let loginFlowCoordinatorComponent = FactoryComponent.app(
+    "loginFlowCoordinator", factory: "EntryFactory", type: "LoginFlowCoordinator",
+    summary: "the login flow: Login, and SignUp over it"
+  ) { $0.entry.loginFlowCoordinator(dependencies: $1) }
 
-  static let loginControllerComponent = FactoryComponent(
-    "loginController", factory: "EntryFactory", type: "ScreenController<LoginEvent>", .prototype,
-    dependencies: ["appDependencies"], summary: "the Login screen and its presenter"
-  ) { $0.entry.loginController(dependencies: try $0.appDependencies) { _ in } }
+  static let loginControllerComponent = FactoryComponent.app(
+    "loginController", factory: "EntryFactory", type: "ScreenController<LoginEvent>",
+    summary: "the Login screen and its presenter"
+  ) { $0.entry.loginController(dependencies: $1) { _ in } }
 
-  static let signUpControllerComponent = FactoryComponent(
+  static let signUpControllerComponent = FactoryComponent.app(
     "signUpController", factory: "EntryFactory", type: "ScreenController<SignUpEvent>",
-    .prototype, dependencies: ["appDependencies"], summary: "the SignUp screen and its presenter"
-  ) { $0.entry.signUpController(dependencies: try $0.appDependencies) { _ in } }
+    summary: "the SignUp screen and its presenter"
+  ) { $0.entry.signUpController(dependencies: $1) { _ in } }
 
   static let components = [
     sessionStoreComponent, loginFlowCoordinatorComponent, loginControllerComponent,
@@ -54,10 +50,8 @@ public final class EntryFactory: @unchecked Sendable {
   public func loginController(
     dependencies: AppDependencies, eventHandler: @escaping (LoginEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.loginControllerComponent) {
-      ScreenController(
-        screen: .login,
-        presenter: LoginPresenter("Login", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.loginControllerComponent, .login) {
+      LoginPresenter("Login", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -65,11 +59,8 @@ public final class EntryFactory: @unchecked Sendable {
   public func signUpController(
     dependencies: AppDependencies, eventHandler: @escaping (SignUpEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.signUpControllerComponent) {
-      ScreenController(
-        screen: .signUp,
-        presenter: SignUpPresenter(
-          "SignUp", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.signUpControllerComponent, .signUp) {
+      SignUpPresenter("SignUp", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 }

@@ -29,15 +29,19 @@ public struct FactoryComponent: Sendable {
   public let dependencies: [String]
   /// What the object is for, in one line.
   public let summary: String
-  /// Builds (or returns) the product as a generic request such as `factory get` makes it; nil for
-  /// a product that is built only from an input, such as a parser from its file.
+  /// For a product built only from an input (a parser from its file), what that input is; a
+  /// request by name cannot give it.
+  public let input: String?
+  /// Builds (or returns) the product as a generic request such as `factory get` makes it; nil
+  /// when the product needs `input`.
   let obtain: (@Sendable (ApplicationFactory) throws -> Any)?
 
   init(
     _ name: String, factory: String, type typeName: String, _ lifetime: FactoryLifetime,
-    dependencies: [String] = [], summary: String,
+    dependencies: [String] = [], summary: String, input: String? = nil,
     obtain: (@Sendable (ApplicationFactory) throws -> Any)?
   ) {
+    self.input = input
     self.name = name
     self.factory = factory
     self.typeName = typeName
@@ -45,6 +49,20 @@ public struct FactoryComponent: Sendable {
     self.dependencies = dependencies
     self.summary = summary
     self.obtain = obtain
+  }
+}
+
+extension FactoryComponent {
+  /// A prototype of the MVC+C app (a coordinator or a screen's controller), built with the app's
+  /// dependencies injected; a request by name gets it with a handler that ignores its events.
+  static func app(
+    _ name: String, factory: String, type typeName: String, summary: String,
+    obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) -> Any
+  ) -> FactoryComponent {
+    FactoryComponent(
+      name, factory: factory, type: typeName, .prototype, dependencies: ["appDependencies"],
+      summary: summary
+    ) { root in obtain(root, try root.appDependencies) }
   }
 }
 

@@ -55,10 +55,7 @@ final class FactoryCore: @unchecked Sendable {
   var observedDependencies: [String: Set<String>] { lock.withLock { requests } }
 
   private func building<T>(_ name: String, _ make: () throws -> T) rethrows -> T {
-    lock.withLock {
-      building.append(name)
-      requests[name, default: []].formUnion([])
-    }
+    lock.withLock { building.append(name) }
     defer { lock.withLock { _ = building.popLast() } }
     return try make()
   }
@@ -69,4 +66,23 @@ final class FactoryCore: @unchecked Sendable {
       requests[parent, default: []].insert(name)
     }
   }
+}
+
+extension FactoryCore {
+  /// A new controller for `screen` with the presenter `makePresenter` builds: how every screen of
+  /// the MVC+C app is made.
+  func screenController<Event: EventProtocol>(
+    _ component: FactoryComponent, _ screen: Screen, _ makePresenter: () -> Presenter<Event>
+  ) -> ScreenControlling {
+    prototype(component) { ScreenController(screen: screen, presenter: makePresenter()) }
+  }
+}
+
+/// A factory that ApplicationFactory creates: it builds its products through the root's shared
+/// machinery, so that every factory's singletons, traces and declarations are kept in one place.
+public class Factory {
+  unowned let root: ApplicationFactory
+  var core: FactoryCore { root.core }
+
+  init(root: ApplicationFactory) { self.root = root }
 }

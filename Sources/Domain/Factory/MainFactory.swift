@@ -3,11 +3,7 @@ import Foundation
 /// The MVC+C app's main flow, after BDModules' MainFactory: the tab bar container, the Discover,
 /// Favourites and Profile flows, the controllers of their screens with their presenters, and the
 /// providers those presenters read (the media library and the favourites).
-public final class MainFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
-
-  init(root: ApplicationFactory) { self.root = root }
+public final class MainFactory: Factory {
 
   static let mediaLibraryComponent = FactoryComponent(
     "mediaLibrary", factory: "MainFactory", type: "ProductMediaLibrary", .singleton,
@@ -19,45 +15,42 @@ public final class MainFactory: @unchecked Sendable {
     dependencies: ["persistenceController"], summary: "the favourite media items, in 'bookmarks'"
   ) { try $0.main.favouritesStore }
 
-  static func coordinator(
-    _ name: String, _ type: String, _ summary: String,
+  static func component(
+    _ name: String, _ typeName: String, _ summary: String,
     _ obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) -> Any
   ) -> FactoryComponent {
-    FactoryComponent(
-      name, factory: "MainFactory", type: type, .prototype, dependencies: ["appDependencies"],
-      summary: summary
-    ) { root in obtain(root, try root.appDependencies) }
+    .app(name, factory: "MainFactory", type: typeName, summary: summary, obtain: obtain)
   }
 
-  static let tabBarContainerComponent = coordinator(
+  static let tabBarContainerComponent = component(
     "tabBarContainer", "TabBarContainer", "the tab bar; starts one flow per tab"
   ) { $0.main.tabBarContainer(dependencies: $1) }
-  static let discoverFlowCoordinatorComponent = coordinator(
+  static let discoverFlowCoordinatorComponent = component(
     "discoverFlowCoordinator", "DiscoverFlowCoordinator", "the catalog, media items over it"
   ) { $0.main.discoverFlowCoordinator(dependencies: $1) }
-  static let favouritesFlowCoordinatorComponent = coordinator(
+  static let favouritesFlowCoordinatorComponent = component(
     "favouritesFlowCoordinator", "FavouritesFlowCoordinator",
     "the favourites, media items over them"
   ) { $0.main.favouritesFlowCoordinator(dependencies: $1) }
-  static let profileFlowCoordinatorComponent = coordinator(
+  static let profileFlowCoordinatorComponent = component(
     "profileFlowCoordinator", "ProfileFlowCoordinator", "the profile and its settings"
   ) { $0.main.profileFlowCoordinator(dependencies: $1) }
-  static let tabBarControllerComponent = coordinator(
+  static let tabBarControllerComponent = component(
     "tabBarController", "ScreenController<TabBarEvent>", "the tab bar screen and its presenter"
   ) { $0.main.tabBarController(dependencies: $1, selectedTab: .discover) { _ in } }
-  static let discoverControllerComponent = coordinator(
+  static let discoverControllerComponent = component(
     "discoverController", "ScreenController<DiscoverEvent>", "Discover and its presenter"
   ) { $0.main.discoverController(dependencies: $1) { _ in } }
-  static let mediaItemControllerComponent = coordinator(
+  static let mediaItemControllerComponent = component(
     "mediaItemController", "ScreenController<MediaItemEvent>", "a media item and its presenter"
   ) { $0.main.mediaItemController(dependencies: $1, id: 1) { _ in } }
-  static let favouritesControllerComponent = coordinator(
+  static let favouritesControllerComponent = component(
     "favouritesController", "ScreenController<FavouritesEvent>", "Favourites and its presenter"
   ) { $0.main.favouritesController(dependencies: $1) { _ in } }
-  static let profileControllerComponent = coordinator(
+  static let profileControllerComponent = component(
     "profileController", "ScreenController<ProfileEvent>", "Profile and its presenter"
   ) { $0.main.profileController(dependencies: $1) { _ in } }
-  static let settingsControllerComponent = coordinator(
+  static let settingsControllerComponent = component(
     "settingsController", "ScreenController<SettingsEvent>", "Settings and its presenter"
   ) { $0.main.settingsController(dependencies: $1) { _ in } }
 
@@ -118,11 +111,9 @@ public final class MainFactory: @unchecked Sendable {
     dependencies: AppDependencies, selectedTab: Tab,
     eventHandler: @escaping (TabBarEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.tabBarControllerComponent) {
-      ScreenController(
-        screen: .tabBar,
-        presenter: TabBarPresenter(
-          selectedTab: selectedTab, dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.tabBarControllerComponent, .tabBar) {
+      TabBarPresenter(
+        selectedTab: selectedTab, dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -130,11 +121,8 @@ public final class MainFactory: @unchecked Sendable {
   public func discoverController(
     dependencies: AppDependencies, eventHandler: @escaping (DiscoverEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.discoverControllerComponent) {
-      ScreenController(
-        screen: .discover,
-        presenter: DiscoverPresenter(
-          "Discover", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.discoverControllerComponent, .discover) {
+      DiscoverPresenter("Discover", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -142,11 +130,8 @@ public final class MainFactory: @unchecked Sendable {
   public func mediaItemController(
     dependencies: AppDependencies, id: Int, eventHandler: @escaping (MediaItemEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.mediaItemControllerComponent) {
-      ScreenController(
-        screen: .mediaItem(id),
-        presenter: MediaItemPresenter(
-          id: id, dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.mediaItemControllerComponent, .mediaItem(id)) {
+      MediaItemPresenter(id: id, dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -154,11 +139,9 @@ public final class MainFactory: @unchecked Sendable {
   public func favouritesController(
     dependencies: AppDependencies, eventHandler: @escaping (FavouritesEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.favouritesControllerComponent) {
-      ScreenController(
-        screen: .favourites,
-        presenter: FavouritesPresenter(
-          "Favourites", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.favouritesControllerComponent, .favourites) {
+      FavouritesPresenter(
+        "Favourites", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -166,11 +149,8 @@ public final class MainFactory: @unchecked Sendable {
   public func profileController(
     dependencies: AppDependencies, eventHandler: @escaping (ProfileEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.profileControllerComponent) {
-      ScreenController(
-        screen: .profile,
-        presenter: ProfilePresenter(
-          "Profile", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.profileControllerComponent, .profile) {
+      ProfilePresenter("Profile", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 
@@ -178,11 +158,8 @@ public final class MainFactory: @unchecked Sendable {
   public func settingsController(
     dependencies: AppDependencies, eventHandler: @escaping (SettingsEvent) -> Void
   ) -> ScreenControlling {
-    core.prototype(Self.settingsControllerComponent) {
-      ScreenController(
-        screen: .settings,
-        presenter: SettingsPresenter(
-          "Settings", dependencies: dependencies, eventHandler: eventHandler))
+    core.screenController(Self.settingsControllerComponent, .settings) {
+      SettingsPresenter("Settings", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
 }

@@ -2,11 +2,7 @@ import Foundation
 
 /// Decoding and mapping, after BDModules' ModelFactory: the translator that turns products into
 /// cell view models, and the parsers that turn files and JSON into models.
-public final class ModelFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
-
-  init(root: ApplicationFactory) { self.root = root }
+public final class ModelFactory: Factory {
 
   static let productTranslatorComponent = FactoryComponent(
     "productTranslator", factory: "ModelFactory", type: "ProductToProductCellViewModelTranslator",
@@ -15,8 +11,8 @@ public final class ModelFactory: @unchecked Sendable {
 
   static let acknowParserComponent = FactoryComponent(
     "acknowParser", factory: "ModelFactory", type: "AcknowParser", .prototype,
-    summary: "a CocoaPods acknowledgements plist (`parse acknowledgements FILE` gives one)",
-    obtain: nil)
+    summary: "reads a CocoaPods acknowledgements plist (Lickability's Parser)",
+    input: "a plist file", obtain: nil)
 
   static let gameParserComponent = FactoryComponent(
     "gameParser", factory: "ModelFactory", type: "GameParser", .prototype,
@@ -47,11 +43,7 @@ public final class ModelFactory: @unchecked Sendable {
 
 /// JSON encoding and decoding, after BDModules' JSONFactory: one place that says how archsh
 /// writes and reads its models.
-public final class JSONFactory: @unchecked Sendable {
-  unowned let root: ApplicationFactory
-  private var core: FactoryCore { root.core }
-
-  init(root: ApplicationFactory) { self.root = root }
+public final class JSONFactory: Factory {
 
   static let decoderComponent = FactoryComponent(
     "jsonDecoder", factory: "JSONFactory", type: "JSONDecoder", .prototype,

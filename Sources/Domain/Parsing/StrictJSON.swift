@@ -407,8 +407,7 @@ private struct Parser {
     if index < bytes.count, bytes[index] == Byte.dot {
       index += 1
       guard index < bytes.count, isDigit(bytes[index]) else {
-        let text = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        let text = rawText(start..<index)
         throw failure(
           "expected a digit after the decimal point in \(quoted(text)), found \(found(at: index))",
           at: index)
@@ -421,15 +420,14 @@ private struct Parser {
         index += 1
       }
       guard index < bytes.count, isDigit(bytes[index]) else {
-        let text = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        let text = rawText(start..<index)
         throw failure(
           "expected a digit in the exponent of \(quoted(text)), found \(found(at: index))",
           at: index)
       }
       skipDigits()
     }
-    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    return rawText(start..<index)
   }
 
   /// The error for a value that starts with `+` or `.`.
@@ -462,8 +460,7 @@ private struct Parser {
           scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segment..<index]))
           result = String(decoding: scratch, as: UTF8.self)
         } else {
-          result = String(
-            decoding: UnsafeBufferPointer(rebasing: bytes[segment..<index]), as: UTF8.self)
+          result = rawText(segment..<index)
         }
         index += 1
         return result

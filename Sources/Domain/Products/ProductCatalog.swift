@@ -43,10 +43,12 @@ public enum ProductCatalogError: Error, Equatable, CustomStringConvertible, Subj
 /// from run to run, and the cache key is the whole URL. Reading never starts the API.
 public final class ProductCatalog {
   private let cache: PersistenceController
+  private let decoder: JSONDecoder
   private unowned let api: APIFactory
 
-  init(cache: PersistenceController, api: APIFactory) {
+  init(cache: PersistenceController, decoder: JSONDecoder, api: APIFactory) {
     self.cache = cache
+    self.decoder = decoder
     self.api = api
   }
 
@@ -108,7 +110,7 @@ public final class ProductCatalog {
   /// count as access.
   public func cachedProducts() throws -> [(key: String, product: Product?)] {
     try cache.peekObjects().map { entry in
-      (entry.key, try? JSONDecoder().decode(Product.self, from: entry.value))
+      (entry.key, try? decoder.decode(Product.self, from: entry.value))
     }
   }
 
@@ -121,10 +123,9 @@ public final class ProductCatalog {
   public func cachedByID() throws -> [Int: Product] {
     let preferred = api.knownBaseURL?.absoluteString
     var found: [Int: Product] = [:]
-    for entry in try cache.peekObjects() {
-      guard let id = Self.productID(inKey: entry.key),
-        found[id] == nil || preferred.map(entry.key.hasPrefix) == true,
-        let product = try? JSONDecoder().decode(Product.self, from: entry.value)
+    for (key, product) in try cachedProducts() {
+      guard let product, let id = Self.productID(inKey: key),
+        found[id] == nil || preferred.map(key.hasPrefix) == true
       else { continue }
       found[id] = product
     }

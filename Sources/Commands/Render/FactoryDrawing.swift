@@ -32,9 +32,9 @@ enum FactoryDrawing {
     for (factory, list) in byFactory(components) {
       lines.append("  subgraph \(factory)")
       for component in list {
-        let label = "\(component.name)<br/>\(component.typeName)"
-          .replacingOccurrences(of: "<", with: "&lt;", options: [], range: nil)
-          .replacingOccurrences(of: "&lt;br/>", with: "<br/>")
+        let type = component.typeName.replacingOccurrences(of: "<", with: "&lt;")
+          .replacingOccurrences(of: ">", with: "&gt;")
+        let label = "\(component.name)<br/>\(type)"
         let shape =
           component.lifetime == .singleton ? "[\"\(label)\"]" : "(\"\(label)\")"
         lines.append("    \(component.name)\(shape)")

@@ -250,7 +250,11 @@ struct DataSourceTests {
         case 3: controller.update(row: .text("u\(step)"), at: path(section, row))
         case 4: controller.remove(rowAt: path(section, row))
         case 5:
-          controller.update(rows: [path(section, row): .text("p\(step)"), path(9, 9): .text("x")])
+          // The second path is past the last section, so it never equals the first one (a
+          // dictionary literal with a duplicate key traps).
+          controller.update(rows: [
+            path(section, row): .text("p\(step)"), path(sections + 1, 0): .text("x"),
+          ])
         default:
           if step % 5 == 0 {
             controller.add(

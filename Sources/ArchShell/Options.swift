@@ -17,43 +17,43 @@ struct Options: ParsableCommand {
     version: "archsh \(version)"
   )
 
-  @Option(
+  @ArgumentParser.Option(
     name: .customShort("f"),
     help: ArgumentHelp("Run a script; the words after it are its $1…$9.", valueName: "file"))
   var file: [String] = []
 
-  @Option(
+  @ArgumentParser.Option(
     name: .customShort("c"), help: ArgumentHelp("Run one line (repeatable).", valueName: "line"))
   var command: [String] = []
 
-  @Option(
+  @ArgumentParser.Option(
     help: ArgumentHelp("The workspace database (':memory:' keeps it in memory).", valueName: "path")
   )
   var db: String?
 
-  @Option(
+  @ArgumentParser.Option(
     help: ArgumentHelp(
       "Another server for the networking commands (default: the embedded demo API).",
       valueName: "url"))
   var api: String?
 
-  @Flag(help: "Print results as JSON, one document per command.")
+  @ArgumentParser.Flag(help: "Print results as JSON, one document per command.")
   var json = false
 
-  @Flag(name: .customLong("keep-going"), help: "Keep running a script after a failed command.")
+  @ArgumentParser.Flag(name: .customLong("keep-going"), help: "Keep running a script after a failed command.")
   var keepGoing = false
 
-  @Flag(help: "Print each command line, with the prompt, before its output.")
+  @ArgumentParser.Flag(help: "Print each command line, with the prompt, before its output.")
   var echo = false
 
-  @Flag(help: "Run the whole script in one transaction: any failure rolls everything back.")
+  @ArgumentParser.Flag(help: "Run the whole script in one transaction: any failure rolls everything back.")
   var atomic = false
 
-  @Flag(
+  @ArgumentParser.Flag(
     name: .customLong("no-rc"), help: "Do not source ~/.config/archsh/rc.ash at interactive start.")
   var noRC = false
 
-  @Argument(
+  @ArgumentParser.Argument(
     parsing: .captureForPassthrough,
     help: ArgumentHelp("A script's arguments, or a command to run.", valueName: "word"))
   var words: [String] = []

@@ -20,6 +20,17 @@ enum AppGroup {
       """,
     commands: [start, state, relaunch, reset, login, logout, error])
 
+  // MARK: - Parameters
+
+  /// `app start --session ID`; secret, so the line stays out of history.
+  static let sessionOption = Option(
+    "session", .text, value: "ID", "store this session id first", secret: true)
+  /// `app login EMAIL`.
+  static let emailArgument = Argument("EMAIL", .text, "the email address")
+  /// `app error KIND`.
+  static let kindArgument = Argument(
+    "KIND", .choice(AppError.allCases.map(\.rawValue)), "the app error")
+
   // MARK: - Commands
 
   static let start = Command(
@@ -29,13 +40,11 @@ enum AppGroup {
       it, so the main flow starts. The line is kept out of history. An app that is running, or \
       saved in the workspace, is not started again: see 'app relaunch' and 'app reset'.
       """,
-    signature: Signature([
-      .option("session", .text, value: "ID", "store this session id first", secret: true)
-    ]),
+    signature: Signature([sessionOption]),
     examples: ["app start", "app start --session s3cr3t"]
   ) { invocation in
     let delegate = try invocation.session.factory.appDelegate
-    let app = try delegate.start(sessionID: invocation.arguments.string("session"))
+    let app = try delegate.start(sessionID: invocation[sessionOption]?.text)
     return .sequence([.events(delegate.drain()), .tree(CoordinatorDrawing.tree(app))])
   }
 
@@ -105,10 +114,10 @@ enum AppGroup {
       and AppConfigurator replaces the login flow with the tab bar. The same as 'event send \
       login loginSucceeded EMAIL'.
       """,
-    signature: Signature([.argument("EMAIL", .text, "the email address")]),
+    signature: Signature([emailArgument]),
     examples: ["app login ada@example.com"]
   ) { invocation in
-    let email = invocation.arguments.word("EMAIL") ?? Word("")
+    let email = try invocation[emailArgument]
     return try RunningApp.navigate(invocation.session) { app in
       try Diagnosis.located(email) { try app.logIn(email: email.text) }
     }
@@ -134,12 +143,10 @@ enum AppGroup {
       unauthorized removes the session and routes to the login flow; any other kind presents \
       an alert over every screen until 'event send app dismissTapped'.
       """,
-    signature: Signature([
-      .argument("KIND", .choice(AppError.allCases.map(\.rawValue)), "the app error")
-    ]),
+    signature: Signature([kindArgument]),
     examples: ["app error network", "app error unauthorized"]
   ) { invocation in
-    guard let kind = AppError(rawValue: invocation.arguments.string("KIND") ?? "") else {
+    guard let kind = AppError(rawValue: try invocation[kindArgument].text) else {
       throw ShellError("unknown error kind")
     }
     return try RunningApp.navigate(invocation.session) { app in app.handle(.appError(kind)) }

@@ -9,39 +9,45 @@ enum Builtins {
       help, set, unset, vars, echo, source, expect, time, sleep, history, output, serve, quit, exit,
     ])
 
+  /// `help`'s group or builtin.
+  static let topicArgument = Option.argument(
+    "TOPIC", .name, "a group or builtin", completion: { $0.registry.topLevelNames })
+
+  /// `help`'s verb of the group.
+  static let verbArgument = Option.argument(
+    "VERB", .name, "a verb of the group",
+    completion: { context in
+      context.previousWords.last.flatMap { context.registry.group(named: $0) }?.verbs ?? []
+    })
+
+  /// `help`'s second word of a two-word verb.
+  static let subverbArgument = Option.argument(
+    "SUBVERB", .name, "the second word of a two-word verb, such as 'set' in 'section set'",
+    completion: { context in
+      let words = context.previousWords.suffix(2)
+      guard words.count == 2, let group = context.registry.group(named: words[words.startIndex])
+      else { return [] }
+      return group.subverbs(of: words[words.startIndex + 1])
+    })
+
+  /// `help --markdown`.
+  static let markdownFlag = Flag("markdown", "print the whole reference as Markdown")
+
   static let help = Command(
     "help", summary: "show the commands, a group's verbs, or one command in full",
     discussion:
       "With --markdown, print the whole command reference as Markdown (docs/commands.md).",
-    signature: Signature([
-      .optionalArgument(
-        "TOPIC", .name, "a group or builtin", completion: { $0.registry.topLevelNames }),
-      .optionalArgument(
-        "VERB", .name, "a verb of the group",
-        completion: { context in
-          context.previousWords.last.flatMap { context.registry.group(named: $0) }?.verbs ?? []
-        }),
-      .optionalArgument(
-        "SUBVERB", .name, "the second word of a two-word verb, such as 'set' in 'section set'",
-        completion: { context in
-          let words = context.previousWords.suffix(2)
-          guard words.count == 2, let group = context.registry.group(named: words[words.startIndex])
-          else { return [] }
-          return group.subverbs(of: words[words.startIndex + 1])
-        }),
-      .flag("markdown", "print the whole reference as Markdown"),
-    ]),
+    signature: Signature([topicArgument, verbArgument, subverbArgument, markdownFlag]),
     examples: [
       "help", "help trace", "help trace export", "help ds section", "help ds section set",
       "help --markdown",
     ]
   ) { invocation in
     let registry = invocation.interpreter.registry
-    let arguments = invocation.arguments
-    if arguments.flag("markdown") { return .text(Help.markdown(registry)) }
-    guard let topic = arguments.word("TOPIC") else { return .text(Help.overview(registry)) }
+    if invocation[markdownFlag] { return .text(Help.markdown(registry)) }
+    guard let topic = invocation[topicArgument] else { return .text(Help.overview(registry)) }
     if let command = registry.builtin(named: topic.text) {
-      if let verb = arguments.word("VERB") {
+      if let verb = invocation[verbArgument] {
         throw ShellError(
           "'\(topic.text)' is a builtin and has no verbs", hint: "try 'help \(topic.text)'",
           at: verb.offset)
@@ -52,9 +58,9 @@ enum Builtins {
       let hint = ShellError.didYouMean(topic.text, among: registry.topLevelNames) ?? "try 'help'"
       throw ShellError("no help for '\(topic.text)'", hint: hint, at: topic.offset)
     }
-    guard let verb = arguments.word("VERB") else { return .text(Help.group(group)) }
+    guard let verb = invocation[verbArgument] else { return .text(Help.group(group)) }
     let family = group.commands.filter { $0.name.hasPrefix(verb.text + " ") }
-    if let subverb = arguments.word("SUBVERB") {
+    if let subverb = invocation[subverbArgument] {
       // The same resolution, with the same errors, as running the command.
       let resolution = try registry.resolve([topic, verb, subverb])
       guard resolution.argumentStart == 3 else {
@@ -80,38 +86,46 @@ enum Builtins {
     return .text(Help.command(command, group: group))
   }
 
+  /// `set`'s variable name.
+  static let setName = Argument("NAME", .name, "letters, digits and '_', not starting with a digit")
+
+  /// `set`'s value.
+  static let valueArgument = Argument("VALUE", .text, "the value; quote it when it contains spaces")
+
+  /// `set --secret`.
+  static let secretFlag = Flag(
+    "secret", "mask the value in 'vars' and keep the line out of history", secret: true)
+
   static let set = Command(
     "set", summary: "set a variable, used later as $NAME or ${NAME}",
     discussion: """
       Values are text. With --secret, `vars` masks the value and the line is kept out of the \
       history file, for passwords and tokens.
       """,
-    signature: Signature([
-      .argument("NAME", .name, "letters, digits and '_', not starting with a digit"),
-      .argument("VALUE", .text, "the value; quote it when it contains spaces"),
-      .flag("secret", "mask the value in 'vars' and keep the line out of history", secret: true),
-    ]),
+    signature: Signature([setName, valueArgument, secretFlag]),
     examples: ["set product 42", "set greeting 'hello there'", "set token s3cr3t --secret"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[setName]
     guard Lexer.isValidVariableName(name.text) else {
       throw ShellError(
         "bad variable name '\(name.text)'",
         hint: "names are letters, digits and '_', not starting with a digit", at: name.offset)
     }
-    invocation.session.variables[name.text] = Variable(
-      invocation.arguments.string("VALUE") ?? "", isSecret: invocation.arguments.flag("secret"))
+    invocation.session.variables[name.text] = try Variable(
+      invocation[valueArgument].text, isSecret: invocation[secretFlag])
     return .empty
   }
 
+  /// `unset`'s variable.
+  static let unsetName = Argument(
+    "NAME", .name, "the variable", completion: { $0.session.variables.keys.sorted() })
+
   static let unset = Command(
     "unset", summary: "remove a variable",
-    signature: Signature([
-      .argument("NAME", .name, "the variable", completion: { $0.session.variables.keys.sorted() })
-    ]),
+    signature: Signature([unsetName]),
     examples: ["unset product"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[unsetName]
     guard invocation.session.variables.removeValue(forKey: name.text) != nil else {
       let hint =
         ShellError.didYouMean(name.text, among: Array(invocation.session.variables.keys))
@@ -131,13 +145,23 @@ enum Builtins {
     return .table(Table(columns: ["name", "value"], rows: rows))
   }
 
+  /// `echo`'s words.
+  static let echoText = Many.arguments("TEXT", .text, "words to print", optional: true)
+
   static let echo = Command(
     "echo", summary: "print the arguments, separated by spaces",
-    signature: Signature([.variadic("TEXT", .text, "words to print", optional: true)]),
+    signature: Signature([echoText]),
     examples: ["echo hello", "echo \"product $product\""]
   ) { invocation in
-    .text(invocation.arguments.strings("TEXT").joined(separator: " "))
+    .text(invocation[echoText].map(\.text).joined(separator: " "))
   }
+
+  /// `source`'s script.
+  static let fileArgument = Argument("FILE", .path, "the script")
+
+  /// `source`'s arguments for the script.
+  static let scriptArguments = Many.arguments(
+    "ARG", .text, "arguments for the script", optional: true)
 
   static let source = Command(
     "source", summary: "run a script file here, as if its lines were typed",
@@ -147,16 +171,21 @@ enum Builtins {
       --keep-going was given; errors inside it name the include chain. Nesting deeper than 64 \
       files is an error.
       """,
-    signature: Signature([
-      .argument("FILE", .path, "the script"),
-      .variadic("ARG", .text, "arguments for the script", optional: true),
-    ]),
+    signature: Signature([fileArgument, scriptArguments]),
     examples: ["source examples/lib/greet.ash Ada", "source setup.ash bookmarks"],
     isTransparent: true
   ) { invocation in
-    let file = invocation.arguments.word("FILE") ?? Word("")
-    return try invocation.interpreter.source(file, arguments: invocation.arguments.strings("ARG"))
+    let file = try invocation[fileArgument]
+    return try invocation.interpreter.source(
+      file, arguments: invocation[scriptArguments].map(\.text))
   }
+
+  /// `expect`'s check.
+  static let checkArgument = Argument(
+    "CHECK", .choice(["contains", "equals", "succeeds", "fails"]), "what to check")
+
+  /// `expect`'s text to look for.
+  static let expectText = Option.argument("TEXT", .text, "the text to look for")
 
   static let expect = Command(
     "expect", summary: "assert on the previous command, for verified walkthroughs",
@@ -171,18 +200,15 @@ enum Builtins {
       script: the expect decides. A failed expectation is an error at its own line, showing the \
       expected and the actual.
       """,
-    signature: Signature([
-      .argument("CHECK", .choice(["contains", "equals", "succeeds", "fails"]), "what to check"),
-      .optionalArgument("TEXT", .text, "the text to look for"),
-    ]),
+    signature: Signature([checkArgument, expectText]),
     examples: [
       "echo hello; expect equals hello", "help; expect contains builtins",
       "unset nothing; expect fails \"no variable\"",
     ],
-    isTransparent: true
+    isTransparent: true, isExpectation: true
   ) { invocation in
-    let check = invocation.arguments.string("CHECK") ?? ""
-    let text = invocation.arguments.word("TEXT")
+    let check = try invocation[checkArgument].text
+    let text = invocation[expectText]
     guard let previous = invocation.interpreter.previous else {
       throw ShellError(
         "nothing to check: no command has run yet", hint: "put expect after a command")
@@ -241,24 +267,22 @@ enum Builtins {
     return .empty
   }
 
+  /// `time`'s command line.
+  static let commandLine = Many.commandLine(
+    "COMMAND", "the command to run, with its arguments",
+    completion: { $0.registry.topLevelNames })
+
   static let time = Command(
     "time", summary: "run a command and print how long it took",
-    signature: Signature([
-      .remainder(
-        "COMMAND", "the command to run, with its arguments",
-        completion: { $0.registry.topLevelNames })
-    ]),
+    signature: Signature([commandLine]),
     examples: ["time help", "time factory get tracer"]
   ) { invocation in
-    let words = invocation.arguments.words("COMMAND")
-    guard let first = words.first else {
+    // Parsing parsed the timed command too, and refused a `time` inside `time`.
+    guard let timed = invocation.parsed.inner.first else {
       throw ShellError("missing argument COMMAND for 'time'", hint: "usage: time COMMAND...")
     }
-    guard first.text != "time" else {
-      throw ShellError("'time' cannot time itself", hint: "write 'time COMMAND'", at: first.offset)
-    }
     let start = ContinuousClock.now
-    let output = try invocation.interpreter.dispatch(words)
+    let output = try invocation.interpreter.perform(timed)
     let elapsed = ContinuousClock.now - start
     let nanoseconds =
       elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
@@ -268,33 +292,37 @@ enum Builtins {
     return output == .empty ? timing : .sequence([output, timing])
   }
 
+  /// `history --limit`.
+  static let limitOption = Option(
+    "limit", .integer(1...1_000_000), value: "N", "only the last N lines")
+
   static let history = Command(
     "history", summary: "list the lines entered at the prompt",
     discussion: """
       History is saved in $XDG_STATE_HOME/archsh/history (default ~/.local/state/archsh/history), \
       mode 0600. Lines holding a secret argument are never recorded.
       """,
-    signature: Signature([
-      .option("limit", .integer(1...1_000_000), value: "N", "only the last N lines")
-    ]),
+    signature: Signature([limitOption]),
     examples: ["history", "history --limit 10"]
   ) { invocation in
     let lines = invocation.session.history
-    let limit = invocation.arguments.int("limit") ?? lines.count
+    let limit = invocation[limitOption] ?? lines.count
     let first = max(0, lines.count - limit)
     let rows = lines.indices.dropFirst(first).map { [Value.int($0 + 1), .string(lines[$0])] }
     return .table(Table(columns: ["number", "line"], rows: rows))
   }
 
+  /// `output`'s mode.
+  static let modeArgument = Option.argument("MODE", .choice(["table", "json"]), "the output mode")
+
   static let output = Command(
     "output", summary: "choose how results are printed: aligned text or JSON",
     discussion:
       "Without an argument, show the current mode. --json at start-up is the same as 'output json'.",
-    signature: Signature([.optionalArgument("MODE", .choice(["table", "json"]), "the output mode")]
-    ),
+    signature: Signature([modeArgument]),
     examples: ["output json", "output table"]
   ) { invocation in
-    guard let mode = invocation.arguments.string("MODE").flatMap(OutputMode.init(rawValue:)) else {
+    guard let mode = invocation[modeArgument].flatMap({ OutputMode(rawValue: $0.text) }) else {
       return .record([Field("output", .string(invocation.session.outputMode.rawValue))])
     }
     invocation.session.outputMode = mode
@@ -306,15 +334,16 @@ enum Builtins {
     examples: ["quit"]
   ) { _ in throw ExitRequest(status: nil) }
 
+  /// `exit`'s status.
+  static let statusArgument = Option.argument(
+    "N", .integer(0...255), "the status; without it, 1 if a script command failed, else 0")
+
   static let exit = Command(
     "exit", summary: "leave archsh with a status",
-    signature: Signature([
-      .optionalArgument(
-        "N", .integer(0...255), "the status; without it, 1 if a script command failed, else 0")
-    ]),
+    signature: Signature([statusArgument]),
     examples: ["exit", "exit 3"]
   ) { invocation in
-    guard let status = invocation.arguments.word("N").flatMap({ Int32($0.text) }) else {
+    guard let status = invocation[statusArgument].map({ Int32($0) }) else {
       throw ExitRequest(status: nil)
     }
     throw ExitRequest(status: status)
@@ -322,18 +351,20 @@ enum Builtins {
 }
 
 extension Builtins {
+  /// `sleep`'s duration.
+  static let durationArgument = Argument(
+    "DURATION", .duration, "how long, such as 500ms or 2s (at most 60s)")
+
   static let sleep = Command(
     "sleep", summary: "wait, for example for an entry's age limit to pass in a walkthrough",
-    signature: Signature([
-      .argument("DURATION", .duration, "how long, such as 500ms or 2s (at most 60s)")
-    ]),
+    signature: Signature([durationArgument]),
     examples: ["sleep 1s", "sleep 250ms"]
   ) { invocation in
-    let seconds = invocation.arguments.duration("DURATION") ?? 0
+    let seconds = try invocation[durationArgument]
     guard seconds <= 60 else {
       throw ShellError(
         "'sleep' waits at most 60s", hint: "split longer waits",
-        at: invocation.arguments.word("DURATION")?.offset)
+        at: invocation.word(for: durationArgument)?.offset)
     }
     Thread.sleep(forTimeInterval: seconds)
     return .empty

@@ -13,18 +13,26 @@ enum CoordGroup {
       """,
     commands: [tree, stack])
 
+  // MARK: - Parameters
+
+  /// `coord tree --format FORMAT`.
+  static let formatOption = Option(
+    "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
+    default: "text")
+  /// `coord stack NAME`.
+  static let nameArgument = Argument(
+    "NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+
+  // MARK: - Commands
+
   static let tree = Command(
     "tree", summary: "the coordinators, each with its stack; as text, Mermaid or Graphviz",
     discussion: "← marks the coordinator whose screen is visible.",
-    signature: Signature([
-      .option(
-        "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
-        default: "text")
-    ]),
+    signature: Signature([formatOption]),
     examples: ["coord tree", "coord tree --format mermaid"]
   ) { invocation in
     let app = try RunningApp.app(invocation.session)
-    switch invocation.arguments.string("format") {
+    switch invocation[formatOption]?.text {
     case "mermaid": return .diagram(format: "mermaid", text: CoordinatorDrawing.mermaid(app))
     case "dot": return .diagram(format: "dot", text: CoordinatorDrawing.dot(app))
     default: return .tree(CoordinatorDrawing.tree(app))
@@ -33,12 +41,10 @@ enum CoordGroup {
 
   static let stack = Command(
     "stack", summary: "one coordinator's navigation stack, root first",
-    signature: Signature([
-      .argument("NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames)
-    ]),
+    signature: Signature([nameArgument]),
     examples: ["coord stack discover", "coord stack app"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[nameArgument]
     let app = try RunningApp.app(invocation.session)
     let coordinator = try Diagnosis.located(name) { try app.coordinator(named: name.text) }
     let navigation = coordinator.navigationController

@@ -32,18 +32,74 @@ enum DataSourceGroup {
     return ((try? library.list()) ?? []).map(\.name)
   }
 
-  static let nameArgument = Parameter.argument(
-    "NAME", .name, "the data source's name", completion: names)
-  static let quiet = Parameter.flag("quiet", "do not notify the delegate (notify: false)")
-  static let sectionIndex = Parameter.argument(
+  /// Text, Product, and the model types of the data source named on the line.
+  static let modelTypes: CompletionProvider = { context in
+    var types: Set<String> = ["Text", "Product"]
+    if context.previousWords.count >= 3,
+      let open = try? DataSourceGroup.open(context.session, Word(context.previousWords[2]))
+    {
+      for section in open.document.controller.sections.prefix(100) {
+        for row in section.rows.prefix(100) { types.insert(row.modelType) }
+      }
+    }
+    return types.sorted()
+  }
+
+  static let nameArgument = Argument("NAME", .name, "the data source's name", completion: names)
+  static let quiet = Flag("quiet", "do not notify the delegate (notify: false)")
+  static let sectionIndex = Argument(
     "S", .integer(-1_000_000_000...1_000_000_000), "the section index")
-  static let rowIndex = Parameter.argument(
-    "R", .integer(-1_000_000_000...1_000_000_000), "the row index")
-  static let rowsFlag = Parameter.flag("rows", "the words after NAME are rows")
-  static let rowWords = Parameter.variadic(
+  static let rowIndex = Argument("R", .integer(-1_000_000_000...1_000_000_000), "the row index")
+  static let rowsFlag = Flag("rows", "the words after NAME are rows")
+  static let rowWords = Many.arguments(
     "ROW", .text, "rows: text, or a JSON object such as '{\"type\":\"Game\",\"name\":\"Tetris\"}'",
     optional: true)
-  static let productFlag = Parameter.flag("product", "VALUE is a product id, from productCache")
+  static let productFlag = Flag("product", "VALUE is a product id, from productCache")
+  /// `--header`, of a section.
+  static let headerOption = Option("header", .text, "the header")
+  /// `--footer`, of a section.
+  static let footerOption = Option("footer", .text, "the footer")
+  /// The VALUE of a row command.
+  static let valueArgument = Argument(
+    "VALUE", .text, "text, a JSON object, or with --product a product id")
+
+  // MARK: - Parameters of one command
+
+  /// `new --products`.
+  static let productsFlag = Flag("products", "one section per family of the cached products")
+  /// `new --sections @FILE`.
+  static let sectionsOption = Option("sections", .text, value: "@FILE", "a JSON file of sections")
+  /// `new --generate N`.
+  static let generateOption = Option(
+    "generate", .integer(1...10_000_000), value: "N", "one section of N rows")
+  /// `register MODELTYPE`, completed with Text, Product and the data source's model types.
+  static let modelTypeArgument = Argument(
+    "MODELTYPE", .text, "Text, Product, or a JSON type", completion: modelTypes)
+  /// `register CELLCONTROLLER`.
+  static let cellControllerArgument = Argument(
+    "CELLCONTROLLER", .choice(CellControllers.names), "the cell data controller")
+  /// `background [TEXT]`.
+  static let textArgument = Option.argument("TEXT", .text, "the message")
+  /// `section add --at S`.
+  static let atOption = Option(
+    "at", .integer(-1_000_000_000...1_000_000_000), value: "S", "where to insert it")
+  /// `section set @FILE`.
+  static let fileArgument = Argument("@FILE", .text, "a JSON array of {header, footer, rows}")
+  /// `rows patch S-R=VALUE...`.
+  static let patchWords = Many.arguments(
+    "S-R=VALUE", .text, "such as 0-1='Call Grace'", optional: true)
+  /// `render --style`.
+  static let styleOption = Option(
+    "style", .choice(["table", "collection"]), "how to draw it", default: "table")
+  /// `render --from`.
+  static let fromOption = Option(
+    "from", .integer(0...Int(Int32.max)), value: "ROW", "the first row", default: "0")
+  /// `render --count`.
+  static let countOption = Option(
+    "count", .integer(1...10_000), value: "N", "how many rows", default: "50")
+  /// `render --width`.
+  static let widthOption = Option(
+    "width", .integer(24...400), value: "W", "the width in columns", default: "56")
 
   // MARK: - Creating and naming
 
@@ -57,25 +113,21 @@ enum DataSourceGroup {
       section of N text rows, for large experiments. Registers nothing: see 'ds register'.
       """,
     signature: Signature([
-      nameArgument, rowWords, rowsFlag,
-      .flag("products", "one section per family of the cached products"),
-      .option("sections", .text, value: "@FILE", "a JSON file of sections"),
-      .option("generate", .integer(1...10_000_000), value: "N", "one section of N rows"),
+      nameArgument, rowWords, rowsFlag, productsFlag, sectionsOption, generateOption,
     ]),
     examples: [
       "ds new todo --rows 'Buy milk' 'Call Ada'", "ds new shop --products",
       "ds new menu --sections @menu.json", "ds new big --generate 1000000",
     ]
   ) { invocation in
-    let arguments = invocation.arguments
-    let name = arguments.word("NAME") ?? Word("")
+    let name = try invocation[nameArgument]
     var sources: [[Section]] = []
-    if arguments.flag("rows") || !arguments.words("ROW").isEmpty {
+    if invocation[rowsFlag] || !invocation[rowWords].isEmpty {
       sources.append([Section(rows: try rows(invocation))])
     }
-    if arguments.flag("products") { sources.append(try productSections(invocation)) }
-    if let file = arguments.word("sections") { sources.append(try sectionsFile(file)) }
-    if let count = arguments.int("generate") {
+    if invocation[productsFlag] { sources.append(try productSections(invocation)) }
+    if let file = invocation[sectionsOption] { sources.append(try sectionsFile(file)) }
+    if let count = invocation[generateOption] {
       sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
     }
     guard sources.count <= 1 else {
@@ -106,7 +158,7 @@ enum DataSourceGroup {
     "drop", summary: "delete a data source", signature: Signature([nameArgument]),
     examples: ["ds drop todo"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[nameArgument]
     let library = try library(invocation.session)
     try located(name) { try library.drop(name.text) }
     return .text("dropped \(name.text)")
@@ -119,26 +171,12 @@ enum DataSourceGroup {
       overwrites. Model types: Text, Product, or a JSON object's type. An unregistered model \
       draws the error cell.
       """,
-    signature: Signature([
-      nameArgument,
-      .argument("MODELTYPE", .text, "Text, Product, or a JSON type") { context in
-        var types: Set<String> = ["Text", "Product"]
-        if context.previousWords.count >= 3,
-          let open = try? DataSourceGroup.open(context.session, Word(context.previousWords[2]))
-        {
-          for section in open.document.controller.sections.prefix(100) {
-            for row in section.rows.prefix(100) { types.insert(row.modelType) }
-          }
-        }
-        return types.sorted()
-      },
-      .argument("CELLCONTROLLER", .choice(CellControllers.names), "the cell data controller"),
-    ]),
+    signature: Signature([nameArgument, modelTypeArgument, cellControllerArgument]),
     examples: ["ds register shop Product DetailCell", "ds register todo Text BasicCell"]
   ) { invocation in
     let open = try open(invocation)
-    let modelType = invocation.arguments.string("MODELTYPE") ?? ""
-    let controllerName = invocation.arguments.string("CELLCONTROLLER") ?? ""
+    let modelType = try invocation[modelTypeArgument].text
+    let controllerName = try invocation[cellControllerArgument].text
     guard let type = CellControllers.type(named: controllerName) else {
       throw ShellError(DataSourceError.unknownCellController(controllerName).description)
     }
@@ -149,11 +187,11 @@ enum DataSourceGroup {
   static let background = Command(
     "background", summary: "set the text the delegate shows while there are no rows",
     discussion: "The delegate's backgroundEmptyView(for:). Without TEXT, no background is shown.",
-    signature: Signature([nameArgument, .optionalArgument("TEXT", .text, "the message")]),
+    signature: Signature([nameArgument, textArgument]),
     examples: ["ds background shop 'No products yet'"]
   ) { invocation in
     let open = try open(invocation)
-    let text = invocation.arguments.string("TEXT")
+    let text = invocation[textArgument]?.text
     try located(nil) { try open.document.setBackground(text) }
     return .text(text.map { "background: \($0)" } ?? "no background")
   }
@@ -163,14 +201,12 @@ enum DataSourceGroup {
   static let sectionAdd = Command(
     "section add", summary: "add a section; without --at, or out of bounds, it is appended",
     signature: Signature([
-      nameArgument, rowWords, rowsFlag,
-      .option("at", .integer(-1_000_000_000...1_000_000_000), value: "S", "where to insert it"),
-      .option("header", .text, "the header"), .option("footer", .text, "the footer"), quiet,
+      nameArgument, rowWords, rowsFlag, atOption, headerOption, footerOption, quiet,
     ]),
     examples: ["ds section add shop --header Accessories --rows 'AirPods' 'Magic Mouse'"]
   ) { invocation in
     let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
-    let at = invocation.arguments.int("at")
+    let at = invocation[atOption]
     return try mutate(invocation, "add(section:at:)") {
       $0.add(section: section, at: at, notify: $1)
     }
@@ -179,13 +215,12 @@ enum DataSourceGroup {
   static let sectionUpdate = Command(
     "section update", summary: "replace a section: its rows, header and footer",
     signature: Signature([
-      nameArgument, sectionIndex, rowWords, rowsFlag, .option("header", .text, "the header"),
-      .option("footer", .text, "the footer"), quiet,
+      nameArgument, sectionIndex, rowWords, rowsFlag, headerOption, footerOption, quiet,
     ]),
     examples: ["ds section update shop 0 --header Phones --rows 'iPhone 15'"]
   ) { invocation in
     let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
-    let index = invocation.arguments.int("S") ?? 0
+    let index = try invocation[sectionIndex]
     return try mutate(invocation, "update(section:at:)") {
       $0.update(section: section, at: index, notify: $1)
     }
@@ -193,14 +228,11 @@ enum DataSourceGroup {
 
   static let sectionData = Command(
     "section data", summary: "replace a section's header and footer, keeping its rows",
-    signature: Signature([
-      nameArgument, sectionIndex, .option("header", .text, "the header"),
-      .option("footer", .text, "the footer"), quiet,
-    ]),
+    signature: Signature([nameArgument, sectionIndex, headerOption, footerOption, quiet]),
     examples: ["ds section data shop 0 --header 'iPhone' --footer '5 models'"]
   ) { invocation in
     let data = sectionData(invocation)
-    let index = invocation.arguments.int("S") ?? 0
+    let index = try invocation[sectionIndex]
     return try mutate(invocation, "update(sectionData:at:)") {
       $0.update(sectionData: data, at: index, notify: $1)
     }
@@ -211,7 +243,7 @@ enum DataSourceGroup {
     signature: Signature([nameArgument, sectionIndex, quiet]),
     examples: ["ds section remove shop 2"]
   ) { invocation in
-    let index = invocation.arguments.int("S") ?? 0
+    let index = try invocation[sectionIndex]
     return try mutate(invocation, "remove(sectionAt:)") { $0.remove(sectionAt: index, notify: $1) }
   }
 
@@ -225,12 +257,10 @@ enum DataSourceGroup {
 
   static let sectionSet = Command(
     "section set", summary: "replace every section from a JSON file (update(allSections:))",
-    signature: Signature([
-      nameArgument, .argument("@FILE", .text, "a JSON array of {header, footer, rows}"), quiet,
-    ]),
+    signature: Signature([nameArgument, fileArgument, quiet]),
     examples: ["ds section set menu @menu.json"]
   ) { invocation in
-    let sections = try sectionsFile(invocation.arguments.word("@FILE") ?? Word(""))
+    let sections = try sectionsFile(try invocation[fileArgument])
     return try mutate(invocation, "update(allSections:)") {
       $0.update(allSections: sections, notify: $1)
     }
@@ -244,29 +274,21 @@ enum DataSourceGroup {
       A section out of bounds appends a new one-row section (mutated(all)); a row out of bounds \
       is appended to its section; otherwise the row is inserted (mutated(section: S)).
       """,
-    signature: Signature([
-      nameArgument, sectionIndex, rowIndex,
-      .argument("VALUE", .text, "text, a JSON object, or with --product a product id"),
-      productFlag, quiet,
-    ]),
+    signature: Signature([nameArgument, sectionIndex, rowIndex, valueArgument, productFlag, quiet]),
     examples: ["ds row add todo 0 0 'Water the plants'", "ds row add shop 0 0 42 --product"]
   ) { invocation in
     let row = try model(invocation)
-    let path = indexPath(invocation)
+    let path = try indexPath(invocation)
     return try mutate(invocation, "add(row:at:)") { $0.add(row: row, at: path, notify: $1) }
   }
 
   static let rowUpdate = Command(
     "row update", summary: "replace the row at S R; out of bounds does nothing",
-    signature: Signature([
-      nameArgument, sectionIndex, rowIndex,
-      .argument("VALUE", .text, "text, a JSON object, or with --product a product id"),
-      productFlag, quiet,
-    ]),
+    signature: Signature([nameArgument, sectionIndex, rowIndex, valueArgument, productFlag, quiet]),
     examples: ["ds row update todo 0 1 'Call Grace'"]
   ) { invocation in
     let row = try model(invocation)
-    let path = indexPath(invocation)
+    let path = try indexPath(invocation)
     return try mutate(invocation, "update(row:at:)") { $0.update(row: row, at: path, notify: $1) }
   }
 
@@ -275,7 +297,7 @@ enum DataSourceGroup {
     signature: Signature([nameArgument, sectionIndex, rowIndex, quiet]),
     examples: ["ds row remove todo 0 0"]
   ) { invocation in
-    let path = indexPath(invocation)
+    let path = try indexPath(invocation)
     return try mutate(invocation, "remove(rowAt:)") { $0.remove(rowAt: path, notify: $1) }
   }
 
@@ -285,7 +307,7 @@ enum DataSourceGroup {
     examples: ["ds rows set todo 0 'Buy bread' 'Call Ada'"]
   ) { invocation in
     let rows = try rows(invocation, requireFlag: false)
-    let index = invocation.arguments.int("S") ?? 0
+    let index = try invocation[sectionIndex]
     return try mutate(invocation, "update(rows:atSection:)") {
       $0.update(rows: rows, atSection: index, notify: $1)
     }
@@ -293,14 +315,11 @@ enum DataSourceGroup {
 
   static let rowsPatch = Command(
     "rows patch", summary: "replace several rows, given as S-R=VALUE; invalid ones are skipped",
-    signature: Signature([
-      nameArgument, .variadic("S-R=VALUE", .text, "such as 0-1='Call Grace'", optional: true),
-      quiet,
-    ]),
+    signature: Signature([nameArgument, patchWords, quiet]),
     examples: ["ds rows patch todo 0-0=Milk 0-1=Bread 9-9=skipped"]
   ) { invocation in
     var patch: [IndexPath: RowModel] = [:]
-    for word in invocation.arguments.words("S-R=VALUE") {
+    for word in invocation[patchWords] {
       let parts = word.text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let indexes = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
       guard parts.count == 2, indexes.count == 2 else {
@@ -321,7 +340,7 @@ enum DataSourceGroup {
     examples: ["ds model shop 0 1"]
   ) { invocation in
     let open = try open(invocation)
-    let path = indexPath(invocation)
+    let path = try indexPath(invocation)
     guard let model = open.document.controller.modelObject(at: path) else {
       return .text("nil (no row at \(path.shortDescription))")
     }
@@ -377,27 +396,20 @@ enum DataSourceGroup {
       --json, the window's rows whole: each section's header and footer, and each row's model \
       and reuse identifier.
       """,
-    signature: Signature([
-      nameArgument,
-      .option("style", .choice(["table", "collection"]), "how to draw it", default: "table"),
-      .option("from", .integer(0...Int(Int32.max)), value: "ROW", "the first row", default: "0"),
-      .option("count", .integer(1...10_000), value: "N", "how many rows", default: "50"),
-      .option("width", .integer(24...400), value: "W", "the width in columns", default: "56"),
-    ]),
+    signature: Signature([nameArgument, styleOption, fromOption, countOption, widthOption]),
     examples: [
       "ds render shop", "ds render shop --style collection --width 72",
       "ds render big --from 500000 --count 20",
     ]
   ) { invocation in
     let open = try open(invocation)
-    let arguments = invocation.arguments
     let drawing = TableViewDrawing(
       controller: open.document.controller,
-      width: arguments.int("width") ?? 56)
-    let from = arguments.int("from") ?? 0
-    let count = arguments.int("count") ?? 50
+      width: invocation[widthOption] ?? 56)
+    let from = invocation[fromOption] ?? 0
+    let count = invocation[countOption] ?? 50
     let text =
-      arguments.string("style") == "collection"
+      invocation[styleOption]?.text == "collection"
       ? drawing.collection(from: from, count: count) : drawing.table(from: from, count: count)
     return .view(text: text, data: drawing.rows(from: from, count: count))
   }
@@ -409,7 +421,7 @@ enum DataSourceGroup {
   }
 
   static func open(_ invocation: Invocation) throws -> OpenDataSource {
-    try open(invocation.session, invocation.arguments.word("NAME") ?? Word(""))
+    try open(invocation.session, try invocation[nameArgument])
   }
 
   static func open(_ session: Session, _ name: Word) throws -> OpenDataSource {
@@ -424,7 +436,7 @@ enum DataSourceGroup {
     _ body: @escaping (DataSourceController, Bool) -> Void
   ) throws -> Output {
     let open = try open(invocation)
-    let notify = !invocation.arguments.flag("quiet")
+    let notify = !invocation[quiet]
     let wasEmpty = open.document.controller.totalRowCount == 0
     open.delegate.notifications = []
     try located(nil) { try open.document.mutate(operation) { body($0, notify) } }
@@ -437,22 +449,21 @@ enum DataSourceGroup {
     return .events(events)
   }
 
-  static func indexPath(_ invocation: Invocation) -> IndexPath {
-    IndexPath(
-      row: invocation.arguments.int("R") ?? 0, section: invocation.arguments.int("S") ?? 0)
+  static func indexPath(_ invocation: Invocation) throws -> IndexPath {
+    IndexPath(row: try invocation[rowIndex], section: try invocation[sectionIndex])
   }
 
   static func sectionData(_ invocation: Invocation) -> SectionDataModel? {
-    let header = invocation.arguments.string("header")
-    let footer = invocation.arguments.string("footer")
+    let header = invocation[headerOption]?.text
+    let footer = invocation[footerOption]?.text
     return header == nil && footer == nil ? nil : SectionDataModel(header: header, footer: footer)
   }
 
   /// The rows given after NAME: `--rows` must come with them, so that a stray word is not taken
   /// for a row.
   static func rows(_ invocation: Invocation, requireFlag: Bool = true) throws -> [RowModel] {
-    let words = invocation.arguments.words("ROW")
-    if requireFlag, let first = words.first, !invocation.arguments.flag("rows") {
+    let words = invocation[rowWords]
+    if requireFlag, let first = words.first, !invocation[rowsFlag] {
       throw ShellError(
         "'\(first.text)' is not expected here", hint: "rows follow --rows", at: first.offset)
     }
@@ -472,8 +483,8 @@ enum DataSourceGroup {
 
   /// The VALUE of a row command: text or JSON, or with --product a cached product.
   static func model(_ invocation: Invocation) throws -> RowModel {
-    let word = invocation.arguments.word("VALUE") ?? Word("")
-    guard invocation.arguments.flag("product") else { return try parseModel(word.text, at: word) }
+    let word = try invocation[valueArgument]
+    guard invocation[productFlag] else { return try parseModel(word.text, at: word) }
     let catalog = try invocation.session.factory.api.productCatalog()
     return .product(try Diagnosis.located(word) { try catalog.cached(word.text).product })
   }

@@ -40,25 +40,31 @@ enum EventGroup {
     return values.filter { $0.hasPrefix(context.prefix) }
   }
 
+  /// `send COORDINATOR`: the coordinator whose screen's presenter sends.
+  static let coordinatorArgument = Argument(
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+  /// `send EVENT`: the event's name.
+  static let eventArgument = Argument("EVENT", .text, "the event's name", completion: eventNames)
+  /// `send [ARG]`: the event's argument.
+  static let argOption = Option.argument(
+    "ARG", .text, "its argument: a product id, an error kind, a tab, an email",
+    completion: eventArguments)
+  /// `list [COORDINATOR]`: the coordinator, the visible screen's by default.
+  static let coordinatorOption = Option.argument(
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+
   static let send = Command(
     "send", summary: "have the presenter of a coordinator's screen send an event",
-    signature: Signature([
-      .argument("COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
-      .argument("EVENT", .text, "the event's name", completion: eventNames),
-      .optionalArgument(
-        "ARG", .text, "its argument: a product id, an error kind, a tab, an email",
-        completion: eventArguments),
-    ]),
+    signature: Signature([coordinatorArgument, eventArgument, argOption]),
     examples: [
       "event send discover mediaItemSelected 42", "event send discover backTapped",
       "event send tabbar tabSelected profile", "event send app dismissTapped",
     ]
   ) { invocation in
     let session = invocation.session
-    let arguments = invocation.arguments
-    let name = arguments.word("COORDINATOR") ?? Word("")
-    let event = arguments.word("EVENT") ?? Word("")
-    let argument = arguments.word("ARG")
+    let name = try invocation[coordinatorArgument]
+    let event = try invocation[eventArgument]
+    let argument = invocation[argOption]
     return try RunningApp.navigate(session) { app in
       let controller = try Diagnosis.located(name) {
         try app.controller(forCoordinatorNamed: name.text)
@@ -80,13 +86,10 @@ enum EventGroup {
   static let list = Command(
     "list", summary: "the events the presenter of a coordinator's screen can send",
     discussion: "Without COORDINATOR, the visible screen's.",
-    signature: Signature([
-      .optionalArgument(
-        "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
-    ]),
+    signature: Signature([coordinatorOption]),
     examples: ["event list discover", "event list"]
   ) { invocation in
-    let name = invocation.arguments.word("COORDINATOR")
+    let name = invocation[coordinatorOption]
     let app = try RunningApp.app(invocation.session)
     let controller = try Diagnosis.located(name) {
       try app.controller(forCoordinatorNamed: name?.text)

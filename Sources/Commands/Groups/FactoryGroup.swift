@@ -18,6 +18,13 @@ enum FactoryGroup {
     context.session.factory.components.map(\.name).filter { $0.hasPrefix(context.prefix) }
   }
 
+  /// `graph --format`: how to draw the graph.
+  static let formatOption = Option(
+    "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
+    default: "text")
+  /// `get NAME`: the product to ask for.
+  static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
+
   static let list = Command(
     "list", summary: "every product: its factory, scope, type, whether built, what it is",
     examples: ["factory list"]
@@ -43,15 +50,11 @@ enum FactoryGroup {
       first is injected into the second when it is built. Singletons are drawn as boxes, \
       prototypes as rounded boxes.
       """,
-    signature: Signature([
-      .option(
-        "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
-        default: "text")
-    ]),
+    signature: Signature([formatOption]),
     examples: ["factory graph", "factory graph --format mermaid", "factory graph --format dot"]
   ) { invocation in
     let components = invocation.session.factory.components
-    switch invocation.arguments.string("format") {
+    switch invocation[formatOption]?.text {
     case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(components))
     case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(components))
     default: return .tree(FactoryDrawing.tree(components))
@@ -64,10 +67,10 @@ enum FactoryGroup {
       A singleton is built the first time and returned afterwards, so two requests show the same \
       instance; a prototype is built every time, so two requests show two.
       """,
-    signature: Signature([.argument("NAME", .name, "the product", completion: componentNames)]),
+    signature: Signature([nameArgument]),
     examples: ["factory get tracer", "factory get productUpdater"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[nameArgument]
     let product = try invocation.session.factory.make(name.text)
     let obtained: String
     switch (product.component.lifetime, product.wasCreated) {

@@ -14,13 +14,23 @@ enum IssueGroup {
       """,
     commands: [update, asset])
 
+  /// The issue number `update` and `asset` work on.
+  static let issueID = Argument("ID", .integer(1...Int(Int32.max)), "the issue number")
+
+  /// `asset`'s file name.
+  static let assetName = Argument(
+    "NAME", .text, "the asset's file name",
+    completion: { context in
+      ["cover.rgb", "article.html", "styles.css"].filter { $0.hasPrefix(context.prefix) }
+    })
+
   static let update = Command(
     "update", summary: "fetch an issue and persist it in the store 'issues'",
-    signature: Signature([.argument("ID", .integer(1...Int(Int32.max)), "the issue number")]),
+    signature: Signature([issueID]),
     examples: ["issue update 3"]
   ) { invocation in
-    let word = invocation.arguments.word("ID") ?? Word("")
-    let url = try invocation.session.factory.api.url(forPath: "/issues/\(word.text)")
+    let id = try invocation[issueID]
+    let url = try invocation.session.factory.api.url(forPath: "/issues/\(id)")
     switch try invocation.session.factory.api.magazineIssueUpdater().updateIssue(from: url) {
     case .success(let issue):
       return .sequence([
@@ -35,28 +45,24 @@ enum IssueGroup {
             rows: issue.assets.map { [.string($0.name), .string($0.contentType), .int($0.bytes)] })),
       ])
     case .failure(let error):
-      throw ShellError("cannot update issue \(word.text): \(error)", at: word.offset)
+      throw ShellError(
+        "cannot update issue \(id): \(error)", at: invocation.word(for: issueID)?.offset)
     }
   }
 
   static let asset = Command(
     "asset", summary: "load an issue's asset and persist its bytes in 'issueAssets'",
-    signature: Signature([
-      .argument("ID", .integer(1...Int(Int32.max)), "the issue number"),
-      .argument("NAME", .text, "the asset's file name") { context in
-        ["cover.rgb", "article.html", "styles.css"].filter { $0.hasPrefix(context.prefix) }
-      },
-    ]),
+    signature: Signature([issueID, assetName]),
     examples: ["issue asset 3 cover.rgb", "issue asset 3 article.html"]
   ) { invocation in
-    let word = invocation.arguments.word("ID") ?? Word("")
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let id = try invocation[issueID]
+    let name = try invocation[assetName]
     let encoded =
       name.text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name.text
     let url = try invocation.session.factory.api.url(
-      forPath: "/issues/\(word.text)/assets/\(encoded)")
+      forPath: "/issues/\(id)/assets/\(encoded)")
     let result = try invocation.session.factory.api.magazineIssueUpdater().loadAsset(
-      from: url, inIssueWithIdentifier: Int64(word.text) ?? 0)
+      from: url, inIssueWithIdentifier: Int64(id))
     switch result {
     case .success(let saved):
       return .record([
@@ -66,7 +72,7 @@ enum IssueGroup {
         Field("preview", .excerpt(shown: preview(saved), whole: ValueInput.whole(saved.data))),
       ])
     case .failure(let error):
-      throw ShellError("cannot load \(name.text) of issue \(word.text): \(error)", at: name.offset)
+      throw ShellError("cannot load \(name.text) of issue \(id): \(error)", at: name.offset)
     }
   }
 

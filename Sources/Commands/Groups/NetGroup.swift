@@ -14,6 +14,46 @@ enum NetGroup {
       """,
     commands: [api, get, log, fault, faults, timeout])
 
+  // MARK: - Parameters
+
+  /// `net get PATH`.
+  static let requestPathArgument = Argument(
+    "PATH", .text, "a path such as /products/42, or a full URL")
+  /// `net get --full`.
+  static let fullFlag = Flag("full", "also show the headers and the raw body")
+
+  /// `net fault METHOD`, or `clear`.
+  static let methodArgument = Argument(
+    "METHOD", .text, "GET, POST, ... or *; or 'clear' to remove every fault"
+  ) { context in
+    ["GET", "POST", "PUT", "DELETE", "*", "clear"].filter { $0.hasPrefix(context.prefix) }
+  }
+  /// `net fault METHOD PATH`.
+  static let faultPathArgument = Option.argument(
+    "PATH", .text, "the path, such as /products/42 or /products/*")
+  /// `net fault --status N`.
+  static let statusOption = Option(
+    "status", .integer(100...599), value: "N", "answer with this HTTP status")
+  /// `net fault --body TEXT`.
+  static let bodyOption = Option(
+    "body", .text, value: "TEXT", "the JSON body for --status; @FILE reads a file")
+  /// `net fault --empty`.
+  static let emptyFlag = Flag("empty", "answer 200 with an empty body")
+  /// `net fault --malformed`.
+  static let malformedFlag = Flag("malformed", "answer 200 with malformed JSON")
+  /// `net fault --drop`.
+  static let dropFlag = Flag("drop", "close the connection without answering")
+  /// `net fault --delay DURATION`.
+  static let delayOption = Option("delay", .duration, "wait this long first")
+  /// `net fault --times N|always`.
+  static let timesOption = Option(
+    "times", .text, value: "N|always", "how many requests it applies to", default: "1")
+
+  /// `net timeout DURATION`.
+  static let durationArgument = Option.argument("DURATION", .duration, "such as 500ms or 10s")
+
+  // MARK: - Commands
+
   static let api = Command(
     "api", summary: "show the base URL in use, starting the embedded API if needed",
     examples: ["net api"]
@@ -31,13 +71,10 @@ enum NetGroup {
     "get", summary: "GET a path and show the status, bytes, time and decoded envelope",
     discussion:
       "With --full, also the response headers and the raw body. An error status fails the command with the API's code and message.",
-    signature: Signature([
-      .argument("PATH", .text, "a path such as /products/42, or a full URL"),
-      .flag("full", "also show the headers and the raw body"),
-    ]),
+    signature: Signature([requestPathArgument, fullFlag]),
     examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"]
   ) { invocation in
-    let path = invocation.arguments.word("PATH") ?? Word("")
+    let path = try invocation[requestPathArgument]
     let controller = try invocation.session.factory.api.networkController
     let response = controller.perform(NetworkRequest(path: path.text))
     let body = response.data ?? Data()
@@ -55,7 +92,7 @@ enum NetGroup {
     if let code = envelope?["code"] as? String { fields.append(Field("code", .string(code))) }
     if let info = envelope?["info"] { fields.append(Field("info", .string(compactJSON(info)))) }
     if let data = envelope?["data"] { fields.append(Field("data", .string(compactJSON(data)))) }
-    if invocation.arguments.flag("full") {
+    if invocation[fullFlag] {
       let headers = (response.response?.headers ?? []).map { "\($0.name): \($0.value)" }
         .sorted()
       fields.append(Field("headers", .string(headers.joined(separator: "\n"))))
@@ -93,18 +130,8 @@ enum NetGroup {
       until 'net fault clear'). The first fault added that matches applies.
       """,
     signature: Signature([
-      .argument("METHOD", .text, "GET, POST, ... or *; or 'clear' to remove every fault") {
-        context in
-        ["GET", "POST", "PUT", "DELETE", "*", "clear"].filter { $0.hasPrefix(context.prefix) }
-      },
-      .optionalArgument("PATH", .text, "the path, such as /products/42 or /products/*"),
-      .option("status", .integer(100...599), value: "N", "answer with this HTTP status"),
-      .option("body", .text, value: "TEXT", "the JSON body for --status; @FILE reads a file"),
-      .flag("empty", "answer 200 with an empty body"),
-      .flag("malformed", "answer 200 with malformed JSON"),
-      .flag("drop", "close the connection without answering"),
-      .option("delay", .duration, "wait this long first"),
-      .option("times", .text, value: "N|always", "how many requests it applies to", default: "1"),
+      methodArgument, faultPathArgument, statusOption, bodyOption, emptyFlag, malformedFlag,
+      dropFlag, delayOption, timesOption,
     ]),
     examples: [
       "net fault GET /products/42 --status 503",
@@ -113,16 +140,15 @@ enum NetGroup {
       "net fault clear",
     ]
   ) { invocation in
-    let arguments = invocation.arguments
-    let method = arguments.word("METHOD") ?? Word("")
+    let method = try invocation[methodArgument]
     if method.text == "clear" {
-      if let extra = arguments.word("PATH") {
+      if let extra = invocation[faultPathArgument] {
         throw ShellError("'net fault clear' takes nothing more", at: extra.offset)
       }
       let count = try faultTable(invocation.session).clear()
       return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
     }
-    guard let path = arguments.word("PATH") else {
+    guard let path = invocation[faultPathArgument] else {
       throw ShellError(
         "net fault needs a PATH after \(method.text)",
         hint: "for example 'net fault GET /products/42 --status 503'", at: method.offset)
@@ -136,18 +162,18 @@ enum NetGroup {
         "'\(method.text)' is not an HTTP method", hint: "for example GET", at: method.offset)
     }
     var kinds: [Fault.Kind] = []
-    if let status = arguments.int("status") {
-      let body = try arguments.word("body").map {
+    if let status = invocation[statusOption] {
+      let body = try invocation[bodyOption].map {
         String(decoding: try ValueInput.json($0, what: "the body").data, as: UTF8.self)
       }
       kinds.append(.status(status, body: body))
-    } else if let body = arguments.word("body") {
+    } else if let body = invocation[bodyOption] {
       throw ShellError("--body goes with --status", hint: "add --status N", at: body.offset)
     }
-    if arguments.flag("empty") { kinds.append(.empty) }
-    if arguments.flag("malformed") { kinds.append(.malformed) }
-    if arguments.flag("drop") { kinds.append(.drop) }
-    let delay = arguments.duration("delay") ?? 0
+    if invocation[emptyFlag] { kinds.append(.empty) }
+    if invocation[malformedFlag] { kinds.append(.malformed) }
+    if invocation[dropFlag] { kinds.append(.drop) }
+    let delay = invocation[delayOption] ?? 0
     if kinds.isEmpty && delay > 0 { kinds.append(.delayOnly) }
     guard kinds.count == 1, let kind = kinds.first else {
       throw ShellError(
@@ -156,7 +182,7 @@ enum NetGroup {
           : "choose one of --status, --empty, --malformed and --drop",
         hint: "--status N, --empty, --malformed, --drop, or --delay alone", at: path.offset)
     }
-    let timesWord = arguments.word("times")
+    let timesWord = invocation[timesOption]
     let times: Int?
     switch timesWord?.text ?? "1" {
     case "always": times = nil
@@ -196,13 +222,13 @@ enum NetGroup {
     "timeout", summary: "show or set how long a request may take before it fails",
     discussion:
       "5s by default. A request past it fails with 'timed out'; Ctrl-C cancels one at once.",
-    signature: Signature([.optionalArgument("DURATION", .duration, "such as 500ms or 10s")]),
+    signature: Signature([durationArgument]),
     examples: ["net timeout", "net timeout 500ms"]
   ) { invocation in
-    if let seconds = invocation.arguments.duration("DURATION") {
+    if let seconds = invocation[durationArgument] {
       guard seconds > 0 else {
         throw ShellError(
-          "the timeout must be longer than 0", at: invocation.arguments.word("DURATION")?.offset)
+          "the timeout must be longer than 0", at: invocation.word(for: durationArgument)?.offset)
       }
       invocation.session.factory.api.timeout = seconds
     }
@@ -245,22 +271,25 @@ enum NetGroup {
 }
 
 extension Builtins {
+  /// `serve --port N`.
+  static let servePortOption = Option(
+    "port", .integer(0...65535), value: "N", "the port", default: "8080")
+  /// `serve --catalog-size N`.
+  static let serveCatalogSizeOption = Option(
+    "catalog-size", .integer(15...1_000_000), value: "N", "how many products", default: "100")
+
   static let serve = Command(
     "serve", summary: "run the demo API on its own, for curl, until Ctrl-C",
     discussion:
       "Listens on 127.0.0.1 only. Port 0 picks a free port; the URL is printed when the server is ready.",
-    signature: Signature([
-      .option("port", .integer(0...65535), value: "N", "the port", default: "8080"),
-      .option(
-        "catalog-size", .integer(15...1_000_000), value: "N", "how many products", default: "100"),
-    ]),
+    signature: Signature([servePortOption, serveCatalogSizeOption]),
     examples: ["serve", "serve --port 0 --catalog-size 10000"]
   ) { invocation in
     let server: DemoAPI
     do {
       server = try DemoAPI.start(
-        port: invocation.arguments.int("port") ?? 8080,
-        catalogSize: invocation.arguments.int("catalog-size") ?? 100)
+        port: invocation[servePortOption] ?? 8080,
+        catalogSize: invocation[serveCatalogSizeOption] ?? 100)
     } catch {
       throw ShellError(String(describing: error), hint: "is the port in use? try --port 0")
     }

@@ -11,6 +11,9 @@ enum ParseGroup {
       """,
     commands: [acknowledgements, game])
 
+  /// `acknowledgements`'s plist.
+  static let plistFile = Argument("FILE", .path, "the .plist file")
+
   static let acknowledgements = Command(
     "acknowledgements",
     summary: "parse a CocoaPods acknowledgements plist: header, libraries, footer",
@@ -19,10 +22,10 @@ enum ParseGroup {
       groups between them are the libraries. Deliberate difference: the seed turns an \
       unreadable plist into an empty dictionary; archsh says what is wrong.
       """,
-    signature: Signature([.argument("FILE", .path, "the .plist file")]),
+    signature: Signature([plistFile]),
     examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"]
   ) { invocation in
-    let file = invocation.arguments.word("FILE") ?? Word("")
+    let file = try invocation[plistFile]
     let parser: AcknowParser
     do {
       parser = try invocation.session.factory.model.acknowParser(plistPath: file.text)
@@ -51,12 +54,15 @@ enum ParseGroup {
     ])
   }
 
+  /// `game`'s JSON object.
+  static let jsonArgument = Argument("JSON", .text, "a JSON object, quoted")
+
   static let game = Command(
     "game", summary: "parse a game from JSON with GameParser; invalidInput without a name",
-    signature: Signature([.argument("JSON", .text, "a JSON object, quoted")]),
+    signature: Signature([jsonArgument]),
     examples: [#"parse game '{"name": "Tetris"}'"#, #"parse game '{"title": "no name"}'"#]
   ) { invocation in
-    let json = invocation.arguments.word("JSON") ?? Word("")
+    let json = try invocation[jsonArgument]
     do {
       let game = try invocation.session.factory.model.gameParser().parse(text: json.text)
       return .record([Field("name", .string(game.name))])

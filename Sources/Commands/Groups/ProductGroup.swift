@@ -16,9 +16,22 @@ enum ProductGroup {
       """,
     commands: [update, show, list, translate])
 
-  static let target = Parameter.argument(
+  // MARK: - Parameters
+
+  /// The product a command names: `ID|URL`.
+  static let target = Argument(
     "ID|URL", .text, "a product id, a path such as /products/42, or a URL",
     completion: Completions.productIDs)
+
+  /// `product list --offset N`.
+  static let offsetOption = Option(
+    "offset", .integer(0...Int(Int32.max)), value: "N", "where the page starts", default: "0")
+  /// `product list --limit N`.
+  static let limitOption = Option(
+    "limit", .integer(1...1000), value: "N", "how many products", default: "20")
+  /// `product list --cached`.
+  static let cachedFlag = Flag(
+    "cached", "list the products in productCache instead, without counting as reads")
 
   // MARK: - Commands
 
@@ -32,7 +45,7 @@ enum ProductGroup {
     signature: Signature([target]),
     examples: ["product update 42", "product fetch /products/7"]
   ) { invocation in
-    let word = invocation.arguments.word("ID|URL") ?? Word("")
+    let word = try invocation[target]
     let api = invocation.session.factory.api
     let catalog = try api.productCatalog()
     let url = try catalog.remoteURL(for: word.text)
@@ -67,18 +80,13 @@ enum ProductGroup {
   static let list = Command(
     "list", summary: "list a page of products from the API, or the cached ones",
     discussion: "Without --cached, GET /products with offset and limit; the page's info follows.",
-    signature: Signature([
-      .option(
-        "offset", .integer(0...Int(Int32.max)), value: "N", "where the page starts", default: "0"),
-      .option("limit", .integer(1...1000), value: "N", "how many products", default: "20"),
-      .flag("cached", "list the products in productCache instead, without counting as reads"),
-    ]),
+    signature: Signature([offsetOption, limitOption, cachedFlag]),
     examples: [
       "product list --limit 5", "product list --offset 15 --limit 3", "product list --cached",
     ]
   ) { invocation in
     let session = invocation.session
-    if invocation.arguments.flag("cached") {
+    if invocation[cachedFlag] {
       let translator = session.factory.model.productTranslator()
       let rows = try session.factory.api.productCatalog().cachedProducts().map {
         key, product -> [Value] in
@@ -90,8 +98,8 @@ enum ProductGroup {
       }
       return .table(Table(columns: ["id", "name", "price", "cached_as"], rows: rows))
     }
-    let offset = invocation.arguments.int("offset") ?? 0
-    let limit = invocation.arguments.int("limit") ?? 20
+    let offset = invocation[offsetOption] ?? 0
+    let limit = invocation[limitOption] ?? 20
     let controller = try session.factory.api.networkController
     let translator = session.factory.model.productTranslator()
     let response = controller.perform(
@@ -149,7 +157,7 @@ enum ProductGroup {
 
   /// The cached product a command names, and its key; never starts the API.
   static func cached(_ invocation: Invocation) throws -> (Product, String) {
-    let word = invocation.arguments.word("ID|URL") ?? Word("")
+    let word = try invocation[target]
     return try invocation.session.factory.api.productCatalog().cached(word.text)
   }
 }

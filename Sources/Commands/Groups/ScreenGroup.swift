@@ -16,19 +16,29 @@ enum ScreenGroup {
       """,
     commands: [show, select])
 
+  /// `show [COORDINATOR]`: the coordinator whose screen is drawn.
+  static let showCoordinator = Option.argument(
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+  /// `show --width`: the drawing's width.
+  static let widthOption = Option(
+    "width", .integer(30...200), value: "N", "the drawing's width", default: "56")
+  /// `select ROW`: the row to select.
+  static let rowArgument = Argument(
+    "ROW", .text, "a row counted across sections from 0, or SECTION-ROW")
+  /// `select [COORDINATOR]`: the coordinator whose screen's row is selected.
+  static let selectCoordinator = Option.argument(
+    "COORDINATOR", .text, "the coordinator (the visible one by default)",
+    completion: RunningApp.coordinatorNames)
+
   static let show = Command(
     "show", summary: "draw the screen a coordinator shows (the visible one by default)",
-    signature: Signature([
-      .optionalArgument(
-        "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames),
-      .option("width", .integer(30...200), value: "N", "the drawing's width", default: "56"),
-    ]),
+    signature: Signature([showCoordinator, widthOption]),
     examples: ["screen show", "screen show profile"]
   ) { invocation in
-    let name = invocation.arguments.word("COORDINATOR")
+    let name = invocation[showCoordinator]
     let app = try RunningApp.app(invocation.session)
     let (controller, view) = try loaded(app, name)
-    let width = invocation.arguments.int("width") ?? 56
+    let width = invocation[widthOption] ?? 56
     let coordinator = try Diagnosis.located(name) {
       try app.target(name?.text)
     }
@@ -53,16 +63,11 @@ enum ScreenGroup {
 
   static let select = Command(
     "select", summary: "select a row: its presenter sends the row's event",
-    signature: Signature([
-      .argument("ROW", .text, "a row counted across sections from 0, or SECTION-ROW"),
-      .optionalArgument(
-        "COORDINATOR", .text, "the coordinator (the visible one by default)",
-        completion: RunningApp.coordinatorNames),
-    ]),
+    signature: Signature([rowArgument, selectCoordinator]),
     examples: ["screen select 0", "screen select 1-0 profile"]
   ) { invocation in
-    let rowWord = invocation.arguments.word("ROW") ?? Word("")
-    let name = invocation.arguments.word("COORDINATOR")
+    let rowWord = try invocation[rowArgument]
+    let name = invocation[selectCoordinator]
     return try RunningApp.navigate(invocation.session) { app in
       let (controller, view) = try loaded(app, name)
       guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {

@@ -33,8 +33,64 @@ enum StoreGroup {
     return (try? controller.keys(prefix: context.prefix, limit: 100)) ?? []
   }
 
-  static let storeArgument = Parameter.argument(
-    "STORE", .name, "the store's name", completion: storeNames)
+  // MARK: - Parameters
+
+  /// The store a command works on.
+  static let storeArgument = Argument("STORE", .name, "the store's name", completion: storeNames)
+
+  /// `create`'s new store name.
+  static let createName = Argument("NAME", .name, "letters, digits, '_', '-' and '.'")
+
+  /// `persist`'s key.
+  static let keyArgument = Argument("KEY", .text, "the key", completion: keyNames)
+
+  /// `persist`'s value, or @PATH.
+  static let valueArgument = Argument("VALUE", .text, "the value, or @PATH to read a file")
+
+  /// `persist --json`.
+  static let jsonFlag = Flag("json", "check that the value is valid JSON")
+
+  /// `persist --age`.
+  static let entryAgeOption = Option(
+    "age", .duration, value: "DURATION", "an age limit for this entry alone")
+
+  /// The keys `retrieve` and `remove` work on.
+  static let keysArgument = Many.arguments("KEY", .text, "the keys", completion: keyNames)
+
+  /// `keys --prefix`.
+  static let prefixOption = Option("prefix", .text, value: "P", "only keys that start with P")
+
+  /// `keys --limit`.
+  static let limitOption = Option("limit", .integer(0...Int.max), value: "N", "at most N keys")
+
+  /// `bytes`'s optional key.
+  static let oneKey = Option.argument("KEY", .text, "one key", completion: keyNames)
+
+  /// `limits --bytes`.
+  static let byteLimitOption = Option("bytes", .bytes, value: "N", "the byte limit, such as 50MB")
+
+  /// `limits --age`.
+  static let ageLimitOption = Option(
+    "age", .duration, value: "DURATION", "the age limit, such as 30d; 0 for none")
+
+  /// `limits --ttl`.
+  static let ttlOption = Option(
+    "ttl", .choice(["on", "off"]), value: "on|off", "whether expired entries read as missing")
+
+  /// `trim --to-bytes`.
+  static let toBytesOption = Option(
+    "to-bytes", .bytes, value: "N", "trim the largest entries to N bytes")
+
+  /// `trim --lru`.
+  static let lruOption = Option(
+    "lru", .bytes, value: "N", "trim the least recently accessed to N bytes")
+
+  /// `trim --to-date`.
+  static let toDateOption = Option(
+    "to-date", .date, value: "DATE", "remove entries created before DATE")
+
+  /// `trim --expired`.
+  static let expiredFlag = Flag("expired", "remove entries past their age limit")
 
   // MARK: - Commands
 
@@ -57,10 +113,10 @@ enum StoreGroup {
 
   static let create = Command(
     "create", summary: "create a store with the default limits",
-    signature: Signature([.argument("NAME", .name, "letters, digits, '_', '-' and '.'")]),
+    signature: Signature([createName]),
     examples: ["store create productCache"]
   ) { invocation in
-    let name = invocation.arguments.word("NAME") ?? Word("")
+    let name = try invocation[createName]
     try located(name) {
       try PersistenceController.createStore(
         name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
@@ -77,30 +133,23 @@ enum StoreGroup {
       than the store's byte limit is rejected; a write that takes the store over its limit trims the least recently accessed \
       entries, and the command says which.
       """,
-    signature: Signature([
-      storeArgument,
-      .argument("KEY", .text, "the key", completion: keyNames),
-      .argument("VALUE", .text, "the value, or @PATH to read a file"),
-      .flag("json", "check that the value is valid JSON"),
-      .option("age", .duration, value: "DURATION", "an age limit for this entry alone"),
-    ]),
+    signature: Signature([storeArgument, keyArgument, valueArgument, jsonFlag, entryAgeOption]),
     examples: [
       "store persist bookmarks home 'https://example.com'",
       "store persist user profile @profile.json --json",
       "store persist generalCache session abc --age 1h",
     ]
   ) { invocation in
-    let arguments = invocation.arguments
-    let valueWord = arguments.word("VALUE") ?? Word("")
+    let valueWord = try invocation[valueArgument]
     let input = try ValueInput.value(of: valueWord)
     let value = input.data
-    if arguments.flag("json") {
+    if invocation[jsonFlag] {
       _ = try ValueInput.check(value, file: input.file, at: valueWord)
     }
-    let key = arguments.word("KEY") ?? Word("")
-    let trimmed = try located(arguments.word("STORE"), key: key, value: valueWord) {
+    let key = try invocation[keyArgument]
+    let trimmed = try located(invocation[storeArgument], key: key, value: valueWord) {
       try controller(invocation).persist(
-        value, forKey: key.text, ageLimit: arguments.duration("age"))
+        value, forKey: key.text, ageLimit: invocation[entryAgeOption])
     }
     guard !trimmed.isEmpty else { return .empty }
     return .events(["trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))"])
@@ -113,12 +162,11 @@ enum StoreGroup {
       missing keys; it fails only when every key is missing (the seed returns nil). In TTL mode \
       an expired entry reads as missing. Each read updates the entry's access time and count.
       """,
-    signature: Signature([storeArgument, .variadic("KEY", .text, "the keys", completion: keyNames)]
-    ),
+    signature: Signature([storeArgument, keysArgument]),
     examples: ["store retrieve bookmarks home", "store retrieve bookmarks home work"]
   ) { invocation in
-    let keys = invocation.arguments.words("KEY")
-    let store = invocation.arguments.word("STORE")
+    let keys = invocation[keysArgument]
+    let store = try invocation[storeArgument]
     if keys.count == 1 {
       let data = try located(store, key: keys[0]) {
         try controller(invocation).retrieve(forKey: keys[0].text)
@@ -143,11 +191,11 @@ enum StoreGroup {
 
   static let remove = Command(
     "remove", summary: "remove keys; every key must exist, or nothing is removed",
-    signature: Signature([storeArgument, .variadic("KEY", .text, "the keys", completion: keyNames)]
-    ),
+    signature: Signature([storeArgument, keysArgument]),
     examples: ["store remove bookmarks home"]
   ) { invocation in
-    let keys = invocation.arguments.words("KEY")
+    let keys = invocation[keysArgument]
+    let storeWord = try invocation[storeArgument]
     do {
       try controller(invocation).remove(forKeys: keys.map(\.text))
     } catch PersistenceController.Error.objectNotFound(let store, let missing) {
@@ -156,23 +204,19 @@ enum StoreGroup {
         PersistenceController.Error.objectNotFound(store: store, keys: missing).description,
         hint: "nothing was removed", at: word?.offset)
     } catch {
-      throw shellError(error, store: invocation.arguments.word("STORE"))
+      throw shellError(error, store: storeWord)
     }
     return .empty
   }
 
   static let keys = Command(
     "keys", summary: "list keys in key order",
-    signature: Signature([
-      storeArgument, .option("prefix", .text, value: "P", "only keys that start with P"),
-      .option("limit", .integer(0...Int.max), value: "N", "at most N keys"),
-    ]),
+    signature: Signature([storeArgument, prefixOption, limitOption]),
     examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"]
   ) { invocation in
-    let arguments = invocation.arguments
-    let keys = try located(arguments.word("STORE")) {
+    let keys = try located(invocation[storeArgument]) {
       try controller(invocation).keys(
-        prefix: arguments.string("prefix") ?? "", limit: arguments.int("limit"))
+        prefix: invocation[prefixOption]?.text ?? "", limit: invocation[limitOption])
     }
     return .table(Table(columns: ["key"], rows: keys.map { [.string($0)] }))
   }
@@ -181,7 +225,7 @@ enum StoreGroup {
     "entries", summary: "list entries: key, bytes, created, accessed, access count, age limit",
     signature: Signature([storeArgument]), examples: ["store entries bookmarks"]
   ) { invocation in
-    let entries = try located(invocation.arguments.word("STORE")) {
+    let entries = try located(invocation[storeArgument]) {
       try controller(invocation).entries()
     }
     return .table(
@@ -200,23 +244,21 @@ enum StoreGroup {
     "bytes", summary: "the byte count of a store, or of one key",
     discussion:
       "A key's byte count is its value's length (PINCache reports the size allocated on disk).",
-    signature: Signature([
-      storeArgument, .optionalArgument("KEY", .text, "one key", completion: keyNames),
-    ]),
+    signature: Signature([storeArgument, oneKey]),
     examples: ["store bytes bookmarks", "store bytes bookmarks home"]
   ) { invocation in
-    let store = invocation.arguments.word("STORE")
-    if let key = invocation.arguments.word("KEY") {
+    let store = try invocation[storeArgument]
+    if let key = invocation[oneKey] {
       let count = try located(store, key: key) {
         try controller(invocation).byteCount(forKey: key.text)
       }
       return .record([
-        Field("store", .string(store?.text ?? "")), Field("key", .string(key.text)),
+        Field("store", .string(store.text)), Field("key", .string(key.text)),
         Field("bytes", .int(count)),
       ])
     }
     let count = try located(store) { try controller(invocation).byteCount() }
-    return .record([Field("store", .string(store?.text ?? "")), Field("bytes", .int(count))])
+    return .record([Field("store", .string(store.text)), Field("bytes", .int(count))])
   }
 
   static let limits = Command(
@@ -227,20 +269,17 @@ enum StoreGroup {
       mode an entry past its age limit reads as missing; otherwise it stays readable until \
       'store trim STORE --expired' removes it.
       """,
-    signature: Signature([
-      storeArgument, .option("bytes", .bytes, value: "N", "the byte limit, such as 50MB"),
-      .option("age", .duration, value: "DURATION", "the age limit, such as 30d; 0 for none"),
-      .option(
-        "ttl", .choice(["on", "off"]), value: "on|off", "whether expired entries read as missing"),
-    ]),
+    signature: Signature([storeArgument, byteLimitOption, ageLimitOption, ttlOption]),
     examples: ["store limits bookmarks", "store limits generalCache --bytes 1MB --age 1h --ttl on"]
   ) { invocation in
-    let arguments = invocation.arguments
-    let controller = try located(arguments.word("STORE")) { try StoreGroup.controller(invocation) }
-    let byteLimit = arguments.bytes("bytes")
-    let ageLimit = arguments.duration("age")
-    let ttl = arguments.string("ttl").map { $0 == "on" }
-    let limits = try located(arguments.word("STORE")) { () throws -> PersistenceController.Limits in
+    let controller = try located(invocation[storeArgument]) {
+      try StoreGroup.controller(invocation)
+    }
+    let byteLimit = invocation[byteLimitOption]
+    let ageLimit = invocation[ageLimitOption]
+    let ttl = invocation[ttlOption].map { $0.text == "on" }
+    let limits = try located(invocation[storeArgument]) {
+      () throws -> PersistenceController.Limits in
       if byteLimit == nil && ageLimit == nil && ttl == nil { return try controller.limits() }
       return try controller.setLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
     }
@@ -261,20 +300,14 @@ enum StoreGroup {
       disagree on access or creation date, and archsh uses creation, like the age limit)
         --expired      entries past their age limit
       """,
-    signature: Signature([
-      storeArgument, .option("to-bytes", .bytes, value: "N", "trim the largest entries to N bytes"),
-      .option("lru", .bytes, value: "N", "trim the least recently accessed to N bytes"),
-      .option("to-date", .date, value: "DATE", "remove entries created before DATE"),
-      .flag("expired", "remove entries past their age limit"),
-    ]),
+    signature: Signature([storeArgument, toBytesOption, lruOption, toDateOption, expiredFlag]),
     examples: ["store trim generalCache --expired", "store trim generalCache --lru 1MB"]
   ) { invocation in
-    let arguments = invocation.arguments
     var choices: [PersistenceController.Trim] = []
-    if let bytes = arguments.bytes("to-bytes") { choices.append(.toBytes(bytes)) }
-    if let bytes = arguments.bytes("lru") { choices.append(.leastRecentlyUsed(toBytes: bytes)) }
-    if let date = arguments.date("to-date") { choices.append(.toDate(date)) }
-    if arguments.flag("expired") { choices.append(.expired) }
+    if let bytes = invocation[toBytesOption] { choices.append(.toBytes(bytes)) }
+    if let bytes = invocation[lruOption] { choices.append(.leastRecentlyUsed(toBytes: bytes)) }
+    if let date = invocation[toDateOption] { choices.append(.toDate(date)) }
+    if invocation[expiredFlag] { choices.append(.expired) }
     guard choices.count == 1, let choice = choices.first else {
       throw ShellError(
         choices.isEmpty
@@ -282,7 +315,7 @@ enum StoreGroup {
           : "'store trim' takes only one of --to-bytes, --lru, --to-date, --expired",
         hint: "usage: store trim STORE (--to-bytes N | --lru N | --to-date DATE | --expired)")
     }
-    let removed = try located(arguments.word("STORE")) { try controller(invocation).trim(choice) }
+    let removed = try located(invocation[storeArgument]) { try controller(invocation).trim(choice) }
     return .events(
       removed.isEmpty
         ? ["nothing to trim"] : ["removed \(removed.count): \(removed.joined(separator: ", "))"])
@@ -292,7 +325,7 @@ enum StoreGroup {
 
   static func controller(_ invocation: Invocation) throws -> PersistenceController {
     try invocation.session.factory.persistenceController(
-      identifier: invocation.arguments.string("STORE") ?? "")
+      identifier: invocation[storeArgument].text)
   }
 
   /// Runs `body`, turning Domain errors into shell errors that point at the word they concern.

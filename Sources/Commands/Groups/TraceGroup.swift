@@ -38,6 +38,13 @@ enum TraceGroup {
     return .sequence(trees)
   }
 
+  /// `export --format`.
+  static let formatOption = Option(
+    "format", .choice(["mermaid"]), value: "FORMAT", "the diagram format", default: "mermaid")
+
+  /// `export`'s file to write.
+  static let fileArgument = Option.argument("FILE", .path, "where to write the diagram")
+
   static let export = Command(
     "export", summary: "write what was traced since 'trace on' as a diagram",
     discussion: """
@@ -45,15 +52,11 @@ enum TraceGroup {
       and duration; events become notes. Without FILE, the diagram is printed. The file is \
       created with mode 0600.
       """,
-    signature: Signature([
-      .option(
-        "format", .choice(["mermaid"]), value: "FORMAT", "the diagram format", default: "mermaid"),
-      .optionalArgument("FILE", .path, "where to write the diagram"),
-    ]),
+    signature: Signature([formatOption, fileArgument]),
     examples: ["trace export --format mermaid", "trace export --format mermaid trace.mmd"]
   ) { invocation in
     let diagram = TraceRendering.mermaid(try recorded(invocation.session))
-    guard let file = invocation.arguments.word("FILE") else {
+    guard let file = invocation[fileArgument] else {
       return .diagram(format: "mermaid", text: diagram)
     }
     do throws(ShellError) {

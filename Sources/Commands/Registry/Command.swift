@@ -1,17 +1,18 @@
 import Domain
 
-/// What a command is given when it runs: the session, its checked arguments, and the interpreter.
+/// What a command is given when it runs: the session, its parsed line, and the interpreter.
 public struct Invocation {
   /// The session: variables, settings, and the application factory.
   public let session: Session
-  /// The arguments, checked against the command's signature.
-  public let arguments: Arguments
-  /// The command's full name, for example `store keys`.
-  public let commandName: String
+  /// The command line, resolved and parsed.
+  public let parsed: ParsedCommand
   /// The interpreter running the command, for builtins that run other commands.
   public let interpreter: Interpreter
-  /// The words after the command's own words, as given.
-  public let words: ArraySlice<Word>
+
+  /// The arguments, checked against the command's signature and converted.
+  public var arguments: Arguments { parsed.arguments }
+  /// The command's full name, for example `store keys`.
+  public var commandName: String { parsed.resolution.name }
 }
 
 /// One command: its name, its declared signature, its help, and what it does.
@@ -30,6 +31,9 @@ public final class Command: Sendable {
   public let examples: [String]
   /// Whether `expect` looks through this command to the one before it (`expect`, `source`).
   public let isTransparent: Bool
+  /// Whether it examines the previous command's failure (`expect`): a failed script command waits
+  /// for it instead of stopping the script.
+  public let isExpectation: Bool
   /// Runs the command.
   public let run: @Sendable (Invocation) throws -> Output
 
@@ -37,9 +41,10 @@ public final class Command: Sendable {
   public init(
     _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
     signature: Signature = Signature(), examples: [String] = [], isTransparent: Bool = false,
-    run: @escaping @Sendable (Invocation) throws -> Output
+    isExpectation: Bool = false, run: @escaping @Sendable (Invocation) throws -> Output
   ) {
     self.isTransparent = isTransparent
+    self.isExpectation = isExpectation
     self.name = name
     self.aliases = aliases
     self.summary = summary

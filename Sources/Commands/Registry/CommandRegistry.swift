@@ -114,54 +114,85 @@ public final class CommandRegistry: Sendable {
     return nil
   }
 
+  /// How far a command line's first words go towards naming a command.
+  public enum Lookup {
+    /// They name a command.
+    case found(Resolution)
+    /// They stop before naming one; `candidates` are the words that could come next.
+    case incomplete(ShellError, candidates: [String])
+    /// A word names nothing.
+    case unknown(ShellError)
+  }
+
   /// Finds the command that `words` call.
   ///
   /// Unknown names get a "did you mean".
   public func resolve(_ words: [Word]) throws(ShellError) -> Resolution {
-    guard let first = words.first else { throw ShellError("empty command") }
+    switch lookup(words) {
+    case .found(let resolution): return resolution
+    case .incomplete(let error, _), .unknown(let error): throw error
+    }
+  }
+
+  /// Follows `words` as far as they name a command: the one step behind dispatch and completion.
+  public func lookup(_ words: [Word]) -> Lookup {
+    guard let first = words.first else {
+      return .incomplete(ShellError("empty command"), candidates: topLevelNames)
+    }
     switch top[first.text] {
     case .builtin(let command):
-      return Resolution(command: command, group: nil, name: command.name, argumentStart: 1)
+      return .found(
+        Resolution(command: command, group: nil, name: command.name, argumentStart: 1))
     case .group(let index):
       let (group, verbs) = slots[index].value
       guard words.count > 1 else {
-        throw ShellError(
-          "'\(group.name)' needs a verb: \(group.verbs.joined(separator: ", "))",
-          hint: "try 'help \(group.name)'", at: first.offset + first.text.utf8.count + 1)
+        return .incomplete(
+          ShellError(
+            "'\(group.name)' needs a verb: \(group.verbs.joined(separator: ", "))",
+            hint: "try 'help \(group.name)'", at: first.offset + first.text.utf8.count + 1),
+          candidates: group.verbs)
       }
       let verb = words[1]
       if let command = verbs[verb.text] {
-        return Resolution(
-          command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 2)
+        return .found(
+          Resolution(
+            command: command, group: group, name: "\(group.name) \(command.name)",
+            argumentStart: 2))
       }
       // Two-word verbs, such as `ds section add`.
       let subverbs = group.subverbs(of: verb.text)
       if !subverbs.isEmpty {
         guard words.count > 2 else {
-          throw ShellError(
-            "'\(group.name) \(verb.text)' needs a verb: \(subverbs.joined(separator: ", "))",
-            hint: "try 'help \(group.name) \(verb.text)'",
-            at: verb.offset + verb.text.utf8.count + 1)
+          return .incomplete(
+            ShellError(
+              "'\(group.name) \(verb.text)' needs a verb: \(subverbs.joined(separator: ", "))",
+              hint: "try 'help \(group.name) \(verb.text)'",
+              at: verb.offset + verb.text.utf8.count + 1),
+            candidates: subverbs)
         }
         let subverb = words[2]
         guard let command = verbs[verb.text + " " + subverb.text] else {
           let hint =
             ShellError.didYouMean(subverb.text, among: subverbs)
             ?? "try 'help \(group.name) \(verb.text)'"
-          throw ShellError(
-            "unknown verb '\(subverb.text)' for '\(group.name) \(verb.text)'", hint: hint,
-            at: subverb.offset)
+          return .unknown(
+            ShellError(
+              "unknown verb '\(subverb.text)' for '\(group.name) \(verb.text)'", hint: hint,
+              at: subverb.offset))
         }
-        return Resolution(
-          command: command, group: group, name: "\(group.name) \(command.name)", argumentStart: 3)
+        return .found(
+          Resolution(
+            command: command, group: group, name: "\(group.name) \(command.name)",
+            argumentStart: 3))
       }
       let hint =
         ShellError.didYouMean(verb.text, among: group.verbs) ?? "try 'help \(group.name)'"
-      throw ShellError(
-        "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
+      return .unknown(
+        ShellError("unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset))
     case nil:
       let hint = ShellError.didYouMean(first.text, among: topLevelNames) ?? "try 'help'"
-      throw ShellError("unknown command '\(first.text)'", hint: hint, at: first.offset)
+      return .unknown(
+        ShellError("unknown command '\(first.text)'", hint: hint, at: first.offset))
     }
   }
 }

@@ -89,64 +89,6 @@ public struct Parameter: Sendable {
   /// included (`time COMMAND...`).
   public var isPassthrough = false
 
-  /// A required positional argument.
-  public static func argument(
-    _ name: String, _ type: ValueType = .text, _ summary: String, secret: Bool = false,
-    completion: CompletionProvider? = nil
-  ) -> Parameter {
-    Parameter(
-      name: name, kind: .positional, type: type, summary: summary, isOptional: false,
-      isVariadic: false, isSecret: secret, completion: completion)
-  }
-
-  /// An optional positional argument.
-  public static func optionalArgument(
-    _ name: String, _ type: ValueType = .text, _ summary: String, default value: String? = nil,
-    completion: CompletionProvider? = nil
-  ) -> Parameter {
-    Parameter(
-      name: name, kind: .positional, type: type, summary: summary, isOptional: true,
-      isVariadic: false, defaultValue: value, isSecret: false, completion: completion)
-  }
-
-  /// A positional argument that takes every remaining word; `optional` allows none.
-  public static func variadic(
-    _ name: String, _ type: ValueType = .text, _ summary: String, optional: Bool = false,
-    completion: CompletionProvider? = nil
-  ) -> Parameter {
-    Parameter(
-      name: name, kind: .positional, type: type, summary: summary, isOptional: optional,
-      isVariadic: true, isSecret: false, completion: completion)
-  }
-
-  /// A positional argument that takes the rest of the line as it is, options included.
-  public static func remainder(
-    _ name: String, _ summary: String, completion: CompletionProvider? = nil
-  ) -> Parameter {
-    var parameter = variadic(name, .text, summary, completion: completion)
-    parameter.isPassthrough = true
-    return parameter
-  }
-
-  /// An option with a value, `--name VALUE`.
-  public static func option(
-    _ name: String, _ type: ValueType = .text, value valueName: String? = nil, _ summary: String,
-    default value: String? = nil, repeatable: Bool = false, secret: Bool = false,
-    completion: CompletionProvider? = nil
-  ) -> Parameter {
-    Parameter(
-      name: name, kind: .option, type: type, summary: summary, isOptional: true,
-      isVariadic: repeatable, defaultValue: value, isSecret: secret, valueName: valueName,
-      completion: completion)
-  }
-
-  /// A flag, `--name`; `secret` makes its presence keep the line out of history.
-  public static func flag(_ name: String, _ summary: String, secret: Bool = false) -> Parameter {
-    Parameter(
-      name: name, kind: .flag, type: .text, summary: summary, isOptional: true, isVariadic: false,
-      isSecret: secret)
-  }
-
   /// How the parameter appears in a usage line.
   var usage: String {
     switch kind {
@@ -170,17 +112,30 @@ public struct Parameter: Sendable {
   }
 }
 
+
 /// A command's parameters, declared once: parsing, usage, help and completion derive from it.
 public struct Signature: Sendable {
   /// Every parameter, positionals in order.
   public let parameters: [Parameter]
   /// The indices of the positional parameters, in order; computed once, used on every line.
   let positionalSlots: [Int]
+  /// The declared defaults, converted once, by slot.
+  let defaults: [Int: Given]
 
-  /// Declares a signature.
-  public init(_ parameters: [Parameter] = []) {
+  /// Declares a signature from the command's parameter handles.
+  public init(_ handles: [any ParameterHandle] = []) {
+    let parameters = handles.map(\.parameter)
     self.parameters = parameters
     self.positionalSlots = parameters.indices.filter { parameters[$0].kind == .positional }
+    var defaults: [Int: Given] = [:]
+    for (slot, parameter) in parameters.enumerated() {
+      guard let text = parameter.defaultValue else { continue }
+      let word = Word(text)
+      if let converted = try? Self.convert(word, as: parameter, label: parameter.name) {
+        defaults[slot] = Given(slot: slot, word: word, converted: converted)
+      }
+    }
+    self.defaults = defaults
   }
 
   /// The positional parameters, in order.
@@ -192,90 +147,157 @@ public struct Signature: Sendable {
     let named = parameters.filter { $0.kind != .positional }.map(\.usage)
     return (positional + named).joined(separator: " ")
   }
+
+  /// The slot of a handle's parameter, or nil when this signature does not declare it.
+  func slot(of parameter: Parameter) -> Int? {
+    parameters.firstIndex { $0.name == parameter.name && $0.kind == parameter.kind }
+  }
 }
 
-/// The values a command line supplied, checked against the signature.
+/// A value converted once, while the line is parsed, to the type its parameter declares.
+enum Converted: Sendable {
+  /// Text, a path, a name or a choice: the word itself.
+  case word
+  /// A whole number or a byte count.
+  case integer(Int)
+  /// A duration in seconds.
+  case seconds(Double)
+  /// A date.
+  case date(Date)
+}
+
+/// One word a command line gave a parameter, with its converted value.
+struct Given: Sendable {
+  var slot: Int
+  var word: Word
+  var converted: Converted
+}
+
+/// The values a command line supplied, checked against the signature and converted.
+///
+/// Commands read them through their parameter handles (`invocation[key]`), so an argument name is
+/// a Swift identifier: a misspelt one does not compile.
 public struct Arguments {
   /// The signature the values were parsed against.
   public let signature: Signature
-  /// Each given word with the index of its parameter, in command-line order.
+  /// The command's full name, for errors.
+  let command: String
+  /// Each given word with its parameter's slot, in command-line order.
   ///
   /// One flat array keeps parsing to a single allocation per line.
-  var entries: [(slot: Int, word: Word)] = []
+  var entries: [Given] = []
 
-  init(signature: Signature) {
+  init(signature: Signature, command: String) {
     self.signature = signature
-  }
-
-  private func index(_ name: String) -> Int? {
-    signature.parameters.firstIndex { $0.name == name }
+    self.command = command
   }
 
   func given(_ slot: Int) -> Bool { entries.contains { $0.slot == slot } }
 
-  /// The word given for `name`, or nil when it was left out.
-  public func word(_ name: String) -> Word? {
-    guard let slot = index(name) else { return nil }
-    return entries.last { $0.slot == slot }?.word
+  /// The last value given for `parameter`, or its declared default.
+  func last(_ parameter: Parameter) -> Given? {
+    guard let slot = signature.slot(of: parameter) else { return nil }
+    return entries.last { $0.slot == slot } ?? signature.defaults[slot]
   }
 
-  /// Every word given for a variadic positional or a repeatable option.
-  public func words(_ name: String) -> [Word] {
-    guard let slot = index(name) else { return [] }
-    return entries.filter { $0.slot == slot }.map(\.word)
-  }
-
-  /// The text given for `name`, or its declared default, or nil.
-  public func string(_ name: String) -> String? {
-    guard let slot = index(name) else { return nil }
-    return entries.last { $0.slot == slot }?.word.text ?? signature.parameters[slot].defaultValue
-  }
-
-  /// Every text given for a variadic positional or a repeatable option.
-  public func strings(_ name: String) -> [String] {
-    words(name).map(\.text)
-  }
-
-  /// The integer given for `name`, or its default.
-  ///
-  /// Parsing already checked the type.
-  public func int(_ name: String) -> Int? {
-    string(name).flatMap { Int($0) }
-  }
-
-  /// The byte count given for `name`, or its default.
-  public func bytes(_ name: String) -> Int? {
-    string(name).flatMap(Quantities.bytes)
-  }
-
-  /// The duration in seconds given for `name`, or its default.
-  public func duration(_ name: String) -> Double? {
-    string(name).flatMap(Quantities.duration)
-  }
-
-  /// The date given for `name`.
-  public func date(_ name: String) -> Date? {
-    string(name).flatMap(Quantities.date)
-  }
-
-  /// Whether a flag was given.
-  public func flag(_ name: String) -> Bool {
-    index(name).map(given) ?? false
+  /// Every value given for `parameter`.
+  func all(_ parameter: Parameter) -> [Given] {
+    guard let slot = signature.slot(of: parameter) else { return [] }
+    return entries.filter { $0.slot == slot }
   }
 
   /// Whether any parameter declared secret was given a value.
   public var containsSecret: Bool {
     entries.contains { signature.parameters[$0.slot].isSecret }
   }
+
+  /// The value of a required argument.
+  ///
+  /// Parsing guarantees it; a handle the command does not declare is an error that names it.
+  public subscript<Value>(_ argument: Argument<Value>) -> Value {
+    get throws(ShellError) {
+      guard let given = last(argument.parameter),
+        let value = argument.kind.extract(given.word, given.converted)
+      else {
+        throw ShellError(
+          "'\(command)' does not declare the argument \(argument.parameter.name)",
+          hint: "this is a bug in archsh: the command reads a parameter its signature lacks")
+      }
+      return value
+    }
+  }
+
+  /// The value of an optional argument or an option, or its default, or nil.
+  public subscript<Value>(_ option: Option<Value>) -> Value? {
+    last(option.parameter).flatMap { option.kind.extract($0.word, $0.converted) }
+  }
+
+  /// Every value of a variadic argument or a repeatable option, in order.
+  public subscript<Value>(_ many: Many<Value>) -> [Value] {
+    all(many.parameter).compactMap { many.kind.extract($0.word, $0.converted) }
+  }
+
+  /// Whether a flag was given.
+  public subscript(_ flag: Flag) -> Bool {
+    signature.slot(of: flag.parameter).map(given) ?? false
+  }
+
+  /// The word that gave a parameter's value, for an error that points at it.
+  public func word(for handle: some ParameterHandle) -> Word? {
+    guard let slot = signature.slot(of: handle.parameter) else { return nil }
+    return entries.last { $0.slot == slot }?.word
+  }
+}
+
+/// Where a partial command line stands, for completion.
+public struct PartialArguments {
+  /// The parameter the next word fills: an option waiting for its value, or the next positional.
+  public var awaiting: Parameter?
+  /// Whether the next word may be an option: no option is waiting for its value.
+  public var acceptsOption: Bool
+  /// The options and flags already given.
+  public var givenNames: Set<String>
+  /// For a command that takes a command line (`time`), where that line starts.
+  public var passthroughStart: Int?
 }
 
 extension Signature {
-  /// Checks `words` (the arguments after the command's own words) and assigns them to parameters.
+  /// Checks `words` (the arguments after the command's own words), assigns them to parameters and
+  /// converts each value once.
   ///
   /// `--` ends the options: every later word is positional. A quoted word is never an option, and
   /// a word such as `-5` is a positional number. `--name=value` is accepted as `--name value`.
   public func parse(_ words: ArraySlice<Word>, command: String) throws(ShellError) -> Arguments {
-    var arguments = Arguments(signature: self)
+    try walk(words, command: command, checking: true).arguments
+  }
+
+  /// Walks the words of a line still being typed, as parsing does, without checking them.
+  public func partial(_ words: ArraySlice<Word>) -> PartialArguments {
+    // An unchecked walk never throws.
+    guard let walk = try? walk(words, command: "", checking: false) else {
+      return PartialArguments(awaiting: nil, acceptsOption: false, givenNames: [])
+    }
+    var given = Set<String>()
+    for entry in walk.arguments.entries where parameters[entry.slot].kind != .positional {
+      if !parameters[entry.slot].isVariadic { given.insert(parameters[entry.slot].name) }
+    }
+    return PartialArguments(
+      awaiting: walk.awaiting.map { parameters[$0] }, acceptsOption: !walk.awaitingValue,
+      givenNames: given, passthroughStart: walk.passthroughStart)
+  }
+
+  private struct Walk {
+    var arguments: Arguments
+    var awaiting: Int?
+    var awaitingValue = false
+    var passthroughStart: Int?
+  }
+
+  /// The one walk behind parsing and completion; `checking` makes every mistake an error.
+  private func walk(_ words: ArraySlice<Word>, command: String, checking: Bool)
+    throws(ShellError) -> Walk
+  {
+    var arguments = Arguments(signature: self, command: command)
     var positionalIndex = 0
     var optionsEnded = false
     var cursor = words.startIndex
@@ -288,8 +310,10 @@ extension Signature {
         parameters[positionalSlots[positionalIndex]].isPassthrough
       {
         let slot = positionalSlots[positionalIndex]
-        for word in words[(cursor - 1)...] { arguments.entries.append((slot, word)) }
-        break
+        for word in words[(cursor - 1)...] {
+          arguments.entries.append(Given(slot: slot, word: word, converted: .word))
+        }
+        return Walk(arguments: arguments, awaiting: slot, passthroughStart: cursor - 1)
       }
       if !optionsEnded && !word.isQuoted && word.text == "--" {
         optionsEnded = true
@@ -304,6 +328,7 @@ extension Signature {
         }
         guard let slot = parameters.firstIndex(where: { $0.kind != .positional && $0.name == name })
         else {
+          guard checking else { continue }
           let names = parameters.filter { $0.kind != .positional }.map { "--\($0.name)" }
           let hint =
             ShellError.didYouMean("--\(name)", among: names)
@@ -313,11 +338,13 @@ extension Signature {
             "unknown option '--\(name)' for '\(command)'", hint: hint, at: word.offset)
         }
         if parameters[slot].kind == .flag {
-          guard inlineValue == nil else {
+          if checking, inlineValue != nil {
             throw ShellError(
               "flag '--\(name)' takes no value", hint: "write '--\(name)' alone", at: word.offset)
           }
-          if !arguments.given(slot) { arguments.entries.append((slot, word)) }
+          if !arguments.given(slot) {
+            arguments.entries.append(Given(slot: slot, word: word, converted: .word))
+          }
           continue
         }
         let value: Word
@@ -326,6 +353,9 @@ extension Signature {
             inlineValue, offset: word.offset + name.utf8.count + 3, isQuoted: word.isQuoted)
         } else {
           guard cursor < words.endIndex else {
+            guard checking else {
+              return Walk(arguments: arguments, awaiting: slot, awaitingValue: true)
+            }
             throw ShellError(
               "option '--\(name)' needs a value",
               hint: "usage: \(command) \(usage)", at: word.offset)
@@ -333,32 +363,39 @@ extension Signature {
           value = words[cursor]
           cursor += 1
         }
-        try check(value, against: parameters[slot], label: "--\(name)")
-        if !parameters[slot].isVariadic && arguments.given(slot) {
+        if checking, !parameters[slot].isVariadic && arguments.given(slot) {
           throw ShellError(
             "option '--\(name)' is given twice", hint: "give it once", at: word.offset)
         }
-        arguments.entries.append((slot, value))
+        let converted =
+          checking ? try Self.convert(value, as: parameters[slot], label: "--\(name)") : .word
+        arguments.entries.append(Given(slot: slot, word: value, converted: converted))
         continue
       }
       guard positionalIndex < positionalSlots.count else {
+        guard checking else { continue }
         throw ShellError(
           "too many arguments for '\(command)': unexpected '\(word.text)'",
           hint: hintForExtraArgument(command), at: word.offset)
       }
       let slot = positionalSlots[positionalIndex]
-      try check(word, against: parameters[slot], label: parameters[slot].name)
-      arguments.entries.append((slot, word))
+      let converted =
+        checking
+        ? try Self.convert(word, as: parameters[slot], label: parameters[slot].name) : .word
+      arguments.entries.append(Given(slot: slot, word: word, converted: converted))
       if !parameters[slot].isVariadic { positionalIndex += 1 }
     }
 
-    for slot in positionalSlots where !parameters[slot].isOptional && !arguments.given(slot) {
-      let end = words.last.map { $0.offset + $0.text.utf8.count + 1 }
-      throw ShellError(
-        "missing argument \(parameters[slot].name) for '\(command)'",
-        hint: "usage: \(command) \(usage)", at: end)
+    if checking {
+      for slot in positionalSlots where !parameters[slot].isOptional && !arguments.given(slot) {
+        let end = words.last.map { $0.offset + $0.text.utf8.count + 1 }
+        throw ShellError(
+          "missing argument \(parameters[slot].name) for '\(command)'",
+          hint: "usage: \(command) \(usage)", at: end)
+      }
     }
-    return arguments
+    let awaiting = positionalIndex < positionalSlots.count ? positionalSlots[positionalIndex] : nil
+    return Walk(arguments: arguments, awaiting: awaiting)
   }
 
   private func isOptionLike(_ text: String) -> Bool {
@@ -372,33 +409,37 @@ extension Signature {
     return "usage: \(command) \(usage); quote a value that contains spaces"
   }
 
-  private func check(_ word: Word, against parameter: borrowing Parameter, label: String)
-    throws(ShellError)
+  /// Checks a word against its parameter's type and converts it, once.
+  static func convert(_ word: Word, as parameter: borrowing Parameter, label: String)
+    throws(ShellError) -> Converted
   {
     switch parameter.type {
     case .text, .path, .name:
-      return
+      return .word
     case .bytes:
-      guard Quantities.bytes(word.text) != nil else {
+      guard let bytes = Quantities.bytes(word.text) else {
         throw ShellError(
           "expected a byte count for \(label), not '\(word.text)'",
           hint: "for example 1024, 64KB or 50MB",
           at: word.offset)
       }
+      return .integer(bytes)
     case .duration:
-      guard Quantities.duration(word.text) != nil else {
+      guard let seconds = Quantities.duration(word.text) else {
         throw ShellError(
           "expected a duration for \(label), not '\(word.text)'",
           hint: "for example 90s, 12h, 30d or 0 for none",
           at: word.offset)
       }
+      return .seconds(seconds)
     case .date:
-      guard Quantities.date(word.text) != nil else {
+      guard let date = Quantities.date(word.text) else {
         throw ShellError(
           "expected a date for \(label), not '\(word.text)'",
           hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z",
           at: word.offset)
       }
+      return .date(date)
     case .integer(let range):
       guard let value = Int(word.text) else {
         throw ShellError(
@@ -409,6 +450,7 @@ extension Signature {
           "expected \(label) between \(range.lowerBound) and \(range.upperBound), not '\(value)'",
           at: word.offset)
       }
+      return .integer(value)
     case .choice(let words):
       guard words.contains(word.text) else {
         let hint =
@@ -416,6 +458,7 @@ extension Signature {
           ?? "choose one of: \(words.joined(separator: ", "))"
         throw ShellError("'\(word.text)' is not a valid \(label)", hint: hint, at: word.offset)
       }
+      return .word
     }
   }
 }

@@ -72,8 +72,7 @@ struct AlreadyReported: Error, CustomStringConvertible {
 ///
 /// The same loop serves the prompt, scripts and `source`: a `LineSource` supplies lines, and a
 /// frame says whether they come from a person (errors never end the session) or a script (the
-/// first error stops it, unless `keepGoing`). A failed script command is held until the next
-/// command: if that is an `expect`, the expectation decides; otherwise the script stops.
+/// first error stops it, unless `keepGoing`); `FailurePolicy` decides.
 public final class Interpreter {
   /// The session commands run against.
   public let session: Session
@@ -84,26 +83,16 @@ public final class Interpreter {
   /// Asked between commands: true when Ctrl-C was pressed, which stops a running script.
   public var interruptRequested: () -> Bool = { false }
 
-  private let sink: OutputSink
-  private var frames: [Frame] = []
-  private var pendingFailure = false
-  private var lastErrorDescription = ""
+  let sink: OutputSink
+  var frames: [ScriptFrame] = []
+  var failures = FailurePolicy()
+  var lastErrorDescription = ""
   private var exitStatus: Int32?
 
   /// What the previous command (other than `expect`) did.
   public private(set) var previous: CommandRecord?
   /// Whether any command failed in a way that makes the exit status 1.
-  public private(set) var hadFailure = false
-
-  private struct Frame {
-    var name: String?
-    var directory: String
-    var arguments: [String]
-    var scriptName: String
-    var includedFrom: String?
-    var isInteractive: Bool
-    var currentLine = 0
-  }
+  public var hadFailure: Bool { failures.hadFailure }
 
   /// Creates an interpreter.
   public init(
@@ -129,98 +118,74 @@ public final class Interpreter {
     _ source: inout some LineSource, name: String?, directory: String = ".",
     arguments: [String] = [], interactive: Bool
   ) -> RunOutcome {
-    let frame = Frame(
+    let frame = ScriptFrame(
       name: name, directory: directory, arguments: arguments, scriptName: name ?? "archsh",
       includedFrom: nil, isInteractive: interactive)
     let outcome = run(&source, frame: frame)
-    if frames.isEmpty, pendingFailure {
-      pendingFailure = false
-      hadFailure = true
-      if case .finished = outcome, !settings.keepGoing { return .stopped }
-    }
-    return outcome
+    guard frames.isEmpty else { return outcome }
+    return failures.finish(outcome, keepGoing: settings.keepGoing)
   }
 
-  private func run(_ source: inout some LineSource, frame: Frame) -> RunOutcome {
+  /// The loop: read a logical line, prepare it once, record it, echo it, run it.
+  func run(_ source: inout some LineSource, frame: ScriptFrame) -> RunOutcome {
     frames.append(frame)
     defer { frames.removeLast() }
-    while true {
-      if let exitStatus { return .exit(exitStatus) }
-      if frame.isInteractive { pendingFailure = false }
-      let first: SourceLine
-      switch source.next(continuation: false) {
-      case .end: return .finished
-      case .interrupted: continue
-      case .line(let line): first = line
-      }
-      var line = LogicalLine(first)
-      var discarded = false
-      continuation: while Lexer.needsContinuation(line.text) {
-        switch source.next(continuation: true) {
-        case .line(let more): line.append(more)
-        case .interrupted:
-          discarded = true
-          break continuation
-        case .end: break continuation
-        }
-      }
-      if discarded { continue }
+    while exitStatus == nil {
+      if frame.isInteractive { failures.forgetPending() }
+      guard let read = source.nextLogicalLine() else { return .finished }
+      guard let line = read else { continue }
+      let prepared = PreparedLine(line.text, registry: registry)
       // A failed script command stops the script before the next line is even shown, unless
       // that line is an expectation about it (or only a comment).
-      if pendingFailure, !frame.isInteractive, !continuesAfterFailure(line.text),
+      if !frame.isInteractive, failures.isPending, !prepared.continuesAfterFailure,
         settlePendingFailure()
       {
         return .stopped
       }
-      if source.recordsHistory { source.accept(line.text, isSecret: lineContainsSecret(line.text)) }
+      if source.recordsHistory { source.accept(line.text, isSecret: prepared.containsSecret) }
       if settings.echo && frames.count == 1 { echo(line) }
-      if !execute(line) { return exitStatus.map { .exit($0) } ?? .stopped }
+      if !execute(prepared, line: line) { return exitStatus.map { .exit($0) } ?? .stopped }
     }
+    return exitStatus.map { .exit($0) } ?? .finished
   }
 
   /// Runs one logical line; returns false when the run must stop.
-  private func execute(_ line: LogicalLine) -> Bool {
-    let commands: [RawCommand]
-    do {
-      commands = try Lexer.lex(line.text)
-    } catch {
-      return failed(error, line: line, fallbackOffset: 0, isExpect: false)
+  private func execute(_ prepared: PreparedLine, line: LogicalLine) -> Bool {
+    let commands: [PreparedLine.Command]
+    switch prepared.commands {
+    case .success(let lexed): commands = lexed
+    case .failure(let error): return failed(error, line: line, fallbackOffset: 0)
     }
-    for raw in commands {
+    for command in commands {
       if interruptRequested() {
         let error = ShellError("interrupted", hint: "Ctrl-C stopped the script")
-        let keepRunning = failed(
-          error, line: line, fallbackOffset: raw.words[0].offset, isExpect: false)
+        let keepRunning = failed(error, line: line, fallbackOffset: command.raw.words[0].offset)
         return keepRunning && frames.last?.isInteractive == true
       }
-      if !execute(raw, line: line) { return false }
-      if exitStatus != nil { return false }
+      if !execute(command, line: line) || exitStatus != nil { return false }
     }
     return true
   }
 
   /// Runs one command of a line; returns false when the run must stop.
-  private func execute(_ raw: RawCommand, line: LogicalLine) -> Bool {
-    let head = raw.words[0]
-    let isExpect = !head.hasVariables && head.text == "expect"
+  private func execute(_ command: PreparedLine.Command, line: LogicalLine) -> Bool {
+    let head = command.raw.words[0]
+    let isExpect = command.isExpectation
     frames[frames.count - 1].currentLine = line.lineNumber(of: head.offset)
     if !isExpect, settlePendingFailure() { return false }
-    var words: [Word] = []
-    words.reserveCapacity(raw.words.count)
     var isTransparent = false
     do {
-      for word in raw.words { words.append(try word.expanded(lookup)) }
-      let resolution = try registry.resolve(words)
-      isTransparent = resolution.command.isTransparent
-      let output = try runTraced(resolution, words)
+      let parsed = try command.parsed?.get() ?? interpolated(command.raw)
+      isTransparent = parsed.resolution.command.isTransparent
+      let output = try traced(parsed)
       emit(output)
-      if isExpect { pendingFailure = false }
+      if isExpect { failures.examined() }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
       session.lastStatus = 0
       return true
     } catch let request as ExitRequest {
       let interactive = frames.first?.isInteractive == true
-      exitStatus = request.status ?? (!interactive && (hadFailure || pendingFailure) ? 1 : 0)
+      exitStatus = request.status ?? failures.exitStatus(interactive: interactive)
       return false
     } catch {
       emit(.empty)
@@ -230,16 +195,24 @@ public final class Interpreter {
     }
   }
 
+  /// Parses a command that holds variables, once they are interpolated.
+  private func interpolated(_ raw: RawCommand) throws(ShellError) -> ParsedCommand {
+    var words: [Word] = []
+    words.reserveCapacity(raw.words.count)
+    for word in raw.words { words.append(try word.expanded(lookup)) }
+    return try ParsedCommand.parse(words, registry: registry)
+  }
+
   /// Records a failure, prints it unless it was printed already, and says whether to go on.
   private func failed(
-    _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool,
+    _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool = false,
     isTransparent: Bool = false
   ) -> Bool {
     let description: String
     if let reported = error as? AlreadyReported {
       description = reported.description
     } else {
-      let shellError = (error as? ShellError) ?? ShellError(String(describing: error))
+      let shellError = (error as? ShellError) ?? ShellError(describing: error, command: nil)
       description = shellError.description
       report(shellError.located(at: fallbackOffset), line: line)
     }
@@ -248,39 +221,13 @@ public final class Interpreter {
     if !isExpect && !(isTransparent && error is AlreadyReported) {
       previous = CommandRecord(succeeded: false, output: .empty, error: description)
     }
-    guard let frame = frames.last, !frame.isInteractive else { return true }
-    if settings.atomic {
-      hadFailure = true
-      return false
-    }
-    if isExpect {
-      pendingFailure = false
-      hadFailure = true
-      return settings.keepGoing
-    }
-    pendingFailure = true
-    return true
+    return failures.failed(
+      interactive: frames.last?.isInteractive ?? true, isExpectation: isExpect, settings: settings)
   }
 
   /// Settles a failed script command that no `expect` examined; returns true to stop.
-  ///
-  /// Inside a sourced file that stops, the failure is left to the including file, which may
-  /// still examine it with `expect`; so only the outermost frame, or keep-going, records it.
-  private func settlePendingFailure() -> Bool {
-    guard pendingFailure else { return false }
-    if settings.keepGoing || frames.count <= 1 {
-      pendingFailure = false
-      hadFailure = true
-    }
-    return !settings.keepGoing
-  }
-
-  /// Whether a line may follow a failed command without stopping the script: it starts with
-  /// `expect`, or holds no command at all.
-  private func continuesAfterFailure(_ text: String) -> Bool {
-    guard let commands = try? Lexer.lex(text) else { return false }
-    guard let first = commands.first?.words.first else { return true }
-    return !first.hasVariables && first.text == "expect"
+  func settlePendingFailure() -> Bool {
+    failures.settle(outermost: frames.count <= 1, keepGoing: settings.keepGoing)
   }
 
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
@@ -292,26 +239,28 @@ public final class Interpreter {
 
   /// Forgets earlier failures, so that an error in the rc file does not decide the exit status of
   /// the interactive session that follows it.
-  public func resetFailures() {
-    hadFailure = false
-    pendingFailure = false
+  public func resetFailures() { failures.reset() }
+
+  /// Whether a line holds a value declared secret, which keeps it out of history.
+  public func lineContainsSecret(_ text: String) -> Bool {
+    PreparedLine(text, registry: registry).containsSecret
   }
 
   // MARK: - Dispatch
 
   /// Finds the command `words` call, checks its arguments, and runs it.
   public func dispatch(_ words: [Word]) throws -> Output {
-    try run(registry.resolve(words), words)
+    try perform(ParsedCommand.parse(words, registry: registry))
   }
 
-  private func run(_ resolution: CommandRegistry.Resolution, _ words: [Word]) throws -> Output {
-    let arguments = try resolution.command.signature.parse(
-      words[resolution.argumentStart...], command: resolution.name)
-    let invocation = Invocation(
-      session: session, arguments: arguments, commandName: resolution.name, interpreter: self,
-      words: words[resolution.argumentStart...])
+  /// Runs a parsed command.
+  ///
+  /// A Domain error it throws becomes a shell error with the shell's hint, at the word that gave
+  /// its subject.
+  public func perform(_ parsed: ParsedCommand) throws -> Output {
+    let invocation = Invocation(session: session, parsed: parsed, interpreter: self)
     do {
-      return try resolution.command.run(invocation)
+      return try parsed.resolution.command.run(invocation)
     } catch let error as ShellError {
       throw error
     } catch let error as ExitRequest {
@@ -319,109 +268,16 @@ public final class Interpreter {
     } catch let error as AlreadyReported {
       throw error
     } catch {
-      // A Domain error: the shell adds its hint and points at the word that gave its subject.
       throw Diagnosis.shellError(
-        error, in: words[resolution.argumentStart...], command: resolution.name)
+        error, in: parsed.words[parsed.resolution.argumentStart...],
+        command: parsed.resolution.name)
     }
   }
 
-  private func runTraced(_ resolution: CommandRegistry.Resolution, _ words: [Word]) throws -> Output
-  {
+  private func traced(_ parsed: ParsedCommand) throws -> Output {
     let tracer = session.tracer
-    guard tracer.isEnabled else { return try run(resolution, words) }
-    return try tracer.withSpan("archsh", traceLabel(words)) { _ in try run(resolution, words) }
-  }
-
-  private func traceLabel(_ words: [Word]) -> String {
-    guard let resolution = try? registry.resolve(words) else {
-      return words.map(\.text).joined(separator: " ")
-    }
-    let arguments = try? resolution.command.signature.parse(
-      words[resolution.argumentStart...], command: resolution.name)
-    if arguments?.containsSecret == true { return "\(resolution.name) \(Span.redacted)" }
-    return words.map(\.text).joined(separator: " ")
-  }
-
-  /// Whether a line holds a value declared secret, which keeps it out of history.
-  public func lineContainsSecret(_ text: String) -> Bool {
-    guard let commands = try? Lexer.lex(text) else { return false }
-    return commands.contains { raw in
-      containsSecret(raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) })
-    }
-  }
-
-  private func containsSecret(_ words: [Word]) -> Bool {
-    guard let resolution = try? registry.resolve(words) else { return false }
-    if resolution.group == nil, resolution.command.name == "time" {
-      // `time` cannot time itself, so one level is all there is to look through.
-      let inner = Array(words.dropFirst())
-      return inner.first?.text != "time" && containsSecret(inner)
-    }
-    let signature = resolution.command.signature
-    guard
-      let arguments = try? signature.parse(
-        words[resolution.argumentStart...], command: resolution.name)
-    else {
-      // A line that does not parse stays out of history if its command takes any secret.
-      return signature.parameters.contains { $0.isSecret }
-    }
-    return arguments.containsSecret
-  }
-
-  private func lookup(_ name: String) -> String? {
-    guard let frame = frames.last else { return session.variables[name]?.value }
-    switch name {
-    case "?":
-      return String(session.lastStatus)
-    case "#":
-      return String(frame.arguments.count)
-    case "0":
-      return frame.scriptName
-    default:
-      if let digit = Int(name), name.utf8.count == 1 {
-        return digit <= frame.arguments.count ? frame.arguments[digit - 1] : nil
-      }
-      return session.variables[name]?.value
-    }
-  }
-
-  // MARK: - Source
-
-  /// Runs a script file inside the current one: `source FILE [ARG...]`.
-  ///
-  /// The path is relative to the including file's directory. Errors inside carry the include
-  /// chain. Nesting deeper than 64 files is an error.
-  public func source(_ path: Word, arguments: [String]) throws -> Output {
-    guard let current = frames.last else { return .empty }
-    guard frames.count <= 64 else {
-      throw ShellError(
-        "'source' is nested deeper than 64 files", hint: "does '\(path.text)' source itself?",
-        at: path.offset)
-    }
-    let display =
-      path.text.hasPrefix("/") || current.directory == "."
-      ? path.text : current.directory + "/" + path.text
-    var script: ScriptLineSource
-    switch ScriptLineSource.open(path: display) {
-    case .success(let opened): script = opened
-    case .failure(let error):
-      throw ShellError(
-        error.message, hint: "the path is relative to the including file", at: path.offset)
-    }
-    let directory = (display as NSString).deletingLastPathComponent
-    let includedFrom = current.name.map { "\($0):\(current.currentLine)" }
-    let frame = Frame(
-      name: display, directory: directory.isEmpty ? "." : directory, arguments: arguments,
-      scriptName: display, includedFrom: includedFrom, isInteractive: false)
-    switch run(&script, frame: frame) {
-    case .finished:
-      if pendingFailure { throw AlreadyReported(description: lastErrorDescription) }
-      return .empty
-    case .stopped:
-      throw AlreadyReported(description: lastErrorDescription)
-    case .exit:
-      return .empty
-    }
+    guard tracer.isEnabled else { return try perform(parsed) }
+    return try tracer.withSpan("archsh", parsed.traceLabel) { _ in try perform(parsed) }
   }
 
   // MARK: - Output
@@ -463,54 +319,27 @@ public final class Interpreter {
       sink.standardOutput(text + "\n")
     }
   }
+}
 
-  private func echo(_ line: LogicalLine) {
-    let trimmed = line.text.drop { $0 == " " || $0 == "\t" }
-    if trimmed.isEmpty || trimmed.hasPrefix("#") {
-      sink.standardOutput(line.text + "\n")
-      return
+extension LineSource {
+  /// The next logical line, joined across `\` continuations; nil at the end of the input, and
+  /// `.some(nil)` when Ctrl-C discarded the line being typed.
+  mutating func nextLogicalLine() -> LogicalLine?? {
+    let first: SourceLine
+    switch next(continuation: false) {
+    case .end: return nil
+    case .interrupted: return .some(nil)
+    case .line(let line): first = line
     }
-    let physical = line.text.split(separator: "\n", omittingEmptySubsequences: false)
-    var text = ""
-    for (index, part) in physical.enumerated() {
-      text += (index == 0 ? settings.prompt : settings.continuationPrompt) + part + "\n"
-    }
-    sink.standardOutput(text)
-  }
-
-  private func report(_ error: ShellError, line: LogicalLine) {
-    let label = settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-    guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {
-      var text = ""
-      if let offset = error.offset, line.isSinglePhysicalLine {
-        let column = line.location(of: offset).column
-        text += String(repeating: " ", count: settings.prompt.count + column - 1) + "^\n"
-      }
-      sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
-      return
-    }
-    let location = line.location(of: error.offset ?? 0)
-    // A script that sources itself repeats one frame up to the nesting limit: each run of the
-    // same place is written once, with a count.
-    var places: [(place: String, count: Int)] = []
-    for outer in frames.reversed() {
-      guard let includedFrom = outer.includedFrom else { continue }
-      if let last = places.last, last.place == includedFrom {
-        places[places.count - 1].count += 1
-      } else {
-        places.append((includedFrom, 1))
+    var line = LogicalLine(first)
+    while Lexer.needsContinuation(line.text) {
+      switch next(continuation: true) {
+      case .line(let more): line.append(more)
+      case .interrupted: return .some(nil)
+      case .end: return line
       }
     }
-    var chain = ""
-    for (place, count) in places {
-      chain += chain.isEmpty ? "; in file included from " : ", from "
-      chain += count > 1 ? "\(place) (×\(count))" : place
-    }
-    let rolledBack =
-      settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
-    sink.standardError(
-      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\(rolledBack)\n"
-    )
+    return line
   }
 }
 

@@ -31,6 +31,23 @@ public enum Lexer {
     return try result.get()
   }
 
+  /// The last command of a line still being typed, for completion: its complete words, and the
+  /// word the line ends in, if it ends inside one.
+  ///
+  /// An unclosed quote or `${` counts as closed, so `store retrieve 'my ke` completes `my ke`.
+  public static func partialCommand(_ text: String) -> (words: [RawWord], current: RawWord?) {
+    var text = text
+    return text.withUTF8 { bytes in
+      var scanner = Scanner(bytes: bytes)
+      scanner.tolerant = true
+      guard let commands = try? scanner.commands(), let last = commands.last,
+        !scanner.endedCommand
+      else { return ([], nil) }
+      guard scanner.endsInWord else { return (last.words, nil) }
+      return (Array(last.words.dropLast()), last.words.last)
+    }
+  }
+
   /// Whether `line` ends with a backslash that continues it onto the next line.
   ///
   /// A backslash inside single quotes or a comment does not continue the line, and neither does an
@@ -77,6 +94,12 @@ private struct Scanner {
   var buffer: [UInt8] = []
   var parts: [WordPart] = []
   var quoted = false
+  /// Completion's mode: an unclosed quote or `${`, or a trailing `\`, ends the word quietly.
+  var tolerant = false
+  /// Whether the input ended inside a word.
+  var endsInWord = false
+  /// Whether the last thing read ended a command (`;` or a line break).
+  var endedCommand = false
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -88,6 +111,7 @@ private struct Scanner {
     words.reserveCapacity(8)
     while index < bytes.count {
       let byte = bytes[index]
+      endsInWord = false
       switch byte {
       case 32, 9, 13:
         index += 1
@@ -95,13 +119,17 @@ private struct Scanner {
         if !words.isEmpty { commands.append(RawCommand(words: words)) }
         words.removeAll(keepingCapacity: true)
         index += 1
+        endedCommand = true
+        continue
       case UInt8(ascii: "#"):
         while index < bytes.count, bytes[index] != 10 { index += 1 }
       case UInt8(ascii: "\\") where index + 1 < bytes.count && bytes[index + 1] == 10:
         index += 2
       default:
         words.append(try word())
+        endsInWord = index == bytes.count
       }
+      endedCommand = false
     }
     if !words.isEmpty { commands.append(RawCommand(words: words)) }
     return commands
@@ -140,6 +168,7 @@ private struct Scanner {
         quoted = true
         index += 1
         guard index < bytes.count else {
+          if tolerant { break scan }
           throw ShellError(
             "nothing follows '\\' at the end of the input",
             hint: "a trailing '\\' continues the command on the next line", at: index - 1)
@@ -169,6 +198,7 @@ private struct Scanner {
       index += 1
     }
     guard index < bytes.count else {
+      if tolerant { return }
       throw ShellError("unterminated single quote", hint: "close it with '", at: open)
     }
     index += 1
@@ -204,6 +234,7 @@ private struct Scanner {
         index += 1
       }
     }
+    if tolerant { return }
     throw ShellError("unterminated double quote", hint: "close it with \"", at: open)
   }
 
@@ -215,6 +246,11 @@ private struct Scanner {
       var end = index + 2
       while end < bytes.count, bytes[end] != UInt8(ascii: "}") { end += 1 }
       guard end < bytes.count else {
+        if tolerant {
+          buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...]))
+          index = bytes.count
+          return
+        }
         throw ShellError("unterminated '${'", hint: "close it with '}'", at: dollar)
       }
       let name = String(

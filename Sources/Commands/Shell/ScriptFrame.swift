@@ -1,0 +1,133 @@
+import Foundation
+
+/// One running source of lines: the prompt, a script, or a file included with `source`.
+struct ScriptFrame {
+  /// The name errors give for the source, or nil at the prompt.
+  var name: String?
+  /// Where `source` resolves relative paths.
+  var directory: String
+  /// `$1`…`$9`.
+  var arguments: [String]
+  /// `$0`.
+  var scriptName: String
+  /// `file:line` of the `source` command that included it.
+  var includedFrom: String?
+  /// Whether errors leave the loop running.
+  var isInteractive: Bool
+  /// The physical line being run, for the include chain of errors inside it.
+  var currentLine = 0
+}
+
+extension Interpreter {
+  /// The value of `$name`: a script's `$0`…`$9`, `$#` and `$?`, or a session variable.
+  func lookup(_ name: String) -> String? {
+    guard let frame = frames.last else { return session.variables[name]?.value }
+    switch name {
+    case "?":
+      return String(session.lastStatus)
+    case "#":
+      return String(frame.arguments.count)
+    case "0":
+      return frame.scriptName
+    default:
+      if let digit = Int(name), name.utf8.count == 1 {
+        return digit <= frame.arguments.count ? frame.arguments[digit - 1] : nil
+      }
+      return session.variables[name]?.value
+    }
+  }
+
+  // MARK: - Source
+
+  /// Runs a script file inside the current one: `source FILE [ARG...]`.
+  ///
+  /// The path is relative to the including file's directory. Errors inside carry the include
+  /// chain. Nesting deeper than 64 files is an error.
+  public func source(_ path: Word, arguments: [String]) throws -> Output {
+    guard let current = frames.last else { return .empty }
+    guard frames.count <= 64 else {
+      throw ShellError(
+        "'source' is nested deeper than 64 files", hint: "does '\(path.text)' source itself?",
+        at: path.offset)
+    }
+    let display =
+      path.text.hasPrefix("/") || current.directory == "."
+      ? path.text : current.directory + "/" + path.text
+    var script: ScriptLineSource
+    switch ScriptLineSource.open(path: display) {
+    case .success(let opened): script = opened
+    case .failure(let error):
+      throw ShellError(
+        error.message, hint: "the path is relative to the including file", at: path.offset)
+    }
+    let directory = (display as NSString).deletingLastPathComponent
+    let includedFrom = current.name.map { "\($0):\(current.currentLine)" }
+    let frame = ScriptFrame(
+      name: display, directory: directory.isEmpty ? "." : directory, arguments: arguments,
+      scriptName: display, includedFrom: includedFrom, isInteractive: false)
+    switch run(&script, frame: frame) {
+    case .finished:
+      if failures.isPending { throw AlreadyReported(description: lastErrorDescription) }
+      return .empty
+    case .stopped:
+      throw AlreadyReported(description: lastErrorDescription)
+    case .exit:
+      return .empty
+    }
+  }
+
+  // MARK: - Diagnostics
+
+  /// Prints a line with its prompt, as `--echo` shows a script.
+  func echo(_ line: LogicalLine) {
+    let trimmed = line.text.drop { $0 == " " || $0 == "\t" }
+    if trimmed.isEmpty || trimmed.hasPrefix("#") {
+      sink.standardOutput(line.text + "\n")
+      return
+    }
+    let physical = line.text.split(separator: "\n", omittingEmptySubsequences: false)
+    var text = ""
+    for (index, part) in physical.enumerated() {
+      text += (index == 0 ? settings.prompt : settings.continuationPrompt) + part + "\n"
+    }
+    sink.standardOutput(text)
+  }
+
+  /// Prints an error: with a caret under its column at the prompt, or as `file:line:col` with the
+  /// include chain in a script.
+  func report(_ error: ShellError, line: LogicalLine) {
+    let label = settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+    guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {
+      var text = ""
+      if let offset = error.offset, line.isSinglePhysicalLine {
+        let column = line.location(of: offset).column
+        text += String(repeating: " ", count: settings.prompt.count + column - 1) + "^\n"
+      }
+      sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
+      return
+    }
+    let location = line.location(of: error.offset ?? 0)
+    // A script that sources itself repeats one frame up to the nesting limit: each run of the
+    // same place is written once, with a count.
+    var places: [(place: String, count: Int)] = []
+    for outer in frames.reversed() {
+      guard let includedFrom = outer.includedFrom else { continue }
+      if let last = places.last, last.place == includedFrom {
+        places[places.count - 1].count += 1
+      } else {
+        places.append((includedFrom, 1))
+      }
+    }
+    var chain = ""
+    for (place, count) in places {
+      chain += chain.isEmpty ? "; in file included from " : ", from "
+      chain += count > 1 ? "\(place) (×\(count))" : place
+    }
+    let rolledBack =
+      settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
+    sink.standardError(
+      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\(rolledBack)\n"
+    )
+  }
+}
+

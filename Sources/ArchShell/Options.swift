@@ -40,13 +40,15 @@ struct Options: ParsableCommand {
   @ArgumentParser.Flag(help: "Print results as JSON, one document per command.")
   var json = false
 
-  @ArgumentParser.Flag(name: .customLong("keep-going"), help: "Keep running a script after a failed command.")
+  @ArgumentParser.Flag(
+    name: .customLong("keep-going"), help: "Keep running a script after a failed command.")
   var keepGoing = false
 
   @ArgumentParser.Flag(help: "Print each command line, with the prompt, before its output.")
   var echo = false
 
-  @ArgumentParser.Flag(help: "Run the whole script in one transaction: any failure rolls everything back.")
+  @ArgumentParser.Flag(
+    help: "Run the whole script in one transaction: any failure rolls everything back.")
   var atomic = false
 
   @ArgumentParser.Flag(

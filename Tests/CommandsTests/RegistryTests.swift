@@ -239,4 +239,77 @@ struct CompleterTests {
     #expect(completer.complete("echo $pr") == ["$product"])
     #expect(completer.complete("unset p") == ["product"])
   }
+
+  @Test("completion reads the line with the interpreter's lexer: quotes, separators, time")
+  func lexedLikeExecution() {
+    #expect(completer.complete("echo 'a;b' ; tr") == ["trace"])
+    #expect(completer.complete("echo a;") == completer.complete(""))
+    #expect(completer.complete("output 'js") == ["json"])
+    #expect(completer.complete("output \"ta") == ["table"])
+    #expect(completer.complete("time time factory g") == ["get", "graph"])
+    #expect(completer.complete("time ") == completer.complete(""))
+    #expect(completer.complete("trace export -- --") == [])
+    #expect(completer.complete("trace export --format=mermaid --") == [])
+  }
+}
+
+@Suite("Typed parameters")
+struct TypedParameterTests {
+  @Test("every example in the help parses against its command's signature")
+  func examplesParse() throws {
+    let registry = AllGroups.registry
+    var count = 0
+    for group in registry.groups {
+      for command in group.commands {
+        for example in command.examples {
+          for raw in try Lexer.lex(example) {
+            let words = raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
+            #expect(throws: Never.self, "\(example)") {
+              try ParsedCommand.parse(words, registry: registry)
+            }
+            count += 1
+          }
+        }
+      }
+    }
+    #expect(count > 100)
+  }
+
+  @Test("every declared default converts to its parameter's type")
+  func defaultsConvert() {
+    for group in AllGroups.registry.groups {
+      for command in group.commands {
+        let signature = command.signature
+        for (slot, parameter) in signature.parameters.enumerated()
+        where parameter.defaultValue != nil {
+          #expect(signature.defaults[slot] != nil, "\(command.name) \(parameter.name)")
+        }
+      }
+    }
+  }
+
+  @Test("values are converted once, while parsing, to the declared type")
+  func converted() throws {
+    let count = Argument("N", .integer(1...9), "a count")
+    let age = Option("age", .duration, "an age")
+    let size = Option("size", .bytes, "a size")
+    let keys = Many.arguments("KEY", .text, "keys", optional: true)
+    let json = Flag("json", "as JSON")
+    let signature = Signature([count, keys, age, size, json])
+    let words = ["3", "a", "--age", "2m", "b", "--size=2KB", "--json"].enumerated().map {
+      Word($0.element, offset: $0.offset)
+    }
+    let arguments = try signature.parse(words[...], command: "demo")
+    #expect(try arguments[count] == 3)
+    #expect(arguments[age] == 120)
+    #expect(arguments[size] == 2048)
+    #expect(arguments[keys].map(\.text) == ["a", "b"])
+    #expect(arguments[json])
+    #expect(arguments.word(for: age)?.text == "2m")
+    let undeclared = Argument("OTHER", .text, "not in the signature")
+    #expect(throws: ShellError.self) { try arguments[undeclared] }
+    #expect(throws: ShellError.self) {
+      try signature.parse([Word("0")][...], command: "demo")
+    }
+  }
 }

@@ -112,7 +112,6 @@ public struct Parameter: Sendable {
   }
 }
 
-
 /// A command's parameters, declared once: parsing, usage, help and completion derive from it.
 public struct Signature: Sendable {
   /// Every parameter, positionals in order.
@@ -282,7 +281,8 @@ extension Signature {
       if !parameters[entry.slot].isVariadic { given.insert(parameters[entry.slot].name) }
     }
     return PartialArguments(
-      awaiting: walk.awaiting.map { parameters[$0] }, acceptsOption: !walk.awaitingValue,
+      awaiting: walk.awaiting.map { parameters[$0] },
+      acceptsOption: !walk.awaitingValue && !walk.optionsEnded,
       givenNames: given, passthroughStart: walk.passthroughStart)
   }
 
@@ -291,6 +291,7 @@ extension Signature {
     var awaiting: Int?
     var awaitingValue = false
     var passthroughStart: Int?
+    var optionsEnded = false
   }
 
   /// The one walk behind parsing and completion; `checking` makes every mistake an error.
@@ -395,7 +396,7 @@ extension Signature {
       }
     }
     let awaiting = positionalIndex < positionalSlots.count ? positionalSlots[positionalIndex] : nil
-    return Walk(arguments: arguments, awaiting: awaiting)
+    return Walk(arguments: arguments, awaiting: awaiting, optionsEnded: optionsEnded)
   }
 
   private func isOptionLike(_ text: String) -> Bool {

@@ -54,6 +54,10 @@ public struct ErrorSubject: Equatable, Sendable {
   public static func dataSource(_ name: String) -> ErrorSubject { ErrorSubject(.dataSource, name) }
   /// A product as named.
   public static func product(_ text: String) -> ErrorSubject { ErrorSubject(.product, text) }
+  /// An event's name.
+  public static func event(_ name: String) -> ErrorSubject { ErrorSubject(.event, name) }
+  /// A row as given.
+  public static func row(_ row: String) -> ErrorSubject { ErrorSubject(.row, row) }
 }
 
 /// An error that says which input it concerns.

@@ -46,11 +46,11 @@ private final class AppHarness {
 
   /// Sends `event` from the screen `coordinator` shows and asserts the whole state afterwards.
   func send(
-    _ coordinator: String, _ event: String, _ argument: String? = nil, records: [String],
+    _ coordinator: String, _ event: String, _ argument: EventValue? = nil, records: [String],
     state: CoordinatorState, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let controller = try app.controller(forCoordinatorNamed: coordinator)
-    try controller.send(eventNamed: event, argument: argument)
+    try controller.send(eventNamed: event, value: argument)
     assert(records: records, state: state, sourceLocation: sourceLocation)
   }
 
@@ -152,7 +152,7 @@ struct CoordinatorTests {
         + mainFlowStarts, state: app(main()))
 
     try harness.send(
-      "discover", "mediaItemSelected", "1",
+      "discover", "mediaItemSelected", .id(1),
       records: [
         "Presenter(Discover) sends mediaItemSelected(1)",
         "DiscoverFlowCoordinator pushes MediaItem(1)",
@@ -177,7 +177,7 @@ struct CoordinatorTests {
       ], state: app(main(discover: [.discover, .mediaItem(1)])))
 
     try harness.send(
-      "discover", "mediaItemSelected", "5",
+      "discover", "mediaItemSelected", .id(5),
       records: [
         "Presenter(MediaItem) sends mediaItemSelected(5)",
         "DiscoverFlowCoordinator pushes MediaItem(5)",
@@ -211,14 +211,14 @@ struct CoordinatorTests {
         allowed: ["mediaItemSelected(id)", "headerTapped", "failed(error)"])
     ) {
       try harness.app.controller(forCoordinatorNamed: "discover").send(
-        eventNamed: "backTapped", argument: nil)
+        eventNamed: "backTapped", value: nil)
     }
     #expect(
       throws: NavigationError.badArgument(
         event: "mediaItemSelected", value: "x", reason: "is not a product id")
     ) {
       try harness.app.controller(forCoordinatorNamed: "discover").send(
-        eventNamed: "mediaItemSelected", argument: "x")
+        eventNamed: "mediaItemSelected", value: .email("x"))
     }
     #expect(throws: NavigationError.coordinatorNotRunning("login", flow: "main")) {
       try harness.app.controller(forCoordinatorNamed: "login")
@@ -236,7 +236,7 @@ struct CoordinatorTests {
     _ = harness.dependencies.log.drain()
 
     try harness.send(
-      "discover", "mediaItemSelected", "9",
+      "discover", "mediaItemSelected", .id(9),
       records: [
         "Presenter(Discover) sends mediaItemSelected(9)",
         "DiscoverFlowCoordinator pushes MediaItem(9)",
@@ -251,7 +251,7 @@ struct CoordinatorTests {
     #expect(try harness.dependencies.favourites.ids() == [9])
 
     try harness.send(
-      "tabbar", "tabSelected", "favourites",
+      "tabbar", "tabSelected", .tab(.favourites),
       records: [
         "Presenter(TabBar) sends tabSelected(favourites)",
         "TabBarContainer selects the favourites tab",
@@ -274,7 +274,7 @@ struct CoordinatorTests {
           favourites: [.favourites, .mediaItem(9)])))
 
     try harness.send(
-      "tabbar", "tabSelected", "profile",
+      "tabbar", "tabSelected", .tab(.profile),
       records: [
         "Presenter(TabBar) sends tabSelected(profile)", "TabBarContainer selects the profile tab",
       ],
@@ -324,7 +324,7 @@ struct CoordinatorTests {
     _ = harness.dependencies.log.drain()
 
     try harness.send(
-      "discover", "failed", "network",
+      "discover", "failed", .error(.network),
       records: [
         "Presenter(Discover) sends failed(network)",
         "DiscoverFlowCoordinator sends appError(network) up",
@@ -359,12 +359,13 @@ struct CoordinatorTests {
   func saveAndRestore() throws {
     let harness = try AppHarness(session: "s")
     try harness.app.launch()
-    for (name, event, argument) in [
-      ("discover", "mediaItemSelected", "1"), ("tabbar", "tabSelected", "profile"),
+    let events: [(String, String, EventValue?)] = [
+      ("discover", "mediaItemSelected", .id(1)), ("tabbar", "tabSelected", .tab(.profile)),
       ("profile", "settingsTapped", nil),
-    ] {
+    ]
+    for (name, event, argument) in events {
       try harness.app.controller(forCoordinatorNamed: name).send(
-        eventNamed: event, argument: argument)
+        eventNamed: event, value: argument)
     }
     harness.app.handle(.appError(.server))
     let store = AppStateStore(workspace: try harness.factory.workspace)
@@ -411,7 +412,7 @@ struct CoordinatorTests {
       _ = try controller.loadRootView()
     }
     try harness.app.controller(forCoordinatorNamed: "discover").send(
-      eventNamed: "mediaItemSelected", argument: "1")
+      eventNamed: "mediaItemSelected", value: .id(1))
     for coordinator in harness.app.coordinators {
       let held = storedValues(coordinator)
       #expect(
@@ -459,7 +460,7 @@ struct CoordinatorTests {
     try harness.app.launch()
     harness.tracer.enable()
     try harness.app.controller(forCoordinatorNamed: "discover").send(
-      eventNamed: "mediaItemSelected", argument: "2")
+      eventNamed: "mediaItemSelected", value: .id(2))
     let spans = harness.tracer.drainCompleted()
     #expect(spans.count == 1)
     let presenter = try #require(spans.first)

@@ -133,6 +133,7 @@ struct PersistenceTests {
     try controller.persist(text("ok"), forKey: "small")
     #expect(
       throws: PersistenceController.Error.objectFailedToPersist(
+        store: "generalCache",
         reason:
           "the value (5 bytes) is larger than the byte limit of store 'generalCache' (4 bytes)")
     ) { try controller.persist(text("12345"), forKey: "big") }

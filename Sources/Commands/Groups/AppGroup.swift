@@ -119,7 +119,7 @@ enum AppGroup {
   ) { invocation in
     let email = try invocation[emailArgument]
     return try RunningApp.navigate(invocation.session) { app in
-      try Diagnosis.located(email) { try app.logIn(email: email.text) }
+      try app.logIn(email: email.text)
     }
   }
 

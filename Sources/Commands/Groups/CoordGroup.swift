@@ -21,7 +21,8 @@ enum CoordGroup {
     default: "text")
   /// `coord stack NAME`.
   static let nameArgument = Argument(
-    "NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+    "NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames
+  ).concerning(.coordinator)
 
   // MARK: - Commands
 
@@ -46,7 +47,7 @@ enum CoordGroup {
   ) { invocation in
     let name = try invocation[nameArgument]
     let app = try RunningApp.app(invocation.session)
-    let coordinator = try Diagnosis.located(name) { try app.coordinator(named: name.text) }
+    let coordinator = try app.coordinator(named: name.text)
     let navigation = coordinator.navigationController
     let visible = app.visibleCoordinator === coordinator
     var rows: [[Value]] = navigation.screens.enumerated().map { index, screen in

@@ -135,7 +135,7 @@ enum DataSourceGroup {
         "choose one of --rows, --products, --sections and --generate", at: name.offset)
     }
     let library = try library(invocation.session)
-    let open = try located(name) { try library.create(name.text, sections: sources.first ?? []) }
+    let open = try library.create(name.text, sections: sources.first ?? [])
     let controller = open.document.controller
     return .text(
       "created \(name.text): \(plural(controller.sections.count, "section")), \(plural(controller.totalRowCount, "row"))"
@@ -147,7 +147,7 @@ enum DataSourceGroup {
     examples: ["ds list"]
   ) { invocation in
     let library = try library(invocation.session)
-    let sources = try located(nil) { try library.list() }
+    let sources = try library.list()
     return .table(
       Table(
         columns: ["name", "sections", "rows"],
@@ -160,7 +160,7 @@ enum DataSourceGroup {
   ) { invocation in
     let name = try invocation[nameArgument]
     let library = try library(invocation.session)
-    try located(name) { try library.drop(name.text) }
+    try library.drop(name.text)
     return .text("dropped \(name.text)")
   }
 
@@ -180,7 +180,7 @@ enum DataSourceGroup {
     guard let type = CellControllers.type(named: controllerName) else {
       throw ShellError(DataSourceError.unknownCellController(controllerName).description)
     }
-    try located(nil) { try open.document.register(dataController: type, for: modelType) }
+    try open.document.register(dataController: type, for: modelType)
     return .text("\(modelType) → \(controllerName)")
   }
 
@@ -192,7 +192,7 @@ enum DataSourceGroup {
   ) { invocation in
     let open = try open(invocation)
     let text = invocation[textArgument]?.text
-    try located(nil) { try open.document.setBackground(text) }
+    try open.document.setBackground(text)
     return .text(text.map { "background: \($0)" } ?? "no background")
   }
 
@@ -417,7 +417,7 @@ enum DataSourceGroup {
   // MARK: - Helpers
 
   static func library(_ session: Session) throws -> DataSourceLibrary {
-    try located(nil) { try session.factory.dataSource.library }
+    try session.factory.dataSource.library
   }
 
   static func open(_ invocation: Invocation) throws -> OpenDataSource {
@@ -426,7 +426,7 @@ enum DataSourceGroup {
 
   static func open(_ session: Session, _ name: Word) throws -> OpenDataSource {
     let library = try library(session)
-    return try located(name) { try library.open(name.text) }
+    return try library.open(name.text)
   }
 
   /// Runs a mutation with notify unless --quiet, stores it, and shows the notifications, plus the
@@ -439,7 +439,7 @@ enum DataSourceGroup {
     let notify = !invocation[quiet]
     let wasEmpty = open.document.controller.totalRowCount == 0
     open.delegate.notifications = []
-    try located(nil) { try open.document.mutate(operation) { body($0, notify) } }
+    try open.document.mutate(operation) { body($0, notify) }
     var events = open.delegate.notifications.map(\.description)
     let isEmpty = open.document.controller.totalRowCount == 0
     if wasEmpty != isEmpty {
@@ -477,7 +477,7 @@ enum DataSourceGroup {
     do {
       return try RowModel.object(fromJSON: text)
     } catch {
-      throw ShellError(String(describing: error), at: word.offset)
+      throw ShellError(describing: error).located(at: word.offset)
     }
   }
 
@@ -486,7 +486,7 @@ enum DataSourceGroup {
     let word = try invocation[valueArgument]
     guard invocation[productFlag] else { return try parseModel(word.text, at: word) }
     let catalog = try invocation.session.factory.api.productCatalog()
-    return .product(try Diagnosis.located(word) { try catalog.cached(word.text).product })
+    return .product(try catalog.cached(word.text).product)
   }
 
   /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
@@ -527,7 +527,7 @@ enum DataSourceGroup {
   static func productSections(_ invocation: Invocation) throws -> [Section] {
     let session = invocation.session
     let catalog = try session.factory.api.productCatalog()
-    var products = try located(nil) { try catalog.cachedProducts() }.compactMap(\.product)
+    var products = try catalog.cachedProducts().compactMap(\.product)
     if products.isEmpty {
       let updater = try session.factory.api.productUpdater()
       for id in ProductMediaLibrary.discoverIDs {
@@ -545,14 +545,6 @@ enum DataSourceGroup {
     case .text(let text): return text
     case .product(let product): return "Product \(product.id): \(product.name)"
     case .object(_, let json): return json
-    }
-  }
-
-  static func located<T>(_ name: Word?, _ body: () throws -> T) throws -> T {
-    do {
-      return try body()
-    } catch let error as DataSourceError {
-      throw Diagnosis.shellError(error).located(at: name?.offset)
     }
   }
 }

@@ -42,16 +42,21 @@ enum EventGroup {
 
   /// `send COORDINATOR`: the coordinator whose screen's presenter sends.
   static let coordinatorArgument = Argument(
-    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames
+  ).concerning(.coordinator)
   /// `send EVENT`: the event's name.
-  static let eventArgument = Argument("EVENT", .text, "the event's name", completion: eventNames)
+  static let eventArgument = Argument(
+    "EVENT", .text, "the event's name", completion: eventNames
+  ).concerning(.event)
   /// `send [ARG]`: the event's argument.
   static let argOption = Option.argument(
     "ARG", .text, "its argument: a product id, an error kind, a tab, an email",
-    completion: eventArguments)
+    completion: eventArguments
+  ).concerning(.value)
   /// `list [COORDINATOR]`: the coordinator, the visible screen's by default.
   static let coordinatorOption = Option.argument(
-    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames
+  ).concerning(.coordinator)
 
   static let send = Command(
     "send", summary: "have the presenter of a coordinator's screen send an event",
@@ -66,20 +71,10 @@ enum EventGroup {
     let event = try invocation[eventArgument]
     let argument = invocation[argOption]
     return try RunningApp.navigate(session) { app in
-      let controller = try Diagnosis.located(name) {
-        try app.controller(forCoordinatorNamed: name.text)
-      }
-      do throws(NavigationError) {
-        try controller.send(eventNamed: event.text, argument: argument?.text)
-      } catch {
-        switch error {
-        case .badArgument, .unexpectedArgument:
-          throw Diagnosis.shellError(error).located(at: argument?.offset)
-        case .eventNotAllowed, .missingArgument:
-          throw Diagnosis.shellError(error).located(at: event.offset)
-        default: throw Diagnosis.shellError(error)
-        }
-      }
+      let controller = try app.controller(forCoordinatorNamed: name.text)
+      let descriptor = try controller.descriptor(named: event.text)
+      let value = try eventValue(argument, for: descriptor)
+      try controller.send(eventNamed: event.text, value: value)
     }
   }
 
@@ -91,9 +86,7 @@ enum EventGroup {
   ) { invocation in
     let name = invocation[coordinatorOption]
     let app = try RunningApp.app(invocation.session)
-    let controller = try Diagnosis.located(name) {
-      try app.controller(forCoordinatorNamed: name?.text)
-    }
+    let controller = try app.controller(forCoordinatorNamed: name?.text)
     return .sequence([
       .text("Presenter(\(controller.presenterName)) of \(controller.screen) can send:"),
       .table(
@@ -106,5 +99,40 @@ enum EventGroup {
             ]
           })),
     ])
+  }
+
+  /// An event's argument, parsed in the shell with the signature types every command uses.
+  ///
+  /// Domain checks the typed value against the event; only the text is the shell's to read.
+  static func eventValue(_ word: Word?, for descriptor: EventDescriptor) throws -> EventValue? {
+    guard let argument = descriptor.argument else {
+      if let word {
+        throw NavigationError.unexpectedArgument(event: descriptor.name, value: word.text)
+      }
+      return nil
+    }
+    guard let word else {
+      throw NavigationError.missingArgument(event: descriptor.name, argument: argument.summary)
+    }
+    let kind: ValueType
+    switch argument {
+    case .id: kind = .integer(1...Int.max)
+    case .error: kind = .choice(AppError.allCases.map(\.rawValue))
+    case .tab: kind = .choice(Tab.allCases.map(\.rawValue))
+    case .email: kind = .text
+    }
+    let parameter = Parameter(
+      name: "ARG", kind: .positional, type: kind, summary: argument.summary, isOptional: true,
+      isVariadic: false, isSecret: false)
+    guard let converted = try? Signature.convert(word, as: parameter, label: "ARG") else {
+      throw NavigationError.badArgument(
+        event: descriptor.name, value: word.text, reason: "is not \(argument.summary)")
+    }
+    switch (argument, converted) {
+    case (.id, .integer(let id)): return .id(id)
+    case (.error, _): return AppError(rawValue: word.text).map(EventValue.error)
+    case (.tab, _): return Tab(rawValue: word.text).map(EventValue.tab)
+    default: return .email(word.text)
+    }
   }
 }

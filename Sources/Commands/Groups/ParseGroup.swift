@@ -12,7 +12,7 @@ enum ParseGroup {
     commands: [acknowledgements, game])
 
   /// `acknowledgements`'s plist.
-  static let plistFile = Argument("FILE", .path, "the .plist file")
+  static let plistFile = Argument("FILE", .path, "the .plist file").concerning(.file)
 
   static let acknowledgements = Command(
     "acknowledgements",
@@ -26,14 +26,7 @@ enum ParseGroup {
     examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"]
   ) { invocation in
     let file = try invocation[plistFile]
-    let parser: AcknowParser
-    do {
-      parser = try invocation.session.factory.model.acknowParser(plistPath: file.text)
-    } catch {
-      throw ShellError(
-        String(describing: error), hint: "give the path to an acknowledgements .plist",
-        at: file.offset)
-    }
+    let parser = try invocation.session.factory.model.acknowParser(plistPath: file.text)
     let (header, footer) = parser.parseHeaderAndFooter()
     let acknowledgements = parser.parseAcknowledgements()
     return .sequence([
@@ -55,7 +48,7 @@ enum ParseGroup {
   }
 
   /// `game`'s JSON object.
-  static let jsonArgument = Argument("JSON", .text, "a JSON object, quoted")
+  static let jsonArgument = Argument("JSON", .text, "a JSON object, quoted").concerning(.value)
 
   static let game = Command(
     "game", summary: "parse a game from JSON with GameParser; invalidInput without a name",
@@ -63,13 +56,8 @@ enum ParseGroup {
     examples: [#"parse game '{"name": "Tetris"}'"#, #"parse game '{"title": "no name"}'"#]
   ) { invocation in
     let json = try invocation[jsonArgument]
-    do {
-      let game = try invocation.session.factory.model.gameParser().parse(text: json.text)
-      return .record([Field("name", .string(game.name))])
-    } catch {
-      throw ShellError(
-        String(describing: error), hint: #"for example '{"name": "Tetris"}'"#, at: json.offset)
-    }
+    let game = try invocation.session.factory.model.gameParser().parse(text: json.text)
+    return .record([Field("name", .string(game.name))])
   }
 
   /// The first line of a license text, cut to 60 characters, for the table; JSON has it whole.

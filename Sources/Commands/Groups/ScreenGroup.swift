@@ -18,17 +18,20 @@ enum ScreenGroup {
 
   /// `show [COORDINATOR]`: the coordinator whose screen is drawn.
   static let showCoordinator = Option.argument(
-    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames)
+    "COORDINATOR", .text, "the coordinator", completion: RunningApp.coordinatorNames
+  ).concerning(.coordinator)
   /// `show --width`: the drawing's width.
   static let widthOption = Option(
     "width", .integer(30...200), value: "N", "the drawing's width", default: "56")
   /// `select ROW`: the row to select.
   static let rowArgument = Argument(
-    "ROW", .text, "a row counted across sections from 0, or SECTION-ROW")
+    "ROW", .text, "a row counted across sections from 0, or SECTION-ROW"
+  ).concerning(.row)
   /// `select [COORDINATOR]`: the coordinator whose screen's row is selected.
   static let selectCoordinator = Option.argument(
     "COORDINATOR", .text, "the coordinator (the visible one by default)",
-    completion: RunningApp.coordinatorNames)
+    completion: RunningApp.coordinatorNames
+  ).concerning(.coordinator)
 
   static let show = Command(
     "show", summary: "draw the screen a coordinator shows (the visible one by default)",
@@ -39,9 +42,7 @@ enum ScreenGroup {
     let app = try RunningApp.app(invocation.session)
     let (controller, view) = try loaded(app, name)
     let width = invocation[widthOption] ?? 56
-    let coordinator = try Diagnosis.located(name) {
-      try app.target(name?.text)
-    }
+    let coordinator = try app.target(name?.text)
     let navigation = coordinator.navigationController
     let place =
       navigation.presentedScreen == controller.screen
@@ -78,14 +79,10 @@ enum ScreenGroup {
             hint: "give a number such as 0, or SECTION-ROW such as 1-0",
             at: rowWord.offset)
         }
-        throw Diagnosis.shellError(
-          NavigationError.rowOutOfRange(
-            screen: controller.screen.description, row: rowWord.text, count: count)
-        ).located(at: rowWord.offset)
+        throw NavigationError.rowOutOfRange(
+          screen: controller.screen.description, row: rowWord.text, count: count)
       }
-      try Diagnosis.located(rowWord) {
-        try view.provider.didSelectRow(at: indexPath)
-      }
+      try view.provider.didSelectRow(at: indexPath)
     }
   }
 
@@ -96,12 +93,8 @@ enum ScreenGroup {
   static func loaded(_ app: AppConfigurator, _ name: Word?) throws -> (
     ScreenControlling, RootView
   ) {
-    let controller = try Diagnosis.located(name) {
-      try app.controller(forCoordinatorNamed: name?.text)
-    }
-    let view = try Diagnosis.located(nil) {
-      try controller.loadRootView()
-    }
+    let controller = try app.controller(forCoordinatorNamed: name?.text)
+    let view = try controller.loadRootView()
     return (controller, view)
   }
 

@@ -36,16 +36,22 @@ enum StoreGroup {
   // MARK: - Parameters
 
   /// The store a command works on.
-  static let storeArgument = Argument("STORE", .name, "the store's name", completion: storeNames)
+  static let storeArgument = Argument(
+    "STORE", .name, "the store's name", completion: storeNames
+  ).concerning(.store)
 
   /// `create`'s new store name.
-  static let createName = Argument("NAME", .name, "letters, digits, '_', '-' and '.'")
+  static let createName = Argument(
+    "NAME", .name, "letters, digits, '_', '-' and '.'"
+  ).concerning(.store)
 
   /// `persist`'s key.
   static let keyArgument = Argument("KEY", .text, "the key", completion: keyNames)
 
   /// `persist`'s value, or @PATH.
-  static let valueArgument = Argument("VALUE", .text, "the value, or @PATH to read a file")
+  static let valueArgument = Argument(
+    "VALUE", .text, "the value, or @PATH to read a file"
+  ).concerning(.value)
 
   /// `persist --json`.
   static let jsonFlag = Flag("json", "check that the value is valid JSON")
@@ -97,8 +103,8 @@ enum StoreGroup {
   static let stores = Command(
     "stores", summary: "list the stores: entries, bytes and limits", examples: ["store stores"]
   ) { invocation in
-    let workspace = try located(nil) { try invocation.session.factory.workspace }
-    let summaries = try located(nil) { try PersistenceController.stores(in: workspace) }
+    let workspace = try invocation.session.factory.workspace
+    let summaries = try PersistenceController.stores(in: workspace)
     return .table(
       Table(
         columns: ["name", "entries", "bytes", "byte_limit", "age_limit", "ttl"],
@@ -117,10 +123,8 @@ enum StoreGroup {
     examples: ["store create productCache"]
   ) { invocation in
     let name = try invocation[createName]
-    try located(name) {
-      try PersistenceController.createStore(
-        name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
-    }
+    try PersistenceController.createStore(
+      name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
     return .text("created store '\(name.text)'")
   }
 
@@ -147,10 +151,8 @@ enum StoreGroup {
       _ = try ValueInput.check(value, file: input.file, at: valueWord)
     }
     let key = try invocation[keyArgument]
-    let trimmed = try located(invocation[storeArgument], key: key, value: valueWord) {
-      try controller(invocation).persist(
-        value, forKey: key.text, ageLimit: invocation[entryAgeOption])
-    }
+    let trimmed = try controller(invocation).persist(
+      value, forKey: key.text, ageLimit: invocation[entryAgeOption])
     guard !trimmed.isEmpty else { return .empty }
     return .events(["trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))"])
   }
@@ -168,16 +170,12 @@ enum StoreGroup {
     let keys = invocation[keysArgument]
     let store = try invocation[storeArgument]
     if keys.count == 1 {
-      let data = try located(store, key: keys[0]) {
-        try controller(invocation).retrieve(forKey: keys[0].text)
-      }
+      let data = try controller(invocation).retrieve(forKey: keys[0].text)
       return .view(
         text: ValueInput.display(data),
         data: .object([Field("message", ValueInput.whole(data))]))
     }
-    let found = try located(store, key: keys.first) {
-      try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
-    }
+    let found = try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
     return .table(
       Table(
         columns: ["key", "value"],
@@ -195,7 +193,6 @@ enum StoreGroup {
     examples: ["store remove bookmarks home"]
   ) { invocation in
     let keys = invocation[keysArgument]
-    let storeWord = try invocation[storeArgument]
     do {
       try controller(invocation).remove(forKeys: keys.map(\.text))
     } catch PersistenceController.Error.objectNotFound(let store, let missing) {
@@ -203,8 +200,6 @@ enum StoreGroup {
       throw ShellError(
         PersistenceController.Error.objectNotFound(store: store, keys: missing).description,
         hint: "nothing was removed", at: word?.offset)
-    } catch {
-      throw shellError(error, store: storeWord)
     }
     return .empty
   }
@@ -214,10 +209,8 @@ enum StoreGroup {
     signature: Signature([storeArgument, prefixOption, limitOption]),
     examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"]
   ) { invocation in
-    let keys = try located(invocation[storeArgument]) {
-      try controller(invocation).keys(
-        prefix: invocation[prefixOption]?.text ?? "", limit: invocation[limitOption])
-    }
+    let keys = try controller(invocation).keys(
+      prefix: invocation[prefixOption]?.text ?? "", limit: invocation[limitOption])
     return .table(Table(columns: ["key"], rows: keys.map { [.string($0)] }))
   }
 
@@ -225,9 +218,7 @@ enum StoreGroup {
     "entries", summary: "list entries: key, bytes, created, accessed, access count, age limit",
     signature: Signature([storeArgument]), examples: ["store entries bookmarks"]
   ) { invocation in
-    let entries = try located(invocation[storeArgument]) {
-      try controller(invocation).entries()
-    }
+    let entries = try controller(invocation).entries()
     return .table(
       Table(
         columns: ["key", "bytes", "created", "accessed", "count", "age_limit"],
@@ -249,15 +240,13 @@ enum StoreGroup {
   ) { invocation in
     let store = try invocation[storeArgument]
     if let key = invocation[oneKey] {
-      let count = try located(store, key: key) {
-        try controller(invocation).byteCount(forKey: key.text)
-      }
+      let count = try controller(invocation).byteCount(forKey: key.text)
       return .record([
         Field("store", .string(store.text)), Field("key", .string(key.text)),
         Field("bytes", .int(count)),
       ])
     }
-    let count = try located(store) { try controller(invocation).byteCount() }
+    let count = try controller(invocation).byteCount()
     return .record([Field("store", .string(store.text)), Field("bytes", .int(count))])
   }
 
@@ -272,17 +261,14 @@ enum StoreGroup {
     signature: Signature([storeArgument, byteLimitOption, ageLimitOption, ttlOption]),
     examples: ["store limits bookmarks", "store limits generalCache --bytes 1MB --age 1h --ttl on"]
   ) { invocation in
-    let controller = try located(invocation[storeArgument]) {
-      try StoreGroup.controller(invocation)
-    }
+    let controller = try StoreGroup.controller(invocation)
     let byteLimit = invocation[byteLimitOption]
     let ageLimit = invocation[ageLimitOption]
     let ttl = invocation[ttlOption].map { $0.text == "on" }
-    let limits = try located(invocation[storeArgument]) {
-      () throws -> PersistenceController.Limits in
-      if byteLimit == nil && ageLimit == nil && ttl == nil { return try controller.limits() }
-      return try controller.setLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
-    }
+    let limits =
+      byteLimit == nil && ageLimit == nil && ttl == nil
+      ? try controller.limits()
+      : try controller.setLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
     return .record([
       Field("store", .string(controller.identifier)), Field("byte_limit", .int(limits.byteLimit)),
       Field("age_limit", .string(Quantities.format(duration: limits.ageLimit))),
@@ -315,7 +301,7 @@ enum StoreGroup {
           : "'store trim' takes only one of --to-bytes, --lru, --to-date, --expired",
         hint: "usage: store trim STORE (--to-bytes N | --lru N | --to-date DATE | --expired)")
     }
-    let removed = try located(invocation[storeArgument]) { try controller(invocation).trim(choice) }
+    let removed = try controller(invocation).trim(choice)
     return .events(
       removed.isEmpty
         ? ["nothing to trim"] : ["removed \(removed.count): \(removed.joined(separator: ", "))"])
@@ -326,37 +312,5 @@ enum StoreGroup {
   static func controller(_ invocation: Invocation) throws -> PersistenceController {
     try invocation.session.factory.persistenceController(
       identifier: invocation[storeArgument].text)
-  }
-
-  /// Runs `body`, turning Domain errors into shell errors that point at the word they concern.
-  static func located<T>(
-    _ store: Word?, key: Word? = nil, value: Word? = nil, _ body: () throws -> T
-  ) throws -> T {
-    do {
-      return try body()
-    } catch {
-      throw shellError(error, store: store, key: key, value: value)
-    }
-  }
-
-  static func shellError(_ error: Error, store: Word?, key: Word? = nil, value: Word? = nil)
-    -> Error
-  {
-    if error is ShellError { return error }
-    switch error {
-    case PersistenceController.Error.unknownStore, PersistenceController.Error.storeExists,
-      PersistenceController.Error.invalidStoreName:
-      return Diagnosis.shellError(error).located(at: store?.offset)
-    case PersistenceController.Error.objectNotFound:
-      return Diagnosis.shellError(error).located(at: key?.offset ?? store?.offset)
-    case PersistenceController.Error.objectFailedToPersist:
-      return ShellError(
-        String(describing: error),
-        hint: "raise it with 'store limits \(store?.text ?? "STORE") --bytes N'",
-        at: value?.offset)
-    default:
-      // The dispatcher adds the hint, and names the command for the errors that concern it.
-      return error
-    }
   }
 }

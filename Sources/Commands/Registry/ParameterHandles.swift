@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// How a parameter's value is typed: the type parsing checks, and how the converted value is read.
@@ -69,7 +70,7 @@ public protocol ParameterHandle: Sendable {
 /// A required positional argument; reading it always gives a value.
 public struct Argument<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public let parameter: Parameter
+  public private(set) var parameter: Parameter
   let kind: Kind<Value>
 
   /// Declares a required positional argument; `secret` keeps a line that gives it out of history.
@@ -87,7 +88,7 @@ public struct Argument<Value>: ParameterHandle {
 /// A single value that may be left out: an optional positional argument, or `--name VALUE`.
 public struct Option<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public let parameter: Parameter
+  public private(set) var parameter: Parameter
   let kind: Kind<Value>
 
   private init(_ parameter: Parameter, _ kind: Kind<Value>) {
@@ -122,7 +123,7 @@ public struct Option<Value>: ParameterHandle {
 /// Any number of values: a variadic positional argument, or a repeatable option.
 public struct Many<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public let parameter: Parameter
+  public private(set) var parameter: Parameter
   let kind: Kind<Value>
 
   private init(_ parameter: Parameter, _ kind: Kind<Value>) {
@@ -170,13 +171,40 @@ extension Many where Value == Word {
 /// A flag, `--name`, with no value.
 public struct Flag: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public let parameter: Parameter
+  public private(set) var parameter: Parameter
 
   /// Declares a flag; `secret` makes its presence keep the line out of history.
   public init(_ name: String, _ summary: String, secret: Bool = false) {
     parameter = Parameter(
       name: name, kind: .flag, type: .text, summary: summary, isOptional: true, isVariadic: false,
       isSecret: secret)
+  }
+}
+
+extension Argument {
+  /// The same argument, declared to be what Domain errors about `role` concern.
+  public func concerning(_ role: ErrorSubject.Role) -> Argument {
+    var copy = self
+    copy.parameter.subject = role
+    return copy
+  }
+}
+
+extension Option {
+  /// The same option, declared to be what Domain errors about `role` concern.
+  public func concerning(_ role: ErrorSubject.Role) -> Option {
+    var copy = self
+    copy.parameter.subject = role
+    return copy
+  }
+}
+
+extension Many {
+  /// The same parameter, declared to be what Domain errors about `role` concern.
+  public func concerning(_ role: ErrorSubject.Role) -> Many {
+    var copy = self
+    copy.parameter.subject = role
+    return copy
   }
 }
 

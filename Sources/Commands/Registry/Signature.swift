@@ -88,6 +88,9 @@ public struct Parameter: Sendable {
   /// For a variadic positional: once it starts, it takes every remaining word as it is, options
   /// included (`time COMMAND...`).
   public var isPassthrough = false
+  /// The input a Domain error names when it concerns this parameter's value: the dispatcher
+  /// points such an error at this parameter's word.
+  public var subject: ErrorSubject.Role?
 
   /// How the parameter appears in a usage line.
   var usage: String {
@@ -203,6 +206,19 @@ public struct Arguments {
   func all(_ parameter: Parameter) -> [Given] {
     guard let slot = signature.slot(of: parameter) else { return [] }
     return entries.filter { $0.slot == slot }
+  }
+
+  /// Where the word that gave `subject` starts: a word of a parameter declared to concern its
+  /// role, the one with the subject's text first; else any argument word with that text.
+  func offset(of subject: ErrorSubject) -> Int? {
+    let concerned = entries.filter { signature.parameters[$0.slot].subject == subject.role }
+    if let text = subject.text,
+      let match = concerned.first(where: { $0.word.text == text })
+        ?? entries.first(where: { $0.word.text == text })
+    {
+      return match.word.offset
+    }
+    return concerned.first?.word.offset
   }
 
   /// Whether any parameter declared secret was given a value.

@@ -18,32 +18,15 @@ enum Diagnosis {
     return ShellError(message, hint: hint(for: error))
   }
 
-  /// The error as a shell error at the word that gave its subject, among `words`; unlocated
-  /// when no word did.
-  static func shellError(
-    _ error: Error, in words: ArraySlice<Word>, command: String? = nil
-  ) -> ShellError {
+  /// The error as a shell error at the word of `parsed` that gave its subject; unlocated when
+  /// no word did.
+  static func shellError(_ error: Error, in parsed: ParsedCommand) -> ShellError {
     if let error = error as? ShellError { return error }
-    var located = shellError(error, command: command)
-    if let subject = (error as? SubjectError)?.subject, let text = subject.text,
-      let word = words.first(where: { $0.text == text })
-    {
-      located.offset = word.offset
+    var located = shellError(error, command: parsed.resolution.name)
+    if let subject = (error as? SubjectError)?.subject {
+      located.offset = parsed.arguments.offset(of: subject)
     }
     return located
-  }
-
-  /// Runs `body`, turning any error into a shell error at `word`.
-  static func located<T>(_ word: Word?, _ body: () throws -> T) throws -> T {
-    do {
-      return try body()
-    } catch let error as ShellError {
-      throw error.located(at: word?.offset)
-    } catch {
-      var shellError = shellError(error)
-      shellError.offset = word?.offset
-      throw shellError
-    }
   }
 
   /// The shell's hint for a Domain error, or nil.
@@ -59,12 +42,17 @@ enum Diagnosis {
       return "make the file writable, or choose another workspace with --db"
     case PersistenceController.Error.unknownStore(_, nil):
       return "'store stores' lists them"
+    case PersistenceController.Error.objectFailedToPersist(let store, _):
+      return "raise it with 'store limits \(store) --bytes N'"
     case let error as APIError:
       switch error {
       case .invalidBaseURL: return "for example --api http://127.0.0.1:8080"
       case .notEmbedded: return "start archsh without --api and ARCHSH_API"
       case .cannotStart, .invalidPath: return nil
       }
+    case let error as ParserError:
+      if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
+      return "give the path to an acknowledgements .plist"
     case let error as ProductCatalogError:
       switch error {
       case .notAProductName(_, .fetch): return "for example 'product update 42'"
@@ -94,6 +82,8 @@ enum Diagnosis {
     case .eventNotAllowed, .missingArgument, .badArgument, .unexpectedArgument:
       return "see 'event list'"
     case .rowOutOfRange, .rowNotSelectable: return "'screen show' lists the rows to select"
+    case .rowNeedsArgument(_, _, .email): return "log in with 'app login EMAIL'"
+    case .rowNeedsArgument: return "send its event with 'event send'"
     case .alreadyLoggedIn: return "log out first: app logout"
     case .loadFailed: return "'net log' shows the requests"
     case .storage: return nil

@@ -268,9 +268,7 @@ public final class Interpreter {
     } catch let error as AlreadyReported {
       throw error
     } catch {
-      throw Diagnosis.shellError(
-        error, in: parsed.words[parsed.resolution.argumentStart...],
-        command: parsed.resolution.name)
+      throw Diagnosis.shellError(error, in: parsed)
     }
   }
 

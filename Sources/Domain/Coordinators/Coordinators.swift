@@ -458,7 +458,7 @@ public final class AppConfigurator: FlowCoordinator {
       throw .alreadyLoggedIn(email: (try? dependencies.sessionStore.signedInEmail() ?? "") ?? "")
     }
     try controller(forCoordinatorNamed: "login").send(
-      eventNamed: "loginSucceeded", argument: email)
+      eventNamed: "loginSucceeded", value: .email(email))
   }
 
   /// Removes the session and shows the login flow, whatever screen is shown.

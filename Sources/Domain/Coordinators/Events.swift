@@ -51,32 +51,40 @@ public struct EventDescriptor: Sendable, Equatable {
   /// `mediaItemSelected(id)` or `headerTapped`.
   public var signature: String { argument.map { "\(name)(\($0.rawValue))" } ?? name }
 
-  /// Parses the argument given for this event.
-  public func value(from text: String?) throws(NavigationError) -> EventValue? {
-    guard let argument else {
-      if let text { throw .unexpectedArgument(event: name, value: text) }
-      return nil
+  /// Checks that `value` is what this event carries: present exactly when it takes an argument,
+  /// and of that argument's kind.
+  public func check(_ value: EventValue?) throws(NavigationError) {
+    switch (argument, value) {
+    case (nil, nil): return
+    case (nil, let value?): throw .unexpectedArgument(event: name, value: value.description)
+    case (let argument?, nil): throw .missingArgument(event: name, argument: argument.summary)
+    case (let argument?, let value?):
+      guard value.argument == argument else {
+        throw .badArgument(
+          event: name, value: value.description, reason: "is not \(argument.summary)")
+      }
     }
-    guard let text else {
-      throw .missingArgument(event: name, argument: argument.summary)
+  }
+}
+
+extension EventValue: CustomStringConvertible {
+  /// The kind of argument this value is.
+  public var argument: EventArgument {
+    switch self {
+    case .id: return .id
+    case .error: return .error
+    case .email: return .email
+    case .tab: return .tab
     }
-    switch argument {
-    case .id:
-      guard let id = Int(text), id > 0 else {
-        throw .badArgument(event: name, value: text, reason: "is not a product id")
-      }
-      return .id(id)
-    case .error:
-      guard let error = AppError(rawValue: text) else {
-        throw .badArgument(event: name, value: text, reason: "is not \(argument.summary)")
-      }
-      return .error(error)
-    case .email: return .email(text)
-    case .tab:
-      guard let tab = Tab(rawValue: text) else {
-        throw .badArgument(event: name, value: text, reason: "is not \(argument.summary)")
-      }
-      return .tab(tab)
+  }
+
+  /// The value as it would be typed.
+  public var description: String {
+    switch self {
+    case .id(let id): return String(id)
+    case .error(let error): return error.rawValue
+    case .email(let email): return email
+    case .tab(let tab): return tab.rawValue
     }
   }
 }
@@ -90,17 +98,24 @@ public protocol EventProtocol: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension EventProtocol {
-  /// Parses `name` and its argument into an event of this screen, or says what it can send.
-  public static func parse(
-    _ name: String, argument: String?, screen: Screen
-  ) throws(NavigationError) -> Self {
+  /// The descriptor of the event `name`, or an error that says what this screen can send.
+  public static func descriptor(named name: String, screen: Screen) throws(NavigationError)
+    -> EventDescriptor
+  {
     guard let descriptor = descriptors.first(where: { $0.name == name }) else {
       throw .eventNotAllowed(
         screen: screen.description, event: name, allowed: descriptors.map(\.signature))
     }
-    let value = try descriptor.value(from: argument)
+    return descriptor
+  }
+
+  /// The event `name` of this screen with its typed argument.
+  public static func make(_ name: String, value: EventValue?, screen: Screen)
+    throws(NavigationError) -> Self
+  {
+    try descriptor(named: name, screen: screen).check(value)
     guard let event = make(name, value) else {
-      throw .badArgument(event: name, value: argument ?? "", reason: "does not fit")
+      throw .badArgument(event: name, value: value?.description ?? "", reason: "does not fit")
     }
     return event
   }

@@ -250,7 +250,7 @@ public final class NavigationController {
 }
 
 /// Why a navigation request failed.
-public enum NavigationError: Error, Equatable, CustomStringConvertible {
+public enum NavigationError: Error, Equatable, CustomStringConvertible, SubjectError {
   /// The app has not been started and nothing is saved.
   case notRunning
   /// The app is already running.
@@ -275,12 +275,35 @@ public enum NavigationError: Error, Equatable, CustomStringConvertible {
   case rowOutOfRange(screen: String, row: String, count: Int)
   /// A row that sends no event when selected.
   case rowNotSelectable(screen: String, row: String, reason: String)
+  /// Selecting the row would send an event whose argument only sending the event can give.
+  case rowNeedsArgument(screen: String, row: String, argument: EventArgument)
   /// Logging in needs the login flow.
   case alreadyLoggedIn(email: String)
   /// A presenter could not load its data.
   case loadFailed(screen: String, reason: String)
   /// The saved state or the session could not be read or written.
   case storage(String)
+
+  /// The input the error concerns.
+  public var subject: ErrorSubject? {
+    switch self {
+    case .unknownCoordinator(let name, _), .coordinatorNotRunning(let name, _),
+      .noScreen(let name):
+      return .coordinator(name)
+    case .eventNotAllowed(_, let event, _), .missingArgument(let event, _):
+      return .event(event)
+    case .badArgument(_, let value, _), .unexpectedArgument(_, let value):
+      return ErrorSubject(.value, value)
+    case .rowOutOfRange(_, let row, _), .rowNotSelectable(_, let row, _),
+      .rowNeedsArgument(_, let row, _):
+      return .row(row)
+    case .blockedByAlert:
+      // The coordinator asked for, whichever it was: every one is blocked.
+      return ErrorSubject(.coordinator)
+    case .notRunning, .alreadyRunning, .alreadyLoggedIn, .loadFailed, .storage:
+      return nil
+    }
+  }
 
   /// A one-line description.
   public var description: String {
@@ -305,6 +328,8 @@ public enum NavigationError: Error, Equatable, CustomStringConvertible {
       return "\(screen) has no row \(row); it has \(count) row\(count == 1 ? "" : "s")"
     case .rowNotSelectable(let screen, let row, let reason):
       return "row \(row) of \(screen) \(reason)"
+    case .rowNeedsArgument(let screen, let row, let argument):
+      return "row \(row) of \(screen) needs \(argument.summary), which selecting cannot give"
     case .alreadyLoggedIn(let email): return "already logged in as \(email)"
     case .loadFailed(let screen, let reason): return "\(screen) could not load: \(reason)"
     case .storage(let message): return message

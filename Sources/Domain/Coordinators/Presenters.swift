@@ -12,8 +12,8 @@ public protocol EventSource: AnyObject {
 public enum RowSelection<Event: Sendable>: Sendable {
   /// The presenter sends this event.
   case event(Event)
-  /// Nothing is sent, for this reason.
-  case unavailable(String)
+  /// Nothing is sent: the row's event needs an argument that selecting cannot give.
+  case needs(EventArgument)
 }
 
 /// What a presenter hands its controller: a title, the list, how to draw its rows, and what
@@ -168,8 +168,10 @@ public protocol ScreenControlling: AnyObject {
   var events: [EventDescriptor] { get }
   /// Loads its view.
   func loadRootView() throws(NavigationError) -> RootView
-  /// Has the presenter send the event of that name.
-  func send(eventNamed name: String, argument: String?) throws(NavigationError)
+  /// The event of that name, or an error that says what this screen can send.
+  func descriptor(named name: String) throws(NavigationError) -> EventDescriptor
+  /// Has the presenter send the event of that name, with its typed argument.
+  func send(eventNamed name: String, value: EventValue?) throws(NavigationError)
 }
 
 /// The controller archsh builds for every screen, with the screen's presenter.
@@ -209,9 +211,9 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
       }
       switch content.selections[indexPath] {
       case .event(let event)?: try presenter.send(event)
-      case .unavailable(let reason)?:
-        throw .rowNotSelectable(
-          screen: screen.description, row: indexPath.shortDescription, reason: reason)
+      case .needs(let argument)?:
+        throw .rowNeedsArgument(
+          screen: screen.description, row: indexPath.shortDescription, argument: argument)
       case nil:
         throw .rowNotSelectable(
           screen: screen.description, row: indexPath.shortDescription,
@@ -226,9 +228,14 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
     return RootView(title: content.title, provider: provider, selectableRows: selectable)
   }
 
-  /// Parses the event for this screen and has the presenter send it.
-  public func send(eventNamed name: String, argument: String?) throws(NavigationError) {
-    try presenter.send(Event.parse(name, argument: argument, screen: screen))
+  /// The event of that name, or an error that says what this screen can send.
+  public func descriptor(named name: String) throws(NavigationError) -> EventDescriptor {
+    try Event.descriptor(named: name, screen: screen)
+  }
+
+  /// Makes the event for this screen and has the presenter send it.
+  public func send(eventNamed name: String, value: EventValue?) throws(NavigationError) {
+    try presenter.send(Event.make(name, value: value, screen: screen))
   }
 
 }
@@ -283,7 +290,7 @@ final class LoginPresenter: Presenter<LoginEvent> {
           rows: [.text("Log in with email"), .text("Sign up")])
       ],
       selections: [
-        IndexPath(row: 0, section: 0): .unavailable("needs an email: app login EMAIL"),
+        IndexPath(row: 0, section: 0): .needs(.email),
         IndexPath(row: 1, section: 0): .event(.signUpTapped),
       ])
   }
@@ -312,7 +319,7 @@ final class SignUpPresenter: Presenter<SignUpEvent> {
       title: "Sign up",
       sections: [Section(rows: [.text("Create an account with email"), .text("Back to log in")])],
       selections: [
-        IndexPath(row: 0, section: 0): .unavailable("needs an email: app login EMAIL"),
+        IndexPath(row: 0, section: 0): .needs(.email),
         IndexPath(row: 1, section: 0): .event(.backTapped),
       ])
   }

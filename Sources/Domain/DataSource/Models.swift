@@ -79,7 +79,7 @@ public enum RowModel: Sendable, Equatable {
 }
 
 /// Why a data source operation failed.
-public enum DataSourceError: Error, Equatable, CustomStringConvertible {
+public enum DataSourceError: Error, Equatable, CustomStringConvertible, SubjectError {
   /// No data source has that name.
   case unknown(String, suggestion: String?)
   /// A data source of that name exists already.
@@ -90,6 +90,15 @@ public enum DataSourceError: Error, Equatable, CustomStringConvertible {
   case unknownCellController(String)
   /// The stored data source could not be read.
   case corrupt(String)
+
+  /// The input the error concerns.
+  public var subject: ErrorSubject? {
+    switch self {
+    case .unknown(let name, _), .exists(let name): return .dataSource(name)
+    case .unknownCellController(let name): return ErrorSubject(.value, name)
+    case .invalidModel, .corrupt: return nil
+    }
+  }
 
   /// A one-line description.
   public var description: String {

@@ -21,13 +21,21 @@ public struct Acknow: Equatable, Sendable {
 /// Why a parser refused its input.
 ///
 /// Each case reads as one line.
-public enum ParserError: Error, Equatable, CustomStringConvertible {
+public enum ParserError: Error, Equatable, CustomStringConvertible, SubjectError {
   /// The file could not be read.
   case unreadable(path: String, reason: String)
   /// The file is not a property list whose root is a dictionary.
   case notAPropertyList(path: String)
   /// The input lacks what the parser needs (GameParser's `invalidInput`).
   case invalidInput(String)
+
+  /// The input the error concerns: the file, or the value given.
+  public var subject: ErrorSubject? {
+    switch self {
+    case .unreadable(let path, _), .notAPropertyList(let path): return ErrorSubject(.file, path)
+    case .invalidInput: return .value
+    }
+  }
 
   /// A one-line description.
   public var description: String {

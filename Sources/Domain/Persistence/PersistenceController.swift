@@ -48,9 +48,9 @@ public final class PersistenceController: @unchecked Sendable {
   }
 
   /// The seed's errors, plus the precise reasons archsh gives.
-  public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+  public enum Error: Swift.Error, Equatable, CustomStringConvertible, SubjectError {
     /// The value could not be written.
-    case objectFailedToPersist(reason: String)
+    case objectFailedToPersist(store: String, reason: String)
     /// No value for the key (or for any of the keys).
     case objectNotFound(store: String, keys: [String])
     /// No store has that name.
@@ -60,10 +60,21 @@ public final class PersistenceController: @unchecked Sendable {
     /// The name cannot be a store name.
     case invalidStoreName(String)
 
+    /// The input the error concerns.
+    public var subject: ErrorSubject? {
+      switch self {
+      case .objectFailedToPersist: return .value
+      case .objectNotFound(let store, let keys):
+        return keys.first.map(ErrorSubject.key) ?? .store(store)
+      case .unknownStore(let name, _), .storeExists(let name), .invalidStoreName(let name):
+        return .store(name)
+      }
+    }
+
     /// A one-line description.
     public var description: String {
       switch self {
-      case .objectFailedToPersist(let reason):
+      case .objectFailedToPersist(_, let reason):
         return reason
       case .objectNotFound(let store, let keys):
         if keys.count == 1 { return "no key '\(keys[0])' in store '\(store)'" }
@@ -262,6 +273,7 @@ public final class PersistenceController: @unchecked Sendable {
         let unlimited = state.limits.byteLimit <= 0
         guard unlimited || value.count <= state.limits.byteLimit else {
           throw Error.objectFailedToPersist(
+            store: identifier,
             reason:
               "the value (\(value.count) bytes) is larger than the byte limit of store '\(identifier)' (\(state.limits.byteLimit) bytes)"
           )
@@ -278,6 +290,7 @@ public final class PersistenceController: @unchecked Sendable {
           """)
         guard value.count <= insert.maximumLength else {
           throw Error.objectFailedToPersist(
+            store: identifier,
             reason:
               "the value (\(value.count) bytes) is larger than SQLite's limit of \(insert.maximumLength) bytes"
           )

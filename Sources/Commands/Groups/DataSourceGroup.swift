@@ -125,8 +125,11 @@ enum DataSourceGroup {
     if invocation[rowsFlag] || !invocation[rowWords].isEmpty {
       sources.append([Section(rows: try rows(invocation))])
     }
-    if invocation[productsFlag] { sources.append(try productSections(invocation)) }
-    if let file = invocation[sectionsOption] { sources.append(try sectionsFile(file)) }
+    if invocation[productsFlag] {
+      let products = try invocation.session.factory.api.productCatalog().cachedOrExampleProducts()
+      sources.append(Section.byFamily(products, counting: "product"))
+    }
+    if let file = invocation[sectionsOption] { sources.append(try SectionsFile.read(file)) }
     if let count = invocation[generateOption] {
       sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
     }
@@ -260,7 +263,7 @@ enum DataSourceGroup {
     signature: Signature([nameArgument, fileArgument, quiet]),
     examples: ["ds section set menu @menu.json"]
   ) { invocation in
-    let sections = try sectionsFile(try invocation[fileArgument])
+    let sections = try SectionsFile.read(try invocation[fileArgument])
     return try mutate(invocation, "update(allSections:)") {
       $0.update(allSections: sections, notify: $1)
     }
@@ -487,57 +490,6 @@ enum DataSourceGroup {
     guard invocation[productFlag] else { return try parseModel(word.text, at: word) }
     let catalog = try invocation.session.factory.api.productCatalog()
     return .product(try catalog.cached(word.text).product)
-  }
-
-  /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
-  static func sectionsFile(_ word: Word) throws -> [Section] {
-    let path = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
-    let data = try ValueInput.contents(of: path, at: word)
-    let json = try ValueInput.check(data, file: path, at: word)
-    guard let array = json.foundationObject() as? [[String: Any]] else {
-      throw ShellError(
-        "'\(path)' is not a JSON array of sections",
-        hint: #"for example [{"header":"Fruit","rows":["Apple","Pear"]}]"#, at: word.offset)
-    }
-    return try array.enumerated().map { index, object in
-      let header = object["header"] as? String
-      let footer = object["footer"] as? String
-      let rows = try ((object["rows"] as? [Any]) ?? []).map { item -> RowModel in
-        if let text = item as? String { return .text(text) }
-        guard JSONSerialization.isValidJSONObject(item),
-          let json = try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])
-        else {
-          throw ShellError(
-            "section \(index) has a row that is neither text nor an object", at: word.offset)
-        }
-        do {
-          return try RowModel.object(fromJSON: String(decoding: json, as: UTF8.self))
-        } catch {
-          throw ShellError("section \(index): \(error)", at: word.offset)
-        }
-      }
-      let data =
-        header == nil && footer == nil ? nil : SectionDataModel(header: header, footer: footer)
-      return Section(sectionData: data, rows: rows)
-    }
-  }
-
-  /// One section per family of the cached products, fetching the example app's products first
-  /// when the cache is empty.
-  static func productSections(_ invocation: Invocation) throws -> [Section] {
-    let session = invocation.session
-    let catalog = try session.factory.api.productCatalog()
-    var products = try catalog.cachedProducts().compactMap(\.product)
-    if products.isEmpty {
-      let updater = try session.factory.api.productUpdater()
-      for id in ProductMediaLibrary.discoverIDs {
-        let url = try catalog.remoteURL(for: String(id))
-        products.append(try updater.updateProduct(from: url).get())
-      }
-    }
-    var seen: [Int: Product] = [:]
-    for product in products where seen[product.id] == nil { seen[product.id] = product }
-    return Section.byFamily(seen.values.sorted { $0.id < $1.id }, counting: "product")
   }
 
   static func describe(_ model: RowModel) -> String {

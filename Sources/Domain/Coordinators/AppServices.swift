@@ -222,3 +222,20 @@ func storage<T>(_ body: () throws -> T) throws(NavigationError) -> T {
     throw .storage(String(describing: error))
   }
 }
+
+extension AppStateStore {
+  /// The `app_state` table.
+  ///
+  /// The coordinators' state: one row holding the root flow, the selected tab, the alert and
+  /// every stack, restored on the next start.
+  static let migration = Migration(identifier: "v4-app-state") { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE app_state (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          snapshot TEXT NOT NULL,
+          saved_at REAL NOT NULL
+        );
+        """)
+  }
+}

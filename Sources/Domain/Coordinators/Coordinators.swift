@@ -76,8 +76,12 @@ public class FlowCoordinator: Coordinator {
   public var eventHandler: ((AppEvent) -> Void)?
   let dependencies: AppDependencies
 
-  init(name: String, typeName: String, dependencies: AppDependencies) {
-    self.name = name
+  /// The short name commands use for coordinators of this type, declared once, by each type.
+  public class var coordinatorName: String { "coordinator" }
+
+  init(dependencies: AppDependencies) {
+    let typeName = String(describing: Self.self)
+    self.name = Self.coordinatorName
     self.typeName = typeName
     self.dependencies = dependencies
     self.navigationController = NavigationController(owner: typeName, log: dependencies.log)
@@ -143,9 +147,12 @@ public class FlowCoordinator: Coordinator {
 
 /// The login flow: Login, and SignUp pushed over it.
 public final class LoginFlowCoordinator: FlowCoordinator {
+  /// `login`.
+  public override class var coordinatorName: String { "login" }
+
   /// Creates the coordinator.
-  public init(dependencies: AppDependencies) {
-    super.init(name: "login", typeName: "LoginFlowCoordinator", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Shows Login.
@@ -196,12 +203,15 @@ public final class LoginFlowCoordinator: FlowCoordinator {
 /// The tab bar container: it creates the Discover, Favourites and Profile flows, appends each as a
 /// child and starts it.
 public final class TabBarContainer: FlowCoordinator {
+  /// `tabbar`.
+  public override class var coordinatorName: String { "tabbar" }
+
   /// The selected tab.
   public private(set) var selectedTab: Tab = .discover
 
   /// Creates the container.
-  public init(dependencies: AppDependencies) {
-    super.init(name: "tabbar", typeName: "TabBarContainer", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Shows the tab bar and starts one flow per tab.
@@ -249,9 +259,12 @@ public final class TabBarContainer: FlowCoordinator {
 
 /// The Discover flow: the catalog, and media items pushed over it.
 public final class DiscoverFlowCoordinator: FlowCoordinator {
+  /// `discover`.
+  public override class var coordinatorName: String { "discover" }
+
   /// Creates the coordinator.
-  public init(dependencies: AppDependencies) {
-    super.init(name: "discover", typeName: "DiscoverFlowCoordinator", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Shows Discover.
@@ -282,10 +295,12 @@ public final class DiscoverFlowCoordinator: FlowCoordinator {
 
 /// The Favourites flow: the favourites, and media items pushed over them.
 public final class FavouritesFlowCoordinator: FlowCoordinator {
+  /// `favourites`.
+  public override class var coordinatorName: String { "favourites" }
+
   /// Creates the coordinator.
-  public init(dependencies: AppDependencies) {
-    super.init(
-      name: "favourites", typeName: "FavouritesFlowCoordinator", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Shows Favourites.
@@ -315,9 +330,12 @@ public final class FavouritesFlowCoordinator: FlowCoordinator {
 
 /// The Profile flow: the profile, and its settings.
 public final class ProfileFlowCoordinator: FlowCoordinator {
+  /// `profile`.
+  public override class var coordinatorName: String { "profile" }
+
   /// Creates the coordinator.
-  public init(dependencies: AppDependencies) {
-    super.init(name: "profile", typeName: "ProfileFlowCoordinator", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Shows Profile.
@@ -363,6 +381,9 @@ public final class ProfileFlowCoordinator: FlowCoordinator {
 /// The guide never removes a child coordinator. archsh removes the root flow's coordinator when
 /// the other flow replaces it, so that the tree shows what is alive.
 public final class AppConfigurator: FlowCoordinator {
+  /// `app`.
+  public override class var coordinatorName: String { "app" }
+
   /// The two root flows.
   public enum Flow: String, Sendable {
     /// LoginFlowCoordinator.
@@ -371,17 +392,21 @@ public final class AppConfigurator: FlowCoordinator {
     case main
   }
 
-  /// Every coordinator name, in tree order.
-  public static let coordinatorNames = [
-    "app", "login", "tabbar", "discover", "favourites", "profile",
+  /// Every coordinator type, in tree order.
+  public static let coordinatorTypes: [FlowCoordinator.Type] = [
+    AppConfigurator.self, LoginFlowCoordinator.self, TabBarContainer.self,
+    DiscoverFlowCoordinator.self, FavouritesFlowCoordinator.self, ProfileFlowCoordinator.self,
   ]
+
+  /// Every coordinator name, in tree order, as each type declares it.
+  public static let coordinatorNames = coordinatorTypes.map { $0.coordinatorName }
 
   /// The flow shown.
   public private(set) var flow: Flow = .login
 
   /// Creates the root; `launch` starts it.
-  public init(dependencies: AppDependencies) {
-    super.init(name: "app", typeName: "AppConfigurator", dependencies: dependencies)
+  public override init(dependencies: AppDependencies) {
+    super.init(dependencies: dependencies)
   }
 
   /// Launches, reporting a session store it cannot read as no session.

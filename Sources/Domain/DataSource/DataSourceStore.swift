@@ -483,3 +483,37 @@ enum RowCoding {
     return rows
   }
 }
+
+extension DataSourceDocument {
+  /// The data sources' tables.
+  ///
+  /// Data sources: sections ordered by position, rows in blocks ordered by position, so that
+  /// a row mutation rewrites one block and nothing renumbers every row.
+  static let migration = Migration(identifier: "v3-data-sources") { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE data_source (
+          name TEXT NOT NULL PRIMARY KEY,
+          registrations TEXT NOT NULL DEFAULT '{}',
+          background TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE ds_section (
+          id INTEGER PRIMARY KEY,
+          source TEXT NOT NULL REFERENCES data_source(name) ON DELETE CASCADE,
+          ord REAL NOT NULL,
+          has_data INTEGER NOT NULL DEFAULT 0,
+          header TEXT,
+          footer TEXT
+        );
+        CREATE INDEX ds_section_by_order ON ds_section(source, ord);
+        CREATE TABLE ds_block (
+          id INTEGER PRIMARY KEY,
+          section INTEGER NOT NULL REFERENCES ds_section(id) ON DELETE CASCADE,
+          ord REAL NOT NULL,
+          count INTEGER NOT NULL,
+          rows BLOB NOT NULL
+        );
+        CREATE INDEX ds_block_by_order ON ds_block(section, ord);
+        """)
+  }
+}

@@ -132,6 +132,21 @@ public final class ProductCatalog {
     return found
   }
 
+  /// Every cached product, one per id, in id order; with none cached, the example app's media
+  /// items, fetched first.
+  public func cachedOrExampleProducts() throws -> [Product] {
+    var products = try cachedProducts().compactMap(\.product)
+    if products.isEmpty {
+      let updater = try api.productUpdater()
+      for id in ProductMediaLibrary.discoverIDs {
+        products.append(try updater.updateProduct(from: try remoteURL(for: String(id))).get())
+      }
+    }
+    var seen: [Int: Product] = [:]
+    for product in products where seen[product.id] == nil { seen[product.id] = product }
+    return seen.values.sorted { $0.id < $1.id }
+  }
+
   /// The product a name gives, cached or else fetched from the API in use.
   public func product(_ text: String) throws -> Product {
     if let (product, _) = try? cached(text) { return product }

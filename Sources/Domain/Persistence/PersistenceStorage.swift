@@ -1,0 +1,64 @@
+import GRDB
+
+extension PersistenceController {
+  /// The stores' and entries' tables, with the triggers that keep each store's totals, and the
+  /// seed's stores.
+  static let migrations: [Migration] = [
+    Migration(identifier: "v1-stores-and-entries") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE store (
+            name TEXT NOT NULL PRIMARY KEY,
+            byte_limit INTEGER NOT NULL,
+            age_limit REAL NOT NULL,
+            ttl INTEGER NOT NULL DEFAULT 0,
+            total_bytes INTEGER NOT NULL DEFAULT 0,
+            entry_count INTEGER NOT NULL DEFAULT 0
+          ) WITHOUT ROWID;
+          CREATE TABLE entry (
+            store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value BLOB NOT NULL,
+            bytes INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            accessed_at REAL NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            age_limit REAL,
+            PRIMARY KEY (store, key)
+          ) WITHOUT ROWID;
+          -- Least-recently-used trimming walks this index. Trims by creation date are rare
+          -- and scan the store instead, which keeps every write one index lighter.
+          CREATE INDEX entry_by_access ON entry(store, accessed_at);
+          -- The store row keeps its totals, so limits are checked without scanning entries.
+          CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
+            WHERE name = NEW.store;
+          END;
+          CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
+          END;
+          CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
+            WHERE name = OLD.store;
+          END;
+          """)
+      let defaults = PersistenceController.Limits.default
+      for name in PersistenceController.Identifier.seedStores {
+        try db.execute(
+          sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+          arguments: [name, defaults.byteLimit, defaults.ageLimit])
+      }
+    },
+    // ProductUpdater persists into `.productCache`, which the seed's own enum lacks. A user may
+    // have created a store of that name already; it is kept as it is.
+    Migration(identifier: "v2-product-cache") { db in
+      let defaults = PersistenceController.Limits.default
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+        arguments: [
+          PersistenceController.Identifier.productCache.rawValue, defaults.byteLimit,
+          defaults.ageLimit,
+        ])
+    },
+  ]
+}

@@ -1,0 +1,91 @@
+import GRDB
+
+/// The store catalog: which stores exist, creating them, and each store's limits.
+extension PersistenceController {
+  /// One store as `store stores` lists it.
+  public struct StoreSummary: Equatable, Sendable {
+    /// Its name.
+    public var name: String
+    /// How many entries it holds.
+    public var entries: Int
+    /// How many bytes its values take.
+    public var bytes: Int
+    /// Its limits.
+    public var limits: Limits
+  }
+
+  /// Every store with its totals and limits, by name.
+  public static func stores(in workspace: Workspace) throws -> [StoreSummary] {
+    try workspace.read { db in
+      try Row.fetchAll(
+        db,
+        sql:
+          "SELECT name, entry_count, total_bytes, byte_limit, age_limit, ttl FROM store ORDER BY name"
+      ).map { row in
+        StoreSummary(
+          name: row["name"], entries: row["entry_count"], bytes: row["total_bytes"],
+          limits: Limits(byteLimit: row["byte_limit"], ageLimit: row["age_limit"], ttl: row["ttl"]))
+      }
+    }
+  }
+
+  /// The names of the stores, for completion and suggestions.
+  public static func storeNames(in workspace: Workspace) throws -> [String] {
+    try workspace.read { db in try String.fetchAll(db, sql: "SELECT name FROM store ORDER BY name")
+    }
+  }
+
+  /// Creates a store with the default limits.
+  public static func createStore(_ name: String, in workspace: Workspace, tracer: Tracing) throws {
+    guard isValidStoreName(name) else { throw Error.invalidStoreName(name) }
+    try tracer.withSpan("PersistenceController", "createStore", attributes: [("store", name)]) {
+      span in
+      try workspace.write("creating a store") { db in
+        guard
+          try Int.fetchOne(db, sql: "SELECT 1 FROM store WHERE name = ?", arguments: [name]) == nil
+        else {
+          throw Error.storeExists(name)
+        }
+        try db.execute(
+          sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+          arguments: [name, Limits.default.byteLimit, Limits.default.ageLimit])
+        span.setAttribute("sql", "INSERT store")
+      }
+    }
+  }
+
+  /// Whether `name` can name a store.
+  public static func isValidStoreName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64
+      && name.unicodeScalars.allSatisfy {
+        $0.isASCII
+          && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+            || "_-.".unicodeScalars.contains($0))
+      }
+  }
+
+  /// The store's limits.
+  public func limits() throws -> Limits {
+    try traced("limits", [], sql: "SELECT store") { _, limits in limits }
+  }
+
+  /// Changes the store's limits; a lower byte limit trims at once, least recently accessed first.
+  public func setLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> Limits {
+    try tracer.withSpan("PersistenceController", "setLimits", attributes: [("store", identifier)]) {
+      span in
+      try workspace.write("setting a store's limits") { db in
+        var limits = try storeLimits(db)
+        if let byteLimit { limits.byteLimit = byteLimit }
+        if let ageLimit { limits.ageLimit = ageLimit }
+        if let ttl { limits.ttl = ttl }
+        try db.execute(
+          sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
+          arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, identifier])
+        let removed = try trimLeastRecentlyUsed(db, toBytes: limits.byteLimit)
+        span.setAttribute("sql", "UPDATE store")
+        if !removed.isEmpty { span.setAttribute("trimmed", removed.joined(separator: ", ")) }
+        return limits
+      }
+    }
+  }
+}

@@ -70,7 +70,7 @@ public protocol ParameterHandle: Sendable {
 /// A required positional argument; reading it always gives a value.
 public struct Argument<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public private(set) var parameter: Parameter
+  public internal(set) var parameter: Parameter
   let kind: Kind<Value>
 
   /// Declares a required positional argument; `secret` keeps a line that gives it out of history.
@@ -88,7 +88,7 @@ public struct Argument<Value>: ParameterHandle {
 /// A single value that may be left out: an optional positional argument, or `--name VALUE`.
 public struct Option<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public private(set) var parameter: Parameter
+  public internal(set) var parameter: Parameter
   let kind: Kind<Value>
 
   private init(_ parameter: Parameter, _ kind: Kind<Value>) {
@@ -123,7 +123,7 @@ public struct Option<Value>: ParameterHandle {
 /// Any number of values: a variadic positional argument, or a repeatable option.
 public struct Many<Value>: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public private(set) var parameter: Parameter
+  public internal(set) var parameter: Parameter
   let kind: Kind<Value>
 
   private init(_ parameter: Parameter, _ kind: Kind<Value>) {
@@ -171,7 +171,7 @@ extension Many where Value == Word {
 /// A flag, `--name`, with no value.
 public struct Flag: ParameterHandle {
   /// What the signature, the help and completion know about it.
-  public private(set) var parameter: Parameter
+  public internal(set) var parameter: Parameter
 
   /// Declares a flag; `secret` makes its presence keep the line out of history.
   public init(_ name: String, _ summary: String, secret: Bool = false) {
@@ -181,32 +181,25 @@ public struct Flag: ParameterHandle {
   }
 }
 
-extension Argument {
-  /// The same argument, declared to be what Domain errors about `role` concern.
-  public func concerning(_ role: ErrorSubject.Role) -> Argument {
+/// A handle whose parameter can be declared to concern a subject of Domain errors.
+protocol SubjectDeclaring: ParameterHandle {
+  /// The declared parameter.
+  var parameter: Parameter { get set }
+}
+
+extension SubjectDeclaring {
+  /// The same handle, declared to be what Domain errors about `role` concern: the dispatcher
+  /// points such an error at this parameter's word.
+  func concerning(_ role: ErrorSubject.Role) -> Self {
     var copy = self
     copy.parameter.subject = role
     return copy
   }
 }
 
-extension Option {
-  /// The same option, declared to be what Domain errors about `role` concern.
-  public func concerning(_ role: ErrorSubject.Role) -> Option {
-    var copy = self
-    copy.parameter.subject = role
-    return copy
-  }
-}
-
-extension Many {
-  /// The same parameter, declared to be what Domain errors about `role` concern.
-  public func concerning(_ role: ErrorSubject.Role) -> Many {
-    var copy = self
-    copy.parameter.subject = role
-    return copy
-  }
-}
+extension Argument: SubjectDeclaring {}
+extension Option: SubjectDeclaring {}
+extension Many: SubjectDeclaring {}
 
 extension Invocation {
   /// The value of a required argument.

@@ -434,29 +434,19 @@ extension Signature {
     case .text, .path, .name:
       return .word
     case .bytes:
-      guard let bytes = Quantities.bytes(word.text) else {
-        throw ShellError(
-          "expected a byte count for \(label), not '\(word.text)'",
-          hint: "for example 1024, 64KB or 50MB",
-          at: word.offset)
-      }
-      return .integer(bytes)
+      return .integer(
+        try quantity(
+          word, label, Quantities.bytes, "a byte count", hint: "for example 1024, 64KB or 50MB"))
     case .duration:
-      guard let seconds = Quantities.duration(word.text) else {
-        throw ShellError(
-          "expected a duration for \(label), not '\(word.text)'",
-          hint: "for example 90s, 12h, 30d or 0 for none",
-          at: word.offset)
-      }
-      return .seconds(seconds)
+      return .seconds(
+        try quantity(
+          word, label, Quantities.duration, "a duration",
+          hint: "for example 90s, 12h, 30d or 0 for none"))
     case .date:
-      guard let date = Quantities.date(word.text) else {
-        throw ShellError(
-          "expected a date for \(label), not '\(word.text)'",
-          hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z",
-          at: word.offset)
-      }
-      return .date(date)
+      return .date(
+        try quantity(
+          word, label, Quantities.date, "a date",
+          hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z"))
     case .integer(let range):
       guard let value = Int(word.text) else {
         throw ShellError(
@@ -477,5 +467,16 @@ extension Signature {
       }
       return .word
     }
+  }
+
+  /// A quantity read by `read`, or an error that names what was expected.
+  private static func quantity<T>(
+    _ word: Word, _ label: String, _ read: (String) -> T?, _ noun: String, hint: String
+  ) throws(ShellError) -> T {
+    guard let value = read(word.text) else {
+      throw ShellError(
+        "expected \(noun) for \(label), not '\(word.text)'", hint: hint, at: word.offset)
+    }
+    return value
   }
 }

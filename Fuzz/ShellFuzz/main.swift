@@ -35,20 +35,30 @@ private func bounded(_ command: Command, group: CommandGroup) -> Command {
     Command(
       command.name, aliases: command.aliases, summary: command.summary,
       discussion: command.discussion, signature: command.signature, examples: command.examples,
-      isTransparent: command.isTransparent, run: run)
+      isTransparent: command.isTransparent, isExpectation: command.isExpectation, run: run)
   }
   if skipped.contains(name) {
     return replacement { _ in throw ShellError("'\(name)' is skipped in the fuzz target") }
   }
   if name == "ds new" {
     return replacement { invocation in
-      if let rows = invocation.arguments.int("generate"), rows > 1000 {
+      if let rows = generatedRows(invocation.parsed.words), rows > 1000 {
         throw ShellError("--generate is limited to 1,000 rows in the fuzz target")
       }
       return try command.run(invocation)
     }
   }
   return command
+}
+
+/// The row count `ds new` was given with `--generate N` or `--generate=N`; the handle is the
+/// group's own, so the fuzz target reads the parsed words.
+private func generatedRows(_ words: [Word]) -> Int? {
+  for (index, word) in words.enumerated() {
+    if word.text.hasPrefix("--generate=") { return Int(word.text.dropFirst(11)) }
+    if word.text == "--generate", index + 1 < words.count { return Int(words[index + 1].text) }
+  }
+  return nil
 }
 
 private let registry = CommandRegistry(

@@ -116,19 +116,31 @@ public struct Parameter: Sendable {
 }
 
 /// A command's parameters, declared once: parsing, usage, help and completion derive from it.
-public struct Signature: Sendable {
+///
+/// A class: every parsed line refers to its command's signature, and a reference is one retain.
+public final class Signature: Sendable {
   /// Every parameter, positionals in order.
   public let parameters: [Parameter]
   /// The indices of the positional parameters, in order; computed once, used on every line.
   let positionalSlots: [Int]
   /// The declared defaults, converted once, by slot.
   let defaults: [Int: Given]
+  /// Which slots are secret, computed once, read on every line.
+  let secretSlots: [Bool]
+  /// The slot of the parameter that takes a command line (`time COMMAND...`), if any.
+  let commandLineSlot: Int?
 
   /// Declares a signature from the command's parameter handles.
-  public init(_ handles: [any ParameterHandle] = []) {
-    let parameters = handles.map(\.parameter)
+  public convenience init(_ handles: [any ParameterHandle] = []) {
+    self.init(parameters: handles.map(\.parameter))
+  }
+
+  /// Declares a signature from its parameters.
+  init(parameters: [Parameter]) {
     self.parameters = parameters
     self.positionalSlots = parameters.indices.filter { parameters[$0].kind == .positional }
+    self.secretSlots = parameters.map(\.isSecret)
+    self.commandLineSlot = parameters.firstIndex(where: \.isPassthrough)
     var defaults: [Int: Given] = [:]
     for (slot, parameter) in parameters.enumerated() {
       guard let text = parameter.defaultValue else { continue }
@@ -223,7 +235,7 @@ public struct Arguments {
 
   /// Whether any parameter declared secret was given a value.
   public var containsSecret: Bool {
-    entries.contains { signature.parameters[$0.slot].isSecret }
+    entries.contains { signature.secretSlots[$0.slot] }
   }
 
   /// The value of a required argument.

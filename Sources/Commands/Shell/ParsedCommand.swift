@@ -2,7 +2,9 @@ import Domain
 
 /// A command resolved and parsed once: execution, the trace label, history and `expect` all read
 /// this one value.
-public struct ParsedCommand {
+///
+/// A class, so that the prepared line, the invocation and the tracer share one instance.
+public final class ParsedCommand {
   /// The words after interpolation, the command's own words first.
   public let words: [Word]
   /// The command they call, and where its arguments start.
@@ -11,6 +13,16 @@ public struct ParsedCommand {
   public let arguments: Arguments
   /// For a command that runs another command line (`time`), that command, parsed too.
   public let inner: [ParsedCommand]
+
+  init(
+    words: [Word], resolution: CommandRegistry.Resolution, arguments: Arguments,
+    inner: [ParsedCommand]
+  ) {
+    self.words = words
+    self.resolution = resolution
+    self.arguments = arguments
+    self.inner = inner
+  }
 
   /// Resolves and parses `words`.
   ///
@@ -23,9 +35,10 @@ public struct ParsedCommand {
     let signature = resolution.command.signature
     let arguments = try signature.parse(
       words[resolution.argumentStart...], command: resolution.name)
-    guard let commandLine = signature.parameters.first(where: \.isPassthrough) else {
+    guard let slot = signature.commandLineSlot else {
       return ParsedCommand(words: words, resolution: resolution, arguments: arguments, inner: [])
     }
+    let commandLine = signature.parameters[slot]
     let line = arguments.all(commandLine).map(\.word)
     if let first = line.first, case .found(let named) = registry.lookup(line),
       named.command === resolution.command
@@ -84,12 +97,6 @@ struct PreparedLine {
     // and whether a secret parameter was given.
     let words = raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
     let hasVariables = raw.words.contains { $0.hasVariables }
-    let isExpectation: Bool
-    if case .found(let resolution) = registry.lookup(words), !raw.words[0].hasVariables {
-      isExpectation = resolution.command.isExpectation
-    } else {
-      isExpectation = false
-    }
     let parsed: Result<ParsedCommand, ShellError>
     do {
       parsed = .success(try ParsedCommand.parse(words, registry: registry))
@@ -97,13 +104,20 @@ struct PreparedLine {
       parsed = .failure(error)
     }
     let isSecret: Bool
+    var isExpectation = false
     switch parsed {
     case .success(let command):
       isSecret = command.containsSecret
+      isExpectation = command.resolution.command.isExpectation
     case .failure:
       // A command that does not parse stays out of history if it takes any secret.
       isSecret = Self.takesSecret(words, registry: registry)
+      if case .found(let resolution) = registry.lookup(words) {
+        isExpectation = resolution.command.isExpectation
+      }
     }
+    // A command word that is a variable is known only when it runs.
+    if raw.words[0].hasVariables { isExpectation = false }
     return Command(
       raw: raw, parsed: hasVariables ? nil : parsed, isExpectation: isExpectation,
       isSecret: isSecret)

@@ -9,6 +9,12 @@ public struct Invocation {
   /// The interpreter running the command, for builtins that run other commands.
   public let interpreter: Interpreter
 
+  init(session: Session, parsed: ParsedCommand, interpreter: Interpreter) {
+    self.session = session
+    self.parsed = parsed
+    self.interpreter = interpreter
+  }
+
   /// The arguments, checked against the command's signature and converted.
   public var arguments: Arguments { parsed.arguments }
   /// The command's full name, for example `store keys`.

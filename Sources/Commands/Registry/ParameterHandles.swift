@@ -204,18 +204,20 @@ extension Many: SubjectDeclaring {}
 extension Invocation {
   /// The value of a required argument.
   public subscript<Value>(_ argument: Argument<Value>) -> Value {
-    get throws(ShellError) { try arguments[argument] }
+    get throws(ShellError) { try parsed.arguments[argument] }
   }
 
   /// The value of an optional argument or an option, or its default, or nil.
-  public subscript<Value>(_ option: Option<Value>) -> Value? { arguments[option] }
+  public subscript<Value>(_ option: Option<Value>) -> Value? { parsed.arguments[option] }
 
   /// Every value of a variadic argument or a repeatable option.
-  public subscript<Value>(_ many: Many<Value>) -> [Value] { arguments[many] }
+  public subscript<Value>(_ many: Many<Value>) -> [Value] { parsed.arguments[many] }
 
   /// Whether a flag was given.
-  public subscript(_ flag: Flag) -> Bool { arguments[flag] }
+  public subscript(_ flag: Flag) -> Bool { parsed.arguments[flag] }
 
   /// The word that gave a parameter's value, for an error that points at it.
-  public func word(for handle: some ParameterHandle) -> Word? { arguments.word(for: handle) }
+  public func word(for handle: some ParameterHandle) -> Word? {
+    parsed.arguments.word(for: handle)
+  }
 }

@@ -163,8 +163,16 @@ public final class Signature: Sendable {
   }
 
   /// The slot of a handle's parameter, or nil when this signature does not declare it.
-  func slot(of parameter: Parameter) -> Int? {
-    parameters.firstIndex { $0.name == parameter.name && $0.kind == parameter.kind }
+  func slot(of parameter: borrowing Parameter) -> Int? {
+    slot(named: parameter.name, parameter.kind)
+  }
+
+  /// The slot of the parameter with this name and kind.
+  func slot(named name: String, _ kind: Parameter.Kind) -> Int? {
+    for slot in parameters.indices where parameters[slot].name == name {
+      if parameters[slot].kind == kind { return slot }
+    }
+    return nil
   }
 }
 
@@ -194,29 +202,26 @@ struct Given: Sendable {
 public struct Arguments {
   /// The signature the values were parsed against.
   public let signature: Signature
-  /// The command's full name, for errors.
-  let command: String
   /// Each given word with its parameter's slot, in command-line order.
   ///
   /// One flat array keeps parsing to a single allocation per line.
   var entries: [Given] = []
 
-  init(signature: Signature, command: String) {
+  init(signature: Signature) {
     self.signature = signature
-    self.command = command
   }
 
   func given(_ slot: Int) -> Bool { entries.contains { $0.slot == slot } }
 
-  /// The last value given for `parameter`, or its declared default.
-  func last(_ parameter: Parameter) -> Given? {
-    guard let slot = signature.slot(of: parameter) else { return nil }
+  /// The last value given for the parameter `name` of `kind`, or its declared default.
+  func last(_ name: String, _ kind: Parameter.Kind) -> Given? {
+    guard let slot = signature.slot(named: name, kind) else { return nil }
     return entries.last { $0.slot == slot } ?? signature.defaults[slot]
   }
 
-  /// Every value given for `parameter`.
-  func all(_ parameter: Parameter) -> [Given] {
-    guard let slot = signature.slot(of: parameter) else { return [] }
+  /// Every value given for the parameter `name` of `kind`.
+  func all(_ name: String, _ kind: Parameter.Kind) -> [Given] {
+    guard let slot = signature.slot(named: name, kind) else { return [] }
     return entries.filter { $0.slot == slot }
   }
 
@@ -243,11 +248,11 @@ public struct Arguments {
   /// Parsing guarantees it; a handle the command does not declare is an error that names it.
   public subscript<Value>(_ argument: Argument<Value>) -> Value {
     get throws(ShellError) {
-      guard let given = last(argument.parameter),
+      guard let given = last(argument.parameter.name, argument.parameter.kind),
         let value = argument.kind.extract(given.word, given.converted)
       else {
         throw ShellError(
-          "'\(command)' does not declare the argument \(argument.parameter.name)",
+          "the command does not declare the argument \(argument.parameter.name)",
           hint: "this is a bug in archsh: the command reads a parameter its signature lacks")
       }
       return value
@@ -256,17 +261,21 @@ public struct Arguments {
 
   /// The value of an optional argument or an option, or its default, or nil.
   public subscript<Value>(_ option: Option<Value>) -> Value? {
-    last(option.parameter).flatMap { option.kind.extract($0.word, $0.converted) }
+    last(option.parameter.name, option.parameter.kind).flatMap {
+      option.kind.extract($0.word, $0.converted)
+    }
   }
 
   /// Every value of a variadic argument or a repeatable option, in order.
   public subscript<Value>(_ many: Many<Value>) -> [Value] {
-    all(many.parameter).compactMap { many.kind.extract($0.word, $0.converted) }
+    all(many.parameter.name, many.parameter.kind).compactMap {
+      many.kind.extract($0.word, $0.converted)
+    }
   }
 
   /// Whether a flag was given.
   public subscript(_ flag: Flag) -> Bool {
-    signature.slot(of: flag.parameter).map(given) ?? false
+    signature.slot(named: flag.parameter.name, .flag).map(given) ?? false
   }
 
   /// The word that gave a parameter's value, for an error that points at it.
@@ -326,7 +335,7 @@ extension Signature {
   private func walk(_ words: ArraySlice<Word>, command: String, checking: Bool)
     throws(ShellError) -> Walk
   {
-    var arguments = Arguments(signature: self, command: command)
+    var arguments = Arguments(signature: self)
     var positionalIndex = 0
     var optionsEnded = false
     var cursor = words.startIndex
@@ -397,7 +406,7 @@ extension Signature {
             "option '--\(name)' is given twice", hint: "give it once", at: word.offset)
         }
         let converted =
-          checking ? try Self.convert(value, as: parameters[slot], label: "--\(name)") : .word
+          checking ? try Self.convert(value, to: parameters[slot].type, label: "--\(name)") : .word
         arguments.entries.append(Given(slot: slot, word: value, converted: converted))
         continue
       }
@@ -410,7 +419,7 @@ extension Signature {
       let slot = positionalSlots[positionalIndex]
       let converted =
         checking
-        ? try Self.convert(word, as: parameters[slot], label: parameters[slot].name) : .word
+        ? try Self.convert(word, to: parameters[slot].type, label: parameters[slot].name) : .word
       arguments.entries.append(Given(slot: slot, word: word, converted: converted))
       if !parameters[slot].isVariadic { positionalIndex += 1 }
     }
@@ -442,31 +451,38 @@ extension Signature {
   static func convert(_ word: Word, as parameter: borrowing Parameter, label: String)
     throws(ShellError) -> Converted
   {
-    switch parameter.type {
+    try convert(word, to: parameter.type, label: label)
+  }
+
+  /// Checks a word against a type and converts it.
+  static func convert(_ word: Word, to type: ValueType, label: @autoclosure () -> String)
+    throws(ShellError) -> Converted
+  {
+    switch type {
     case .text, .path, .name:
       return .word
     case .bytes:
       return .integer(
         try quantity(
-          word, label, Quantities.bytes, "a byte count", hint: "for example 1024, 64KB or 50MB"))
+          word, label(), Quantities.bytes, "a byte count", hint: "for example 1024, 64KB or 50MB"))
     case .duration:
       return .seconds(
         try quantity(
-          word, label, Quantities.duration, "a duration",
+          word, label(), Quantities.duration, "a duration",
           hint: "for example 90s, 12h, 30d or 0 for none"))
     case .date:
       return .date(
         try quantity(
-          word, label, Quantities.date, "a date",
+          word, label(), Quantities.date, "a date",
           hint: "for example 2026-11-01 or 2026-11-01T12:00:00Z"))
     case .integer(let range):
       guard let value = Int(word.text) else {
         throw ShellError(
-          "expected a whole number for \(label), not '\(word.text)'", at: word.offset)
+          "expected a whole number for \(label()), not '\(word.text)'", at: word.offset)
       }
       guard range.contains(value) else {
         throw ShellError(
-          "expected \(label) between \(range.lowerBound) and \(range.upperBound), not '\(value)'",
+          "expected \(label()) between \(range.lowerBound) and \(range.upperBound), not '\(value)'",
           at: word.offset)
       }
       return .integer(value)
@@ -475,7 +491,7 @@ extension Signature {
         let hint =
           ShellError.didYouMean(word.text, among: words)
           ?? "choose one of: \(words.joined(separator: ", "))"
-        throw ShellError("'\(word.text)' is not a valid \(label)", hint: hint, at: word.offset)
+        throw ShellError("'\(word.text)' is not a valid \(label())", hint: hint, at: word.offset)
       }
       return .word
     }

@@ -134,11 +134,11 @@ public final class Interpreter {
       if frame.isInteractive { failures.forgetPending() }
       guard let read = source.nextLogicalLine() else { return .finished }
       guard let line = read else { continue }
-      let prepared = PreparedLine(line.text, registry: registry)
+      let prepared = PreparedLine(line.text, registry: registry, forHistory: source.recordsHistory)
       // A failed script command stops the script before the next line is even shown, unless
       // that line is an expectation about it (or only a comment).
-      if !frame.isInteractive, failures.isPending, !prepared.continuesAfterFailure,
-        settlePendingFailure()
+      if !frame.isInteractive, failures.isPending,
+        !prepared.continuesAfterFailure(registry: registry), settlePendingFailure()
       {
         return .stopped
       }
@@ -151,31 +151,36 @@ public final class Interpreter {
 
   /// Runs one logical line; returns false when the run must stop.
   private func execute(_ prepared: PreparedLine, line: LogicalLine) -> Bool {
-    let commands: [PreparedLine.Command]
+    let commands: [RawCommand]
     switch prepared.commands {
     case .success(let lexed): commands = lexed
     case .failure(let error): return failed(error, line: line, fallbackOffset: 0)
     }
-    for command in commands {
+    for index in commands.indices {
       if interruptRequested() {
         let error = ShellError("interrupted", hint: "Ctrl-C stopped the script")
-        let keepRunning = failed(error, line: line, fallbackOffset: command.raw.words[0].offset)
+        let keepRunning = failed(
+          error, line: line, fallbackOffset: commands[index].words[0].offset)
         return keepRunning && frames.last?.isInteractive == true
       }
-      if !execute(command, line: line) || exitStatus != nil { return false }
+      if !execute(index, of: prepared, line: line) || exitStatus != nil { return false }
     }
     return true
   }
 
   /// Runs one command of a line; returns false when the run must stop.
-  private func execute(_ command: PreparedLine.Command, line: LogicalLine) -> Bool {
-    let head = command.raw.words[0]
-    let isExpect = command.isExpectation
+  private func execute(_ index: Int, of prepared: PreparedLine, line: LogicalLine) -> Bool {
+    guard case .success(let commands) = prepared.commands else { return false }
+    let raw = commands[index]
+    let head = raw.words[0]
     frames[frames.count - 1].currentLine = line.lineNumber(of: head.offset)
+    // Whether it is an `expect` matters only while a failure waits for one, and after a failure.
+    var isExpect = failures.isPending && prepared.isExpectation(at: index, registry: registry)
     if !isExpect, settlePendingFailure() { return false }
     var isTransparent = false
     do {
-      let parsed = try command.parsed?.get() ?? interpolated(command.raw)
+      let parsed = try prepared.parsedCommand(at: index)?.get() ?? interpolated(raw)
+      isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
       let output = try traced(parsed)
       emit(output)
@@ -189,6 +194,9 @@ public final class Interpreter {
       return false
     } catch {
       emit(.empty)
+      if !isExpect, !isTransparent {
+        isExpect = prepared.isExpectation(at: index, registry: registry)
+      }
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
         isTransparent: isTransparent)
@@ -243,7 +251,7 @@ public final class Interpreter {
 
   /// Whether a line holds a value declared secret, which keeps it out of history.
   public func lineContainsSecret(_ text: String) -> Bool {
-    PreparedLine(text, registry: registry).containsSecret
+    PreparedLine(text, registry: registry, forHistory: true).containsSecret
   }
 
   // MARK: - Dispatch

@@ -39,7 +39,7 @@ public final class ParsedCommand {
       return ParsedCommand(words: words, resolution: resolution, arguments: arguments, inner: [])
     }
     let commandLine = signature.parameters[slot]
-    let line = arguments.all(commandLine).map(\.word)
+    let line = arguments.all(commandLine.name, commandLine.kind).map(\.word)
     if let first = line.first, case .found(let named) = registry.lookup(line),
       named.command === resolution.command
     {
@@ -63,64 +63,76 @@ public final class ParsedCommand {
   }
 }
 
-/// A logical line lexed once, and each of its commands parsed as far as can be before it runs.
+/// A logical line lexed once; each command is parsed once, into the `ParsedCommand` that runs.
 ///
-/// A command without variables is parsed here, and that value is the one that runs. A command with
-/// variables can only be parsed when it runs, after the commands before it on the line; here its
-/// uninterpolated form decides whether the line holds a secret.
+/// When the line goes to a history, its commands are parsed here, before anything runs, because
+/// whether a secret was given decides if it is recorded; that parse is the one that runs. A command
+/// with variables is parsed when it runs, after the commands before it on the line; for the history,
+/// its uninterpolated form decides. Lines from a script, which keeps no history, are parsed only
+/// when each command runs.
 struct PreparedLine {
-  /// One command of the line.
-  struct Command {
-    /// The command as the lexer found it.
-    let raw: RawCommand
-    /// The parsed command, or its error; nil when it needs interpolation first.
-    let parsed: Result<ParsedCommand, ShellError>?
-    /// Whether it examines the previous command's failure (`expect`).
-    let isExpectation: Bool
-    /// Whether it holds a secret, so the line stays out of history.
-    let isSecret: Bool
-  }
-
   /// The commands, or the lexer's error.
-  let commands: Result<[Command], ShellError>
+  let commands: Result<[RawCommand], ShellError>
+  /// For a line that goes to a history: each command parsed, or its error; nil for a command that
+  /// needs interpolation first. Empty otherwise.
+  private(set) var parsed: [Result<ParsedCommand, ShellError>?] = []
+  /// Whether the line holds a secret and must stay out of history.
+  private(set) var containsSecret = false
 
-  init(_ text: String, registry: CommandRegistry) {
+  init(_ text: String, registry: CommandRegistry, forHistory: Bool) {
     do {
-      commands = .success(try Lexer.lex(text).map { Self.prepare($0, registry: registry) })
+      commands = .success(try Lexer.lex(text))
     } catch {
       commands = .failure(error)
     }
-  }
-
-  private static func prepare(_ raw: RawCommand, registry: CommandRegistry) -> Command {
-    // Without interpolation a variable word reads as empty, which is enough to find the command
-    // and whether a secret parameter was given.
-    let words = raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
-    let hasVariables = raw.words.contains { $0.hasVariables }
-    let parsed: Result<ParsedCommand, ShellError>
-    do {
-      parsed = .success(try ParsedCommand.parse(words, registry: registry))
-    } catch {
-      parsed = .failure(error)
-    }
-    let isSecret: Bool
-    var isExpectation = false
-    switch parsed {
-    case .success(let command):
-      isSecret = command.containsSecret
-      isExpectation = command.resolution.command.isExpectation
-    case .failure:
-      // A command that does not parse stays out of history if it takes any secret.
-      isSecret = Self.takesSecret(words, registry: registry)
-      if case .found(let resolution) = registry.lookup(words) {
-        isExpectation = resolution.command.isExpectation
+    guard forHistory, case .success(let raws) = commands else { return }
+    for raw in raws {
+      // Without interpolation a variable word reads as empty, which is enough to find the command
+      // and whether a secret parameter was given.
+      let words = Self.uninterpolated(raw)
+      do {
+        let command = try ParsedCommand.parse(words, registry: registry)
+        containsSecret = containsSecret || command.containsSecret
+        parsed.append(raw.words.contains { $0.hasVariables } ? nil : .success(command))
+      } catch {
+        // A command that does not parse stays out of history if it takes any secret.
+        containsSecret = containsSecret || Self.takesSecret(words, registry: registry)
+        parsed.append(raw.words.contains { $0.hasVariables } ? nil : .failure(error))
       }
     }
-    // A command word that is a variable is known only when it runs.
-    if raw.words[0].hasVariables { isExpectation = false }
-    return Command(
-      raw: raw, parsed: hasVariables ? nil : parsed, isExpectation: isExpectation,
-      isSecret: isSecret)
+  }
+
+  /// The parsed form of the command at `index`, when the line was prepared for a history.
+  func parsedCommand(at index: Int) -> Result<ParsedCommand, ShellError>? {
+    index < parsed.count ? parsed[index] : nil
+  }
+
+  /// Whether the command at `index` examines the previous command's failure (`expect`).
+  ///
+  /// Asked only while a script failure waits for one. A command word that is a variable is known
+  /// only when it runs.
+  func isExpectation(at index: Int, registry: CommandRegistry) -> Bool {
+    guard case .success(let raws) = commands, !raws[index].words[0].hasVariables else {
+      return false
+    }
+    if case .success(let command)? = parsedCommand(at: index) {
+      return command.resolution.command.isExpectation
+    }
+    guard case .found(let resolution) = registry.lookup(Self.uninterpolated(raws[index])) else {
+      return false
+    }
+    return resolution.command.isExpectation
+  }
+
+  /// Whether the line may follow a failed script command: it starts with an expectation, or
+  /// holds no command at all.
+  func continuesAfterFailure(registry: CommandRegistry) -> Bool {
+    guard case .success(let raws) = commands else { return false }
+    return raws.isEmpty || isExpectation(at: 0, registry: registry)
+  }
+
+  private static func uninterpolated(_ raw: RawCommand) -> [Word] {
+    raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
   }
 
   private static func takesSecret(_ words: [Word], registry: CommandRegistry) -> Bool {
@@ -130,17 +142,5 @@ struct PreparedLine {
     let partial = resolution.command.signature.partial(words[resolution.argumentStart...])
     guard let start = partial.passthroughStart else { return false }
     return takesSecret(Array(words[start...]), registry: registry)
-  }
-
-  /// Whether the line holds a secret and must stay out of history.
-  var containsSecret: Bool {
-    (try? commands.get())?.contains { $0.isSecret } ?? false
-  }
-
-  /// Whether the line may follow a failed script command: it starts with an expectation, or
-  /// holds no command at all.
-  var continuesAfterFailure: Bool {
-    guard let commands = try? commands.get() else { return false }
-    return commands.first?.isExpectation ?? true
   }
 }

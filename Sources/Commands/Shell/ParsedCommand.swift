@@ -73,8 +73,9 @@ public final class ParsedCommand {
 struct PreparedLine {
   /// The commands, or the lexer's error.
   let commands: Result<[RawCommand], ShellError>
-  /// For a line that goes to a history: each command parsed, or its error; nil for a command that
-  /// needs interpolation first. Empty otherwise.
+  /// For a line that goes to a history, each command parsed, or its error.
+  ///
+  /// Nil for a command that needs interpolation first; empty for a line from a script.
   private(set) var parsed: [Result<ParsedCommand, ShellError>?] = []
   /// Whether the line holds a secret and must stay out of history.
   private(set) var containsSecret = false

@@ -113,6 +113,30 @@ struct CompositionTests {
       for group in groups { #expect(!text.contains("\(group)."), "\(file) uses \(group)") }
     }
   }
+
+  @Test("Domain's code names no command and no option: the shell adds those in its hints")
+  func domainSpeaksTheArchitecture() throws {
+    let names = AllGroups.registry.groups.filter { !$0.isBuiltins }.flatMap { group in
+      group.commands.map { "'\(group.name) \($0.name)" }
+    }
+    #expect(names.contains("'store persist"))
+    let domain = Self.root.appendingPathComponent("Sources/Domain")
+    let files = FileManager.default.enumerator(atPath: domain.path)?.compactMap { $0 as? String }
+    var offenders: [String] = []
+    for file in files ?? [] where file.hasSuffix(".swift") {
+      let text = try String(
+        contentsOfFile: domain.appendingPathComponent(file).path, encoding: .utf8)
+      for (number, line) in text.split(separator: "\n").enumerated() {
+        let code = line.trimmingCharacters(in: .whitespaces)
+        if code.hasPrefix("//") { continue }
+        if code.contains("'--") || code.contains("\"--") {
+          offenders.append("\(file):\(number + 1)")
+        }
+        for name in names where code.contains(name) { offenders.append("\(file):\(number + 1)") }
+      }
+    }
+    #expect(offenders.isEmpty, "\(offenders)")
+  }
 }
 
 @Suite("Errors reach their column by their subject")

@@ -11,20 +11,26 @@ public final class DemoAPI: @unchecked Sendable {
   public let baseURL: URL
   /// The faults it injects; `net fault` adds to them.
   public let faults: FaultTable
+  /// Its accounts, OAuth2 client and tokens.
+  public let accounts: Accounts
   private let task: Task<Void, Error>
 
-  private init(baseURL: URL, task: Task<Void, Error>, faults: FaultTable) {
+  private init(baseURL: URL, task: Task<Void, Error>, faults: FaultTable, accounts: Accounts) {
     self.baseURL = baseURL
     self.task = task
     self.faults = faults
+    self.accounts = accounts
   }
 
   /// Starts the server on 127.0.0.1 (port 0 picks a free one) and returns once it listens.
-  public static func start(port: Int = 0, catalogSize: Int = 100) throws -> DemoAPI {
+  public static func start(
+    port: Int = 0, catalogSize: Int = 100, accounts: Accounts = Accounts()
+  ) throws -> DemoAPI {
     let bound = BoundPort()
     let faults = FaultTable()
     let application = makeApplication(
-      port: port, catalog: Catalog(size: catalogSize), faults: faults, bound: bound)
+      port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
+      bound: bound)
     let task = Task { try await application.run() }
     guard let actual = bound.wait(seconds: 10) else {
       task.cancel()
@@ -33,18 +39,19 @@ public final class DemoAPI: @unchecked Sendable {
     guard let url = URL(string: "http://127.0.0.1:\(actual)") else {
       throw DemoAPIError.couldNotStart(port: port)
     }
-    return DemoAPI(baseURL: url, task: task, faults: faults)
+    return DemoAPI(baseURL: url, task: task, faults: faults, accounts: accounts)
   }
 
   /// Stops the server.
   public func stop() { task.cancel() }
 
-  static func makeApplication(port: Int, catalog: Catalog, faults: FaultTable, bound: BoundPort)
-    -> some ApplicationProtocol
-  {
+  static func makeApplication(
+    port: Int, catalog: Catalog, faults: FaultTable, accounts: Accounts, bound: BoundPort
+  ) -> some ApplicationProtocol {
     let router = Router(context: DemoContext.self)
     // Faults come first, so that they apply to every route, unknown paths included.
     router.add(middleware: FaultMiddleware(faults: faults))
+    addAuthRoutes(to: router, accounts: accounts)
     router.get("products") { request, _ -> Response in
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
       let limit = min(1000, max(0, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))

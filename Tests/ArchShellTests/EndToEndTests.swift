@@ -266,7 +266,9 @@ struct NetworkEndToEndTests {
   func serve() throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Binary.path)
-    process.arguments = ["serve", "--port", "0", "--catalog-size", "30"]
+    process.arguments = [
+      "serve", "--port", "0", "--catalog-size", "30", "--user", "grace@example.com:cobol",
+    ]
     process.environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
     let output = Pipe()
     process.standardOutput = output
@@ -289,5 +291,28 @@ struct NetworkEndToEndTests {
     let body = try fetch(try #require(URL(string: url + "/products?limit=1&offset=29")))
     #expect(body.hasPrefix(#"{"code":"OK","data":[{"type":"product","id":30,"#))
     #expect(body.hasSuffix(#""info":{"offset":29,"count":1,"total":30}}"#))
+    // An added account logs in with the documented client, and its token opens /users/me.
+    let login = Process()
+    login.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    login.arguments = [
+      "python3", "-c",
+      """
+      import json, sys, urllib.parse, urllib.request
+      form = urllib.parse.urlencode({"grant_type": "password", "username": "grace@example.com",
+          "password": "cobol", "client_id": "archsh", "client_secret": "archsh-demo-secret"})
+      grant = json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form.encode(), timeout=10))
+      me = urllib.request.Request(sys.argv[1] + "/users/me",
+          headers={"Authorization": "Bearer " + grant["access_token"]})
+      user = json.load(urllib.request.urlopen(me, timeout=10))
+      sys.stdout.write(grant["code"] + " " + user["data"]["email"])
+      """,
+      url,
+    ]
+    let loginOutput = Pipe()
+    login.standardOutput = loginOutput
+    try login.run()
+    let loggedIn = loginOutput.fileHandleForReading.readDataToEndOfFile()
+    login.waitUntilExit()
+    #expect(String(decoding: loggedIn, as: UTF8.self) == "OK grace@example.com")
   }
 }

@@ -303,6 +303,8 @@ struct InterpreterTests {
     #expect(!harness.interpreter.lineContainsSecret("set user ann"))
     #expect(!harness.interpreter.lineContainsSecret("echo 'unterminated"))
     #expect(harness.interpreter.lineContainsSecret("set token s3cr3t --secret extra"))
+    #expect(harness.interpreter.lineContainsSecret("serve --port 0 --user a@b.c:pw"))
+    #expect(!harness.interpreter.lineContainsSecret("serve --port 0"))
   }
 
   @Test("time runs the command and reports its duration after the output")

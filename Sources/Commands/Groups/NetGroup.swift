@@ -278,18 +278,56 @@ extension Builtins {
   static let serveCatalogSizeOption = Option(
     "catalog-size", .integer(15...1_000_000), value: "N", "how many products", default: "100")
 
+  /// `serve --user EMAIL:PASSWORD`, repeatable; the password keeps the line out of history.
+  static let serveUserOption = Many.option(
+    "user", .text, value: "EMAIL:PASSWORD", "add an account that can log in (repeatable)",
+    secret: true)
+  /// `serve --token-lifetime DURATION`.
+  static let serveTokenLifetimeOption = Option(
+    "token-lifetime", .duration, value: "DURATION", "how long an access token lives",
+    default: "1h")
+
   static let serve = Command(
     "serve", summary: "run the demo API on its own, for curl, until Ctrl-C",
-    discussion:
-      "Listens on 127.0.0.1 only. Port 0 picks a free port; the URL is printed when the server is ready.",
-    signature: Signature([servePortOption, serveCatalogSizeOption]),
-    examples: ["serve", "serve --port 0 --catalog-size 10000"]
+    discussion: """
+      Listens on 127.0.0.1 only. Port 0 picks a free port; the URL is printed when the server is \
+      ready.
+      OAuth2: POST /oauth/token takes grant_type=password (username, password, client_id, \
+      client_secret) or grant_type=refresh_token (refresh_token, client_id, client_secret), form \
+      or JSON, and answers {"access_token":...,"refresh_token":...,"code":"OK"}. Tokens are \
+      random and kept in memory; a refresh token is used up by its refresh. GET /users/me needs \
+      'Authorization: Bearer TOKEN' and answers 401 {"code":"Unauthorized"} without one.
+      The demo account is \(Accounts.demoEmail) with the password \(Accounts.demoPassword); the \
+      client is \(Accounts.clientID) with the secret \(Accounts.clientSecret). --user adds accounts.
+      """,
+    signature: Signature([
+      servePortOption, serveCatalogSizeOption, serveUserOption, serveTokenLifetimeOption,
+    ]),
+    examples: [
+      "serve", "serve --port 0 --catalog-size 10000",
+      "serve --user grace@example.com:cobol --token-lifetime 30s",
+    ]
   ) { invocation in
+    let accounts = Accounts(tokenLifetime: invocation[serveTokenLifetimeOption] ?? 3600)
+    guard accounts.tokenLifetime > 0 else {
+      throw ShellError(
+        "the token lifetime must be longer than 0", hint: "for example 30s or 1h",
+        at: invocation.word(for: serveTokenLifetimeOption)?.offset)
+    }
+    for word in invocation[serveUserOption] {
+      let parts = word.text.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2, parts[0].contains("@") else {
+        throw ShellError(
+          "--user needs EMAIL:PASSWORD", hint: "for example --user grace@example.com:cobol",
+          at: word.offset)
+      }
+      accounts.add(email: String(parts[0]), password: String(parts[1]))
+    }
     let server: DemoAPI
     do {
       server = try DemoAPI.start(
         port: invocation[servePortOption] ?? 8080,
-        catalogSize: invocation[serveCatalogSizeOption] ?? 100)
+        catalogSize: invocation[serveCatalogSizeOption] ?? 100, accounts: accounts)
     } catch {
       throw ShellError(String(describing: error), hint: "is the port in use? try --port 0")
     }

@@ -142,15 +142,16 @@ public struct Many<Value>: ParameterHandle {
         isVariadic: true, isSecret: false, completion: completion), kind)
   }
 
-  /// Declares an option that may be repeated, `--name VALUE`.
+  /// Declares an option that may be repeated, `--name VALUE`; `secret` keeps a line that gives it
+  /// out of history.
   public static func option(
     _ name: String, _ kind: Kind<Value>, value valueName: String? = nil, _ summary: String,
-    completion: CompletionProvider? = nil
+    secret: Bool = false, completion: CompletionProvider? = nil
   ) -> Many {
     Many(
       Parameter(
         name: name, kind: .option, type: kind.type, summary: summary, isOptional: true,
-        isVariadic: true, isSecret: false, valueName: valueName, completion: completion), kind)
+        isVariadic: true, isSecret: secret, valueName: valueName, completion: completion), kind)
   }
 }
 

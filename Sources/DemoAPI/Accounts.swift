@@ -1,0 +1,164 @@
+import Foundation
+
+/// The demo API's accounts, its OAuth2 client, and the tokens it has granted, all in memory.
+///
+/// Tokens are random and expire: an access token after `tokenLifetime` seconds; a refresh token
+/// lives until it is used, when a new pair replaces it.
+public final class Accounts: @unchecked Sendable {
+  /// One account: what a password grant checks, and what `GET /users/me` answers.
+  public struct Account: Sendable, Equatable {
+    /// The id, in the convention's UUID form.
+    public let id: String
+    /// The email address, which is the username of a password grant.
+    public let email: String
+    /// The password.
+    let password: String
+    /// When the account was created, in seconds since 1970.
+    public let createdAt: Int
+  }
+
+  /// Why a token request was refused: the convention's code, a message, and the HTTP status.
+  public struct Refusal: Error, Equatable, Sendable {
+    /// The camel-case code, such as `InvalidCredentials`.
+    public let code: String
+    /// A human-readable message.
+    public let message: String
+    /// The HTTP status the API answers with.
+    public let status: Int
+  }
+
+  /// A granted pair of tokens.
+  public struct Grant: Sendable, Equatable {
+    /// The bearer token for protected routes.
+    public let accessToken: String
+    /// The token that gets the next pair.
+    public let refreshToken: String
+    /// Seconds until the access token expires.
+    public let expiresIn: Int
+  }
+
+  /// The demo account, documented in the help.
+  public static let demoEmail = "ada@example.com"
+  /// The demo account's password.
+  public static let demoPassword = "lovelace"
+  /// The one OAuth2 client the API knows.
+  public static let clientID = "archsh"
+  /// That client's secret.
+  public static let clientSecret = "archsh-demo-secret"
+
+  private let lock = NSLock()
+  private var accounts: [String: Account] = [:]
+  private var accessTokens: [String: (email: String, expiresAt: Date)] = [:]
+  private var refreshTokens: [String: String] = [:]
+  private var lifetime: Double
+  private let now: @Sendable () -> Date
+
+  /// Creates the accounts with the demo account; `tokenLifetime` is in seconds.
+  public init(tokenLifetime: Double = 3600, now: @escaping @Sendable () -> Date = Date.init) {
+    self.lifetime = tokenLifetime
+    self.now = now
+    add(email: Self.demoEmail, password: Self.demoPassword)
+  }
+
+  /// How long a new access token lives, in seconds.
+  public var tokenLifetime: Double {
+    get { lock.withLock { lifetime } }
+    set { lock.withLock { lifetime = max(0, newValue) } }
+  }
+
+  /// Adds an account, or replaces the password of an existing one.
+  public func add(email: String, password: String) {
+    lock.withLock {
+      let created = Int(now().timeIntervalSince1970)
+      let id = accounts[email]?.id ?? Self.uuid(time: created, counter: accounts.count)
+      accounts[email] = Account(id: id, email: email, password: password, createdAt: created)
+    }
+  }
+
+  /// A password grant: `grant_type=password`.
+  public func grant(username: String, password: String, clientID: String, clientSecret: String)
+    -> Result<Grant, Refusal>
+  {
+    if let refusal = checkClient(clientID, clientSecret) { return .failure(refusal) }
+    return lock.withLock {
+      guard let account = accounts[username], account.password == password else {
+        return .failure(
+          Refusal(
+            code: "InvalidCredentials", message: "wrong email or password", status: 400))
+      }
+      return .success(issue(for: account.email))
+    }
+  }
+
+  /// A refresh grant: `grant_type=refresh_token`; the refresh token is used up.
+  public func refresh(token: String, clientID: String, clientSecret: String)
+    -> Result<Grant, Refusal>
+  {
+    if let refusal = checkClient(clientID, clientSecret) { return .failure(refusal) }
+    return lock.withLock {
+      guard let email = refreshTokens.removeValue(forKey: token) else {
+        return .failure(
+          Refusal(
+            code: "InvalidRefreshToken", message: "the refresh token is unknown or used up",
+            status: 400))
+      }
+      return .success(issue(for: email))
+    }
+  }
+
+  /// The account an access token belongs to, if the token is known and has not expired.
+  public func account(forAccessToken token: String) -> Account? {
+    lock.withLock {
+      guard let entry = accessTokens[token], entry.expiresAt > now() else { return nil }
+      return accounts[entry.email]
+    }
+  }
+
+  /// Expires every access token now, so that the next protected request gets 401; returns how
+  /// many were live.
+  @discardableResult
+  public func expireAccessTokens() -> Int {
+    lock.withLock {
+      let time = now()
+      var live = 0
+      for (token, entry) in accessTokens where entry.expiresAt > time {
+        accessTokens[token] = (entry.email, time)
+        live += 1
+      }
+      return live
+    }
+  }
+
+  private func checkClient(_ id: String, _ secret: String) -> Refusal? {
+    guard id == Self.clientID, secret == Self.clientSecret else {
+      return Refusal(
+        code: "InvalidClient", message: "unknown client or wrong client secret", status: 401)
+    }
+    return nil
+  }
+
+  /// Issues a new pair for `email`; the lock is held.
+  private func issue(for email: String) -> Grant {
+    let access = Self.token()
+    let refresh = Self.token()
+    accessTokens[access] = (email, now().addingTimeInterval(lifetime))
+    refreshTokens[refresh] = email
+    return Grant(accessToken: access, refreshToken: refresh, expiresIn: Int(lifetime.rounded(.up)))
+  }
+
+  /// 32 random bytes as hex.
+  static func token() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<32).map { _ in
+      let byte = UInt8.random(in: 0...255, using: &generator)
+      return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+    }.joined()
+  }
+
+  /// A UUID whose first part is the creation time, so that ids sort by time.
+  static func uuid(time: Int, counter: Int) -> String {
+    let high = String(format: "%08x", UInt32(truncatingIfNeeded: time))
+    let low = String(format: "%012x", UInt64(counter))
+    return "\(high)-0000-4000-8000-\(low)"
+  }
+}

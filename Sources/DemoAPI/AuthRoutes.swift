@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+
+extension DemoAPI {
+  /// `POST /oauth/token` and the protected `GET /users/me`.
+  static func addAuthRoutes(to router: Router<DemoContext>, accounts: Accounts) {
+    router.post("oauth/token") { request, _ -> Response in
+      let body = try await request.body.collect(upTo: 64 * 1024)
+      let fields = formFields(
+        String(buffer: body), contentType: request.headers[.contentType] ?? "")
+      let client = (fields["client_id"] ?? "", fields["client_secret"] ?? "")
+      let result: Result<Accounts.Grant, Accounts.Refusal>
+      switch fields["grant_type"] {
+      case "password":
+        result = accounts.grant(
+          username: fields["username"] ?? "", password: fields["password"] ?? "",
+          clientID: client.0, clientSecret: client.1)
+      case "refresh_token":
+        result = accounts.refresh(
+          token: fields["refresh_token"] ?? "", clientID: client.0, clientSecret: client.1)
+      case let other:
+        return json(
+          .badRequest,
+          Envelope.error(
+            "UnsupportedGrantType",
+            "grant_type must be password or refresh_token, not \(other ?? "nothing")"))
+      }
+      switch result {
+      case .success(let grant):
+        return json(.ok, Envelope.grant(grant))
+      case .failure(let refusal):
+        return json(.init(code: refusal.status), Envelope.error(refusal.code, refusal.message))
+      }
+    }
+    router.get("users/me") { request, _ -> Response in
+      guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
+        return json(
+          .unauthorized,
+          Envelope.error("Unauthorized", "a valid bearer token is required for /users/me"))
+      }
+      return json(.ok, Envelope.ok(Envelope.user(account)))
+    }
+  }
+
+  /// The bearer token of an `Authorization` header.
+  static func bearer(_ request: Request) -> String? {
+    guard let value = request.headers[.authorization] else { return nil }
+    let parts = value.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+    return String(parts[1])
+  }
+
+  /// The fields of a form-encoded body, or of a JSON object body with string values.
+  static func formFields(_ body: String, contentType: String) -> [String: String] {
+    if contentType.lowercased().hasPrefix("application/json") {
+      let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+      return (object ?? [:]).compactMapValues { $0 as? String }
+    }
+    var fields: [String: String] = [:]
+    for pair in body.split(separator: "&") {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      func decode(_ text: Substring) -> String {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+          ?? String(text)
+      }
+      fields[decode(parts[0])] = parts.count == 2 ? decode(parts[1]) : ""
+    }
+    return fields
+  }
+}
+
+extension Envelope {
+  /// A token response, as BDModules' login expects it: the tokens beside `"code":"OK"`.
+  static func grant(_ grant: Accounts.Grant) -> String {
+    """
+    {"access_token":\(quote(grant.accessToken)),"refresh_token":\(quote(grant.refreshToken)),\
+    "token_type":"bearer","expires_in":\(grant.expiresIn),"code":"OK"}
+    """
+  }
+
+  /// A user in the convention: snake_case, `type` and `id`, `null` for absent fields.
+  static func user(_ account: Accounts.Account) -> String {
+    let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
+    return """
+      {"type":"user","id":\(quote(account.id)),"email":\(quote(account.email)),\
+      "first_name":\(quote(name.prefix(1).uppercased() + name.dropFirst())),"last_name":null,\
+      "phone_number":null,"user_status":"Active","created_at":\(account.createdAt),\
+      "updated_at":\(account.createdAt)}
+      """
+  }
+}

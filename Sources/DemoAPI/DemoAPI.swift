@@ -52,6 +52,7 @@ public final class DemoAPI: @unchecked Sendable {
     // Faults come first, so that they apply to every route, unknown paths included.
     router.add(middleware: FaultMiddleware(faults: faults))
     addAuthRoutes(to: router, accounts: accounts)
+    addEchoRoute(to: router)
     router.get("products") { request, _ -> Response in
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
       let limit = min(1000, max(0, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))

@@ -305,6 +305,8 @@ struct InterpreterTests {
     #expect(harness.interpreter.lineContainsSecret("set token s3cr3t --secret extra"))
     #expect(harness.interpreter.lineContainsSecret("serve --port 0 --user a@b.c:pw"))
     #expect(!harness.interpreter.lineContainsSecret("serve --port 0"))
+    #expect(harness.interpreter.lineContainsSecret("auth login ada@example.com lovelace"))
+    #expect(!harness.interpreter.lineContainsSecret("auth login ada@example.com --password-stdin"))
   }
 
   @Test("time runs the command and reports its duration after the output")

@@ -243,4 +243,5 @@ private final class EmbeddedDemo: EmbeddedAPIServer {
   init() throws { server = try DemoAPI.start() }
   var baseURL: URL { server.baseURL }
   func stop() { server.stop() }
+  func expireAccessTokens() -> Int { server.accounts.expireAccessTokens() }
 }

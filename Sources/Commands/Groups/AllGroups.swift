@@ -14,6 +14,7 @@ public enum AllGroups {
     LazyCommandGroup("parse") { ParseGroup.group },
     LazyCommandGroup("net") { NetGroup.group },
     LazyCommandGroup("product") { ProductGroup.group },
+    LazyCommandGroup("auth") { AuthGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

@@ -108,15 +108,16 @@ public struct Option<Value>: ParameterHandle {
         completion: completion), kind)
   }
 
-  /// Declares an optional positional argument.
+  /// Declares an optional positional argument; `secret` keeps a line that gives it out of
+  /// history and traces.
   public static func argument(
     _ name: String, _ kind: Kind<Value>, _ summary: String, default value: String? = nil,
-    completion: CompletionProvider? = nil
+    secret: Bool = false, completion: CompletionProvider? = nil
   ) -> Option {
     Option(
       Parameter(
         name: name, kind: .positional, type: kind.type, summary: summary, isOptional: true,
-        isVariadic: false, defaultValue: value, isSecret: false, completion: completion), kind)
+        isVariadic: false, defaultValue: value, isSecret: secret, completion: completion), kind)
   }
 }
 

@@ -50,6 +50,13 @@ enum Diagnosis {
       case .notEmbedded: return "start archsh without --api and ARCHSH_API"
       case .cannotStart, .invalidPath: return nil
       }
+    case let error as OAuth2Error:
+      switch error {
+      case .notLoggedIn: return "log in with 'auth login EMAIL'"
+      case .refused(_, "InvalidCredentials", _, _):
+        return "the demo account is ada@example.com with the password lovelace"
+      case .refused, .network: return nil
+      }
     case let error as ParserError:
       if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
       return "give the path to an acknowledgements .plist"

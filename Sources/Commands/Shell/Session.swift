@@ -81,4 +81,7 @@ public final class Session {
   public var tracer: Tracer { factory.tracer }
 }
 
-extension DemoAPI: EmbeddedAPIServer {}
+extension DemoAPI: EmbeddedAPIServer {
+  /// Expires every access token the demo API has granted.
+  public func expireAccessTokens() -> Int { accounts.expireAccessTokens() }
+}

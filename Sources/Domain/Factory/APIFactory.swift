@@ -8,6 +8,8 @@ public protocol EmbeddedAPIServer: AnyObject {
   var baseURL: URL { get }
   /// Stops listening.
   func stop()
+  /// Expires every access token it has granted; returns how many were live.
+  func expireAccessTokens() -> Int
 }
 
 /// Why the API in use cannot be reached or re-pointed.
@@ -75,10 +77,28 @@ public final class APIFactory: Factory {
     summary: "names products by id, path or URL; finds cached copies, fetches missing ones"
   ) { try $0.api.productCatalog() }
 
+  static let oAuth2SessionManagerComponent = FactoryComponent(
+    "oAuth2SessionManager", factory: "APIFactory", type: "OAuth2SessionManager", .prototype,
+    dependencies: ["networkController", "accountUserProvider"],
+    summary: "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
+  ) { try $0.api.oAuth2SessionManager() }
+
+  static let accountUserProviderComponent = FactoryComponent(
+    "accountUserProvider", factory: "APIFactory", type: "AccountUserProvider", .singleton,
+    dependencies: ["persistenceController"],
+    summary: "the logged-in account and its credential, in the 'user' store (a keychain on iOS)"
+  ) { try $0.api.accountUserProvider }
+
   static let components = [
     embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
-    magazineIssueUpdaterComponent, productCatalogComponent,
+    magazineIssueUpdaterComponent, productCatalogComponent, oAuth2SessionManagerComponent,
+    accountUserProviderComponent,
   ]
+
+  /// The OAuth2 client archsh is registered as with the demo API.
+  public static let clientID = "archsh"
+  /// That client's secret.
+  public static let clientSecret = "archsh-demo-secret"
 
   /// The request timeout, in seconds, for NetworkController, now and when it is built.
   public var timeout: Double {
@@ -186,6 +206,26 @@ public final class APIFactory: Factory {
       ProductCatalog(
         cache: try root.persistenceController(.productCache), decoder: root.json.decoder(),
         api: self)
+    }
+  }
+
+  /// A new OAuth2SessionManager for the API in use, whose delegate is the account provider.
+  public func oAuth2SessionManager() throws -> OAuth2SessionManager {
+    try core.prototype(Self.oAuth2SessionManagerComponent) {
+      let manager = OAuth2SessionManager(
+        networkController: try networkController, clientID: Self.clientID,
+        clientSecret: Self.clientSecret, tracer: root.tracer)
+      manager.delegate = try accountUserProvider
+      return manager
+    }
+  }
+
+  /// The logged-in account and its credential.
+  public var accountUserProvider: AccountUserProvider {
+    get throws {
+      try core.singleton(Self.accountUserProviderComponent) {
+        AccountUserProvider(store: try root.persistenceController(.user))
+      }
     }
   }
 }

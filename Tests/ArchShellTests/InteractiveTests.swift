@@ -131,6 +131,32 @@ struct InteractiveDetailTests {
     return terminal
   }
 
+  @Test(
+    "auth login asks for the password without echo, and neither it nor a token is saved in history")
+  func passwordPrompt() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    let mark = terminal.mark
+    terminal.type("auth login ada@example.com\r")
+    try terminal.waitFor("password for ada@example.com: ", after: mark)
+    let typed = terminal.mark
+    terminal.press("lovelace\r")
+    let shown = try terminal.waitFor("stored_in:", after: typed)
+    try terminal.waitFor("archsh> ", after: shown)
+    #expect(!terminal.transcript[typed...].contains("lovelace"), "\(terminal.transcript)")
+    terminal.type("auth login ada@example.com lovelace\r")
+    try terminal.waitFor("archsh> ", after: terminal.waitFor("stored_in:", after: shown))
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
+    #expect(saved.contains("auth\\040login\\040ada@example.com\n"))
+    #expect(!saved.contains("lovelace"))
+  }
+
   @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
   func unicodeAndContinuation() throws {
     let terminal = try start()

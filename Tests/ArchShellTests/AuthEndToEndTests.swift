@@ -82,6 +82,29 @@ struct AuthEndToEndTests {
     #expect(external.stderr.hasPrefix("-c:1:1: error: "))
   }
 
+  @Test("user me sends the bearer token: the user after login, 401 after expiry until a refresh")
+  func userMe() throws {
+    let result = try Binary.run([
+      "--db", ":memory:", "--keep-going", "-c", "user me", "-c",
+      "auth login ada@example.com lovelace", "-c", "user me", "-c", "auth expire", "-c", "user me",
+      "-c", "auth refresh", "-c", "output json", "-c", "user me",
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == """
+        -c:1:1: error: nobody is logged in, so there is no bearer token to send (log in with 'auth login EMAIL')
+        -c:1:1: error: HTTP 401 Unauthorized: a valid bearer token is required for /users/me (the access token expired or is unknown to this API: 'auth refresh', or 'auth login')
+
+        """)
+    #expect(result.stdout.contains("type:         user\nid:           "))
+    #expect(
+      result.stdout.contains("email:        ada@example.com\nfirst_name:   Ada\nlast_name:    -\n"))
+    let last = try #require(result.stdout.split(separator: "\n").last)
+    let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+    #expect(object?["email"] as? String == "ada@example.com")
+    #expect(object?["last_name"] is NSNull)
+  }
+
   /// The stored credential, read with sqlite3 from the workspace file.
   private func credential(in db: String) throws -> (access: String, refresh: String) {
     let process = Process()

@@ -297,7 +297,17 @@ struct OAuth2SessionManagerTests {
 
   @Test("a malformed token response is a network error, and nothing is reported")
   func malformed() async throws {
-    let (manager, recorder, server) = try await manager()
+    // A server of its own: a fault on the shared one would show in other suites' fault checks.
+    let server = try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(with: Result { try DemoAPI.start() }) }
+    }
+    defer { server.stop() }
+    let network = NetworkController(baseURL: server.baseURL, timeout: 5, tracer: Tracer())
+    let manager = OAuth2SessionManager(
+      networkController: network, clientID: APIFactory.clientID,
+      clientSecret: APIFactory.clientSecret, tracer: Tracer())
+    let recorder = CredentialRecorder()
+    manager.delegate = recorder
     server.faults.add(Fault(method: "POST", path: "/oauth/token", kind: .malformed))
     let box = UncheckedBox(manager)
     let result = await offPool {

@@ -15,6 +15,7 @@ public enum AllGroups {
     LazyCommandGroup("net") { NetGroup.group },
     LazyCommandGroup("product") { ProductGroup.group },
     LazyCommandGroup("auth") { AuthGroup.group },
+    LazyCommandGroup("user") { UserGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

@@ -57,6 +57,10 @@ enum Diagnosis {
         return "the demo account is ada@example.com with the password lovelace"
       case .refused, .network: return nil
       }
+    case UserAPIError.notLoggedIn:
+      return "log in with 'auth login EMAIL'"
+    case UserAPIError.network(.http(401, _, _)):
+      return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
     case let error as ParserError:
       if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
       return "give the path to an acknowledgements .plist"

@@ -89,10 +89,16 @@ public final class APIFactory: Factory {
     summary: "the logged-in account and its credential, in the 'user' store (a keychain on iOS)"
   ) { try $0.api.accountUserProvider }
 
+  static let userAPIComponent = FactoryComponent(
+    "userAPI", factory: "APIFactory", type: "UserAPI", .prototype,
+    dependencies: ["networkController", "accountUserProvider"],
+    summary: "the user routes: me() with the stored bearer token (BDModules)"
+  ) { try $0.api.userAPI() }
+
   static let components = [
     embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
     magazineIssueUpdaterComponent, productCatalogComponent, oAuth2SessionManagerComponent,
-    accountUserProviderComponent,
+    accountUserProviderComponent, userAPIComponent,
   ]
 
   /// The OAuth2 client archsh is registered as with the demo API.
@@ -226,6 +232,14 @@ public final class APIFactory: Factory {
       try core.singleton(Self.accountUserProviderComponent) {
         AccountUserProvider(store: try root.persistenceController(.user))
       }
+    }
+  }
+
+  /// A new UserAPI over the API in use and the logged-in account.
+  public func userAPI() throws -> UserAPI {
+    try core.prototype(Self.userAPIComponent) {
+      UserAPI(
+        networkController: try networkController, accountUserProvider: try accountUserProvider)
     }
   }
 }

@@ -21,16 +21,6 @@ private struct ProductWithWeight: Decodable, Sendable {
   let weight: Double
 }
 
-/// Runs a blocking request on a Dispatch thread.
-///
-/// The in-process server answers on Swift's cooperative pool; a test that blocked a pool thread
-/// while waiting could starve it (the archsh binary waits on its main thread instead).
-private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(returning: body()) }
-  }
-}
-
 @Suite("NetworkController over real HTTP", .serialized)
 struct NetworkTests {
   private func controller(timeout: Double = 5) async throws -> NetworkController {

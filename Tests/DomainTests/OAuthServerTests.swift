@@ -4,13 +4,6 @@ import Testing
 
 @testable import Domain
 
-/// Runs a blocking request on a Dispatch thread, off the cooperative pool the server answers on.
-private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(returning: body()) }
-  }
-}
-
 /// A request to the shared demo API, answered with its status and JSON object.
 private func send(
   _ method: String, _ path: String, form: [String: String]? = nil, json: Bool = false,
@@ -258,15 +251,14 @@ private final class CredentialRecorder: OAuth2SessionManagerDelegate, @unchecked
 
 @Suite("OAuth2SessionManager against the demo API", .serialized)
 struct OAuth2SessionManagerTests {
-  private func manager() async throws -> (OAuth2SessionManager, CredentialRecorder, DemoAPI) {
-    let server = try await TestServer.shared.get()
+  private func manager(on server: DemoAPI) -> (OAuth2SessionManager, CredentialRecorder) {
     let network = NetworkController(baseURL: server.baseURL, timeout: 5, tracer: Tracer())
     let manager = OAuth2SessionManager(
       networkController: network, clientID: APIFactory.clientID,
       clientSecret: APIFactory.clientSecret, tracer: Tracer())
     let recorder = CredentialRecorder()
     manager.delegate = recorder
-    return (manager, recorder, server)
+    return (manager, recorder)
   }
 
   @Test("archsh's client is the one the demo API knows")
@@ -277,7 +269,7 @@ struct OAuth2SessionManagerTests {
 
   @Test("a grant and a refresh each tell the delegate the new credential; a refusal names the user")
   func grantRefreshRefuse() async throws {
-    let (manager, recorder, _) = try await manager()
+    let (manager, recorder) = manager(on: try await TestServer.shared.get())
     let box = UncheckedBox(manager)
     let granted = try await offPool {
       box.value.tokenGrant(username: Accounts.demoEmail, password: Accounts.demoPassword)
@@ -298,16 +290,9 @@ struct OAuth2SessionManagerTests {
   @Test("a malformed token response is a network error, and nothing is reported")
   func malformed() async throws {
     // A server of its own: a fault on the shared one would show in other suites' fault checks.
-    let server = try await withCheckedThrowingContinuation { continuation in
-      DispatchQueue.global().async { continuation.resume(with: Result { try DemoAPI.start() }) }
-    }
+    let server = try await TestServer.start()
     defer { server.stop() }
-    let network = NetworkController(baseURL: server.baseURL, timeout: 5, tracer: Tracer())
-    let manager = OAuth2SessionManager(
-      networkController: network, clientID: APIFactory.clientID,
-      clientSecret: APIFactory.clientSecret, tracer: Tracer())
-    let recorder = CredentialRecorder()
-    manager.delegate = recorder
+    let (manager, recorder) = manager(on: server)
     server.faults.add(Fault(method: "POST", path: "/oauth/token", kind: .malformed))
     let box = UncheckedBox(manager)
     let result = await offPool {

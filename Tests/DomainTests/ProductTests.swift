@@ -4,13 +4,6 @@ import Testing
 
 @testable import Domain
 
-/// Runs blocking work on a Dispatch thread, off the cooperative pool the in-process server uses.
-private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-  try await withCheckedThrowingContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-  }
-}
-
 /// An updater over the test server and a fresh in-memory workspace.
 private struct Fixture: @unchecked Sendable {
   let server: DemoAPI
@@ -71,7 +64,7 @@ struct ProductTests {
     let good = try await offPool { try fixture.updater.updateProduct(from: url).get() }
     let before = try await fixture.cache.retrieve(forKey: url.absoluteString)
     fixture.server.faults.add(Fault(method: "GET", path: "/products/4", kind: kind))
-    let result = try await offPool { fixture.updater.updateProduct(from: url) }
+    let result = await offPool { fixture.updater.updateProduct(from: url) }
     #expect(throws: (any Error).self) { try result.get() }
     if case .failure(let error) = result {
       #expect(
@@ -88,12 +81,12 @@ struct ProductTests {
     let fixture = try await Fixture(timeout: 0.3)
     let url = fixture.url("products/5")
     fixture.server.faults.add(Fault(method: "GET", path: "/products/5", kind: .delayOnly, delay: 1))
-    let late = try await offPool { fixture.updater.updateProduct(from: url) }
+    let late = await offPool { fixture.updater.updateProduct(from: url) }
     #expect(throws: NetworkError.timeout(url: url.absoluteString, seconds: 0.3)) { try late.get() }
     #expect(try fixture.updater.product(from: url) == nil)
     fixture.server.faults.add(
       Fault(method: "GET", path: "/products/5", kind: .delayOnly, delay: 0.05))
-    let slow = try await offPool { fixture.updater.updateProduct(from: url) }
+    let slow = await offPool { fixture.updater.updateProduct(from: url) }
     #expect(try slow.get().id == 5)
   }
 
@@ -106,7 +99,7 @@ struct ProductTests {
     server.faults.add(Fault(method: "GET", path: "/products/6", kind: .delayOnly, delay: 5))
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { flag.set() }
     let start = Date()
-    let response = try await offPool { network.perform(NetworkRequest(path: "/products/6")) }
+    let response = await offPool { network.perform(NetworkRequest(path: "/products/6")) }
     #expect(Date().timeIntervalSince(start) < 2)
     let url = server.baseURL.absoluteString + "/products/6"
     #expect(throws: NetworkError.cancelled(url: url)) { try response.result.get() }
@@ -213,7 +206,7 @@ struct ProductTests {
     #expect(saved.data.count == 64 * 64 * 3)
     #expect(saved.contentType == "application/octet-stream")
     #expect(try await assets.retrieve(forKey: assetURL.absoluteString) == saved.data)
-    let missing = try await offPool {
+    let missing = await offPool {
       updater.loadAsset(from: fixture.url("issues/2/assets/none.png"), inIssueWithIdentifier: 2)
     }
     #expect(

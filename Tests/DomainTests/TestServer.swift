@@ -13,14 +13,29 @@ actor TestServer {
   /// The shared server, started on first use with a catalog of 30 products.
   func get() async throws -> DemoAPI {
     if let starting { return try await starting.value }
-    let task = Task<DemoAPI, Error> {
-      try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-          continuation.resume(with: Result { try DemoAPI.start(catalogSize: 30) })
-        }
-      }
-    }
+    let task = Task<DemoAPI, Error> { try await Self.start(catalogSize: 30) }
     starting = task
     return try await task.value
+  }
+
+  /// A server of a test's own, started off the pool; the test stops it.
+  static func start(catalogSize: Int = 100) async throws -> DemoAPI {
+    try await offPool { try DemoAPI.start(catalogSize: catalogSize) }
+  }
+}
+
+/// Runs blocking work on a Dispatch thread, off the cooperative pool the in-process server
+/// answers on: a test that blocked a pool thread while waiting could starve it (the archsh binary
+/// waits on its main thread instead).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+  await withCheckedContinuation { continuation in
+    DispatchQueue.global().async { continuation.resume(returning: body()) }
+  }
+}
+
+/// Runs blocking work that can fail on a Dispatch thread, off the cooperative pool.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
   }
 }

@@ -121,10 +121,7 @@ enum EventGroup {
     case .tab: kind = .choice(Tab.allCases.map(\.rawValue))
     case .email: kind = .text
     }
-    let parameter = Parameter(
-      name: "ARG", kind: .positional, type: kind, summary: argument.summary, isOptional: true,
-      isVariadic: false, isSecret: false)
-    guard let converted = try? Signature.convert(word, as: parameter, label: "ARG") else {
+    guard let converted = try? Signature.convert(word, to: kind, label: "ARG") else {
       throw NavigationError.badArgument(
         event: descriptor.name, value: word.text, reason: "is not \(argument.summary)")
     }

@@ -17,11 +17,9 @@ enum UserGroup {
   ) { invocation in
     let data = try invocation.session.factory.api.userAPI().me()
     guard let json = try? StrictJSON.parse(data), case .object(let members) = json,
-      let user = members.first(where: { $0.key == "data" })?.value
+      let user = members.first(where: { $0.key == "data" })?.value,
+      case .object(let fields) = JSONRenderer.value(fromJSON: user)
     else {
-      throw ShellError("the API's answer to /users/me has no data object")
-    }
-    guard case .object(let fields) = JSONRenderer.value(fromJSON: user) else {
       throw ShellError("the API's answer to /users/me has no data object")
     }
     return .record(fields)

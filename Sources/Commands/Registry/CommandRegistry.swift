@@ -60,8 +60,6 @@ public final class CommandRegistry: Sendable {
   public struct Resolution {
     /// The command to run.
     public let command: Command
-    /// The group word, or nil for a builtin.
-    public let groupName: String?
     /// Its full name, for example `store keys`.
     public let name: String
     /// The index of the first argument word.
@@ -142,7 +140,7 @@ public final class CommandRegistry: Sendable {
     switch top[first.text] {
     case .builtin(let command):
       return .found(
-        Resolution(command: command, groupName: nil, name: command.name, argumentStart: 1))
+        Resolution(command: command, name: command.name, argumentStart: 1))
     case .group(let index):
       let (group, verbs) = slots[index].value
       guard words.count > 1 else {
@@ -156,7 +154,7 @@ public final class CommandRegistry: Sendable {
       if let command = verbs[verb.text] {
         return .found(
           Resolution(
-            command: command, groupName: group.name, name: "\(group.name) \(command.name)",
+            command: command, name: "\(group.name) \(command.name)",
             argumentStart: 2))
       }
       // Two-word verbs, such as `ds section add`.
@@ -182,7 +180,7 @@ public final class CommandRegistry: Sendable {
         }
         return .found(
           Resolution(
-            command: command, groupName: group.name, name: "\(group.name) \(command.name)",
+            command: command, name: "\(group.name) \(command.name)",
             argumentStart: 3))
       }
       let hint =

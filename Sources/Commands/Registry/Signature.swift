@@ -145,7 +145,7 @@ public final class Signature: Sendable {
     for (slot, parameter) in parameters.enumerated() {
       guard let text = parameter.defaultValue else { continue }
       let word = Word(text)
-      if let converted = try? Self.convert(word, as: parameter, label: parameter.name) {
+      if let converted = try? Self.convert(word, to: parameter.type, label: parameter.name) {
         defaults[slot] = Given(slot: slot, word: word, converted: converted)
       }
     }
@@ -448,13 +448,6 @@ extension Signature {
   }
 
   /// Checks a word against its parameter's type and converts it, once.
-  static func convert(_ word: Word, as parameter: borrowing Parameter, label: String)
-    throws(ShellError) -> Converted
-  {
-    try convert(word, to: parameter.type, label: label)
-  }
-
-  /// Checks a word against a type and converts it.
   static func convert(_ word: Word, to type: ValueType, label: @autoclosure () -> String)
     throws(ShellError) -> Converted
   {

@@ -178,8 +178,10 @@ public final class Interpreter {
     var isExpect = failures.isPending && prepared.isExpectation(at: index, registry: registry)
     if !isExpect, settlePendingFailure() { return false }
     var isTransparent = false
+    var isParsed = false
     do {
       let parsed = try prepared.parsedCommand(at: index)?.get() ?? interpolated(raw)
+      isParsed = true
       isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
       let output = try traced(parsed)
@@ -194,9 +196,9 @@ public final class Interpreter {
       return false
     } catch {
       emit(.empty)
-      if !isExpect, !isTransparent {
-        isExpect = prepared.isExpectation(at: index, registry: registry)
-      }
+      // A command that did not parse may still be an `expect`, which the failure policy treats
+      // as the expectation failing.
+      if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
         isTransparent: isTransparent)
@@ -255,11 +257,6 @@ public final class Interpreter {
   }
 
   // MARK: - Dispatch
-
-  /// Finds the command `words` call, checks its arguments, and runs it.
-  public func dispatch(_ words: [Word]) throws -> Output {
-    try perform(ParsedCommand.parse(words, registry: registry))
-  }
 
   /// Runs a parsed command.
   ///

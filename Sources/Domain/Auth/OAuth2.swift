@@ -139,18 +139,22 @@ public final class OAuth2SessionManager {
 /// (BDModules' `AccountUserProvider`, which keeps them in the keychain on iOS).
 public final class AccountUserProvider: OAuth2SessionManagerDelegate {
   private let store: PersistenceController
+  private let decoder: JSONDecoder
+  private let encoder: JSONEncoder
   static let credentialKey = "oauth2Credential"
   static let emailKey = "oauth2Email"
 
-  /// Creates the provider over the `user` store.
-  public init(store: PersistenceController) {
+  /// Creates the provider over the `user` store, coding the credential as JSON.
+  public init(store: PersistenceController, decoder: JSONDecoder, encoder: JSONEncoder) {
     self.store = store
+    self.decoder = decoder
+    self.encoder = encoder
   }
 
   /// The stored credential, or nil when logged out.
   public func credential() throws -> OAuth2Credential? {
     guard let data = try? store.retrieve(forKey: Self.credentialKey) else { return nil }
-    return try? JSONDecoder().decode(OAuth2Credential.self, from: data)
+    return try? decoder.decode(OAuth2Credential.self, from: data)
   }
 
   /// The logged-in email, or nil.
@@ -177,8 +181,6 @@ public final class AccountUserProvider: OAuth2SessionManagerDelegate {
   }
 
   private func save(_ credential: OAuth2Credential) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
     try store.persist(try encoder.encode(credential), forKey: Self.credentialKey)
   }
 }

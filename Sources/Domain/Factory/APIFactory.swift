@@ -85,7 +85,7 @@ public final class APIFactory: Factory {
 
   static let accountUserProviderComponent = FactoryComponent(
     "accountUserProvider", factory: "APIFactory", type: "AccountUserProvider", .singleton,
-    dependencies: ["persistenceController"],
+    dependencies: ["persistenceController", "jsonDecoder", "jsonEncoder"],
     summary: "the logged-in account and its credential, in the 'user' store (a keychain on iOS)"
   ) { try $0.api.accountUserProvider }
 
@@ -230,7 +230,9 @@ public final class APIFactory: Factory {
   public var accountUserProvider: AccountUserProvider {
     get throws {
       try core.singleton(Self.accountUserProviderComponent) {
-        AccountUserProvider(store: try root.persistenceController(.user))
+        AccountUserProvider(
+          store: try root.persistenceController(.user), decoder: root.json.decoder(),
+          encoder: root.json.encoder())
       }
     }
   }

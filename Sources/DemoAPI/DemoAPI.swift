@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -44,6 +45,11 @@ public final class DemoAPI: @unchecked Sendable {
 
   /// Stops the server.
   public func stop() { task.cancel() }
+
+  /// The second base path the API also answers under.
+  public static let secondBasePath = "/v2"
+  /// The header that tells a route the second base path was there.
+  static let basePathHeader = HTTPField.Name("X-Archsh-Base-Path")
 
   static func makeApplication(
     port: Int, catalog: Catalog, faults: FaultTable, accounts: Accounts, bound: BoundPort
@@ -95,7 +101,7 @@ public final class DemoAPI: @unchecked Sendable {
     var logger = Logger(label: "archsh.demoapi")
     logger.logLevel = .critical
     return Application(
-      router: router,
+      responder: BasePathResponder(inner: router.buildResponder()),
       configuration: .init(
         address: .hostname("127.0.0.1", port: port), serverName: "archsh-demoapi"),
       onServerRunning: { channel in bound.set(channel.localAddress?.port) },
@@ -106,6 +112,28 @@ public final class DemoAPI: @unchecked Sendable {
     Response(
       status: status, headers: [.contentType: "application/json; charset=utf-8"],
       body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+  }
+}
+
+/// Serves the API under its second base path too: `/v2/products/1` is `/products/1`, so that a
+/// redirect that swaps the base URL to `…/v2` keeps working.
+///
+/// The prefix is taken off before routing, and the request carries it in `X-Archsh-Base-Path`,
+/// so that `/echo` can show the path as it was asked for.
+struct BasePathResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == DemoContext {
+  typealias Context = DemoContext
+  let inner: Inner
+
+  func respond(to request: Request, context: DemoContext) async throws -> Response {
+    let prefix = DemoAPI.secondBasePath
+    guard let path = request.head.path, let header = DemoAPI.basePathHeader,
+      path == prefix || path.hasPrefix(prefix + "/") || path.hasPrefix(prefix + "?")
+    else { return try await inner.respond(to: request, context: context) }
+    var head = request.head
+    let rest = String(path.dropFirst(prefix.count))
+    head.path = rest.isEmpty || rest.hasPrefix("?") ? "/" + rest : rest
+    head.headerFields[header] = prefix
+    return try await inner.respond(to: Request(head: head, body: request.body), context: context)
   }
 }
 
@@ -177,6 +205,17 @@ struct FaultMiddleware: RouterMiddleware {
     switch fault.kind {
     case .delayOnly:
       return try await next(request, context)
+    case .redirect(let base):
+      // The Location is the new base with the path that was asked for, as a moved API answers.
+      // A base that is a path stays on this server: the Host the request came to.
+      let absolute =
+        base.hasPrefix("/") ? "http://\(request.head.authority ?? "127.0.0.1")\(base)" : base
+      var target = absolute.hasSuffix("/") ? String(absolute.dropLast()) : absolute
+      target += request.uri.path
+      if let query = request.uri.query, !query.isEmpty { target += "?" + query }
+      return Response(
+        status: .temporaryRedirect, headers: [.location: target, .contentLength: "0"],
+        body: ResponseBody())
     case .status(let status, let body):
       let text =
         body

@@ -32,9 +32,11 @@ struct Echo {
 
   init(request: Request, body: [UInt8]) {
     method = request.method.rawValue
-    path = request.uri.path
-    headers = request.headers.map { field in
+    let basePath = DemoAPI.basePathHeader.flatMap { request.headers[$0] }
+    path = (basePath ?? "") + request.uri.path
+    headers = request.headers.compactMap { field in
       let name = field.name.canonicalName
+      guard name != "x-archsh-base-path" else { return nil }
       return (name, name == "authorization" ? Self.redacted(field.value) : field.value)
     }
     query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }

@@ -15,6 +15,8 @@ public struct Fault: Sendable, Equatable {
     case drop
     /// Answer normally, after the delay.
     case delayOnly
+    /// Answer 307 with a `Location` on this base URL (the same path), as a moved API does.
+    case redirect(String)
   }
 
   /// The method it matches, such as `GET`, or `*` for any.

@@ -16,6 +16,8 @@ public enum AllGroups {
     LazyCommandGroup("product") { ProductGroup.group },
     LazyCommandGroup("auth") { AuthGroup.group },
     LazyCommandGroup("user") { UserGroup.group },
+    LazyCommandGroup("session") { SessionGroup.group },
+    LazyCommandGroup("log") { LogGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

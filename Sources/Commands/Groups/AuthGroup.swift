@@ -16,8 +16,17 @@ enum AuthGroup {
       accounts. A password comes from a prompt without echo at a terminal, from a variable set \
       with 'set NAME VALUE --secret', or from the first line of standard input with \
       --password-stdin.
+      Authenticated requests ('user me', 'session request --auth', 'auth burst') go through \
+      OAuth2Authorization: a 401 is queued and one refresh starts, however many requests got 401 \
+      meanwhile; on success each queued request is replayed once with the new token (a second \
+      401 reaches its caller), on failure every queued caller gets the refresh's error and the \
+      credential is kept. The seed also checks whether the token changed while the request was \
+      in flight, but that check can never be true there; archsh makes it work: a 401 for a token \
+      that a finished refresh already replaced is replayed at once with the current token, \
+      without a second refresh. The demo API keeps its tokens in memory, so after archsh \
+      restarts a stored credential is unknown to the new embedded API: log in again.
       """,
-    commands: [login, show, refresh, expire, logout])
+    commands: [login, show, refresh, expire, burst, logout])
 
   /// `login EMAIL`.
   static let emailArgument = Argument("EMAIL", .text, "the account's email").concerning(.value)
@@ -28,6 +37,34 @@ enum AuthGroup {
   static let passwordStdinFlag = Flag(
     "password-stdin", "read the password from the first line of standard input")
 
+  /// `burst N`.
+  static let countArgument = Argument(
+    "N", .integer(1...1000), "how many requests to fire at once")
+  /// `burst N PATH`.
+  static let burstPathArgument = Argument(
+    "PATH", .text, "a protected path, such as /users/me"
+  ).concerning(.value)
+  /// `burst --summary`.
+  static let summaryFlag = Flag("summary", "print only the counts, not the timeline")
+
+  static let burst = Command(
+    "burst", summary: "fire N concurrent authenticated GETs and show the timeline",
+    discussion: """
+      All N requests start at once, through one APISessionManager and OAuth2Authorization. Each \
+      timeline line shows the time since the burst began, the request number and what happened: \
+      sent, its status, queued for the refresh, replayed. After 'auth expire', N requests get \
+      401, cause one refresh, and are replayed. With 'trace on' the burst is traced, and 'trace \
+      export' draws it.
+      """,
+    signature: Signature([countArgument, burstPathArgument, summaryFlag]),
+    examples: ["auth burst 20 /users/me", "auth burst 100 /users/me --summary"]
+  ) { invocation in
+    try BurstRun(
+      invocation, count: try invocation[countArgument], path: try invocation[burstPathArgument]
+    )
+    .output(summaryOnly: invocation[summaryFlag])
+  }
+
   static let login = Command(
     "login", summary: "get a credential with a password grant and keep it",
     signature: Signature([
@@ -35,6 +72,7 @@ enum AuthGroup {
     ]),
     examples: [
       "auth login ada@example.com $password", "auth login ada@example.com --password-stdin",
+      "auth login ada@example.com",
     ]
   ) { invocation in
     let email = try invocation[emailArgument]

@@ -43,6 +43,9 @@ enum NetGroup {
   static let malformedFlag = Flag("malformed", "answer 200 with malformed JSON")
   /// `net fault --drop`.
   static let dropFlag = Flag("drop", "close the connection without answering")
+  /// `net fault --redirect URL`.
+  static let redirectOption = Option(
+    "redirect", .text, value: "URL", "answer 307 with a Location on this base URL")
   /// `net fault --delay DURATION`.
   static let delayOption = Option("delay", .duration, "wait this long first")
   /// `net fault --times N|always`.
@@ -124,19 +127,24 @@ enum NetGroup {
       The fault is injected on the server side, so the error travels over real HTTP. Choose one \
       of --status N (with an optional --body JSON or @FILE, checked as strict JSON; by default a \
       BDModules error envelope), --empty (200 with no body), --malformed (200 with JSON cut short) or --drop \
-      (the connection closes without an answer); --delay alone answers normally, late. PATH is \
+      (the connection closes without an answer) or --redirect URL (307 with Location: URL and the \
+      path asked for; a URL that is a path, such as \(DemoAPI.secondBasePath), stays on this \
+      server; the API also answers under \(DemoAPI.secondBasePath), so a redirect to \
+      its own base URL plus \(DemoAPI.secondBasePath) keeps working, and 'session base' shows \
+      the swapped base URL); --delay alone answers normally, late. PATH is \
       matched without the query; a trailing * matches a prefix. METHOD * matches any method. A \
       fault applies to the next request only, unless --times says otherwise ('always' keeps it \
       until 'net fault clear'). The first fault added that matches applies.
       """,
     signature: Signature([
       methodArgument, faultPathArgument, statusOption, bodyOption, emptyFlag, malformedFlag,
-      dropFlag, delayOption, timesOption,
+      dropFlag, redirectOption, delayOption, timesOption,
     ]),
     examples: [
       "net fault GET /products/42 --status 503",
       "net fault GET /products/* --drop --times 2",
       "net fault GET /products/1 --delay 2s",
+      "net fault GET /echo --redirect /v2",
       "net fault clear",
     ]
   ) { invocation in
@@ -173,14 +181,27 @@ enum NetGroup {
     if invocation[emptyFlag] { kinds.append(.empty) }
     if invocation[malformedFlag] { kinds.append(.malformed) }
     if invocation[dropFlag] { kinds.append(.drop) }
+    if let target = invocation[redirectOption] {
+      let isPath = target.text.hasPrefix("/")
+      guard
+        isPath || URL(string: target.text).map({ $0.scheme == "http" && $0.host != nil }) == true
+      else {
+        throw ShellError(
+          "'\(target.text)' is neither an http URL nor a path on this server",
+          hint: "for example 'net fault GET /echo --redirect \(DemoAPI.secondBasePath)'",
+          at: target.offset)
+      }
+      kinds.append(.redirect(target.text))
+    }
     let delay = invocation[delayOption] ?? 0
     if kinds.isEmpty && delay > 0 { kinds.append(.delayOnly) }
     guard kinds.count == 1, let kind = kinds.first else {
       throw ShellError(
         kinds.isEmpty
           ? "net fault needs what to do"
-          : "choose one of --status, --empty, --malformed and --drop",
-        hint: "--status N, --empty, --malformed, --drop, or --delay alone", at: path.offset)
+          : "choose one of --status, --empty, --malformed, --drop and --redirect",
+        hint: "--status N, --empty, --malformed, --drop, --redirect URL, or --delay alone",
+        at: path.offset)
     }
     let timesWord = invocation[timesOption]
     let times: Int?
@@ -247,6 +268,7 @@ enum NetGroup {
     case .malformed: text = "malformed JSON"
     case .drop: text = "drop the connection"
     case .delayOnly: text = "answer normally"
+    case .redirect(let base): text = "redirect to \(base)"
     }
     if fault.delay > 0 { text += " after \(Quantities.format(duration: fault.delay))" }
     return text

@@ -146,13 +146,14 @@ public struct Many<Value>: ParameterHandle {
   /// Declares an option that may be repeated, `--name VALUE`; `secret` keeps a line that gives it
   /// out of history.
   public static func option(
-    _ name: String, _ kind: Kind<Value>, value valueName: String? = nil, _ summary: String,
-    secret: Bool = false, completion: CompletionProvider? = nil
+    _ name: String, short: Character? = nil, _ kind: Kind<Value>, value valueName: String? = nil,
+    _ summary: String, secret: Bool = false, completion: CompletionProvider? = nil
   ) -> Many {
-    Many(
-      Parameter(
-        name: name, kind: .option, type: kind.type, summary: summary, isOptional: true,
-        isVariadic: true, isSecret: secret, valueName: valueName, completion: completion), kind)
+    var parameter = Parameter(
+      name: name, kind: .option, type: kind.type, summary: summary, isOptional: true,
+      isVariadic: true, isSecret: secret, valueName: valueName, completion: completion)
+    parameter.shortName = short
+    return Many(parameter, kind)
   }
 }
 

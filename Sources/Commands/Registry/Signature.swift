@@ -91,6 +91,8 @@ public struct Parameter: Sendable {
   /// The input a Domain error names when it concerns this parameter's value: the dispatcher
   /// points such an error at this parameter's word.
   public var subject: ErrorSubject.Role?
+  /// A one-letter alias for an option, written `-p`.
+  public var shortName: Character?
 
   /// How the parameter appears in a usage line.
   var usage: String {
@@ -99,7 +101,8 @@ public struct Parameter: Sendable {
       let base = isVariadic ? "\(name)..." : name
       return isOptional ? "[\(base)]" : base
     case .option:
-      return "[--\(name) \(valueName ?? type.placeholder)]"
+      let short = shortName.map { "-\($0) " } ?? "--\(name) "
+      return "[\(short)\(valueName ?? type.placeholder)]" + (isVariadic ? "..." : "")
     case .flag:
       return "[--\(name)]"
     }
@@ -109,7 +112,8 @@ public struct Parameter: Sendable {
   var helpLabel: String {
     switch kind {
     case .positional: return name
-    case .option: return "--\(name) \(valueName ?? type.placeholder)"
+    case .option:
+      return (shortName.map { "-\($0), " } ?? "") + "--\(name) \(valueName ?? type.placeholder)"
     case .flag: return "--\(name)"
     }
   }
@@ -357,8 +361,9 @@ extension Signature {
         optionsEnded = true
         continue
       }
-      if !optionsEnded && !word.isQuoted && isOptionLike(word.text) {
-        var name = String(word.text.dropFirst(2))
+      let short = optionsEnded || word.isQuoted ? nil : shortOption(word.text)
+      if short != nil || (!optionsEnded && !word.isQuoted && isOptionLike(word.text)) {
+        var name = short ?? String(word.text.dropFirst(2))
         var inlineValue: String?
         if let equals = name.firstIndex(of: "=") {
           inlineValue = String(name[name.index(after: equals)...])
@@ -434,6 +439,15 @@ extension Signature {
     }
     let awaiting = positionalIndex < positionalSlots.count ? positionalSlots[positionalIndex] : nil
     return Walk(arguments: arguments, awaiting: awaiting, optionsEnded: optionsEnded)
+  }
+
+  /// The option a one-letter alias such as `-p` names, if any.
+  private func shortOption(_ text: String) -> String? {
+    let utf8 = text.utf8
+    guard utf8.count == 2, utf8.first == UInt8(ascii: "-"), let letter = text.last else {
+      return nil
+    }
+    return parameters.first { $0.shortName == letter && $0.kind != .positional }?.name
   }
 
   private func isOptionLike(_ text: String) -> Bool {

@@ -298,6 +298,8 @@ public final class Interpreter {
   /// In JSON mode a command still prints one document: its output alone, or, when it was traced,
   /// `{"output": ..., "trace": [...]}`.
   private func emit(_ output: Output) {
+    // Log lines logged on the event loops are written with the command that caused them.
+    try? session.factory.api.builtLogBook?.flush()
     let trees = session.tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map(TraceRendering.tree)

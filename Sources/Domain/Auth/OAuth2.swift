@@ -60,17 +60,21 @@ public enum OAuth2Error: Error, Equatable, CustomStringConvertible, SubjectError
 /// Grants and refreshes tokens at the API's `/oauth/token` (BDModules' `OAuth2SessionManager`).
 public final class OAuth2SessionManager {
   private let networkController: NetworkController
+  private let baseURL: URL
   private let clientID: String
   private let clientSecret: String
   private let tracer: Tracing
   /// Told about every new credential.
   public weak var delegate: OAuth2SessionManagerDelegate?
 
-  /// Creates a session manager for one OAuth2 client.
+  /// Creates a session manager for one OAuth2 client, posting to `/oauth/token` on `baseURL`
+  /// (the factory's, which a redirect can swap).
   public init(
-    networkController: NetworkController, clientID: String, clientSecret: String, tracer: Tracing
+    networkController: NetworkController, baseURL: URL, clientID: String, clientSecret: String,
+    tracer: Tracing
   ) {
     self.networkController = networkController
+    self.baseURL = baseURL
     self.clientID = clientID
     self.clientSecret = clientSecret
     self.tracer = tracer
@@ -107,7 +111,9 @@ public final class OAuth2SessionManager {
       "\(Self.encode(key))=\(Self.encode(value))"
     }.joined(separator: "&")
     let request = NetworkRequest(
-      method: "POST", path: "/oauth/token",
+      method: "POST",
+      path: NetworkController.url("/oauth/token", relativeTo: baseURL)?.absoluteString
+        ?? "/oauth/token",
       headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8))
     let result = tracer.withSpan("OAuth2SessionManager", operation, attributes: attributes) {
       span in

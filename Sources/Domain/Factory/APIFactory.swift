@@ -47,6 +47,7 @@ public final class APIFactory: Factory {
   private let lock = NSLock()
   private var storedTimeout: Double = 5
   private var storedCancellation: @Sendable () -> Bool = { false }
+  private let redirected = RedirectedBaseURL()
 
   static let embeddedAPIComponent = FactoryComponent(
     "embeddedAPI", factory: "APIFactory", type: "DemoAPI", .singleton,
@@ -91,13 +92,38 @@ public final class APIFactory: Factory {
 
   static let userAPIComponent = FactoryComponent(
     "userAPI", factory: "APIFactory", type: "UserAPI", .prototype,
-    dependencies: ["networkController", "accountUserProvider"],
-    summary: "the user routes: me() with the stored bearer token (BDModules)"
+    dependencies: ["apiSessionManager", "oAuth2Authorization", "accountUserProvider"],
+    summary: "the user routes: me() through OAuth2Authorization (BDModules)"
   ) { try $0.api.userAPI() }
+
+  static let logBookComponent = FactoryComponent(
+    "logBook", factory: "APIFactory", type: "LogBook", .singleton,
+    dependencies: ["workspace"],
+    summary: "the Loggers' lines and each tag's switch and threshold, kept in the workspace"
+  ) { try $0.api.logBook }
+
+  static let loggerComponent = FactoryComponent(
+    "logger", factory: "APIFactory", type: "Logger", .singleton,
+    dependencies: ["logBook"],
+    summary: "the API's Logger (tag API), on swift-log with archsh's handler (BDModules)"
+  ) { try $0.api.logger }
+
+  static let apiSessionManagerComponent = FactoryComponent(
+    "apiSessionManager", factory: "APIFactory", type: "APISessionManager", .prototype,
+    dependencies: ["embeddedAPI", "logger"],
+    summary: "performRequest relative to dynamicBaseURL, which a redirect swaps (BDModules)"
+  ) { try $0.api.apiSessionManager() }
+
+  static let oAuth2AuthorizationComponent = FactoryComponent(
+    "oAuth2Authorization", factory: "APIFactory", type: "OAuth2Authorization", .singleton,
+    dependencies: ["accountUserProvider", "oAuth2SessionManager", "logBook"],
+    summary: "queues 401s, refreshes once, replays each request once (BDModules)"
+  ) { try $0.api.oAuth2Authorization }
 
   static let components = [
     embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
-    magazineIssueUpdaterComponent, productCatalogComponent, oAuth2SessionManagerComponent,
+    magazineIssueUpdaterComponent, productCatalogComponent, logBookComponent, loggerComponent,
+    apiSessionManagerComponent, oAuth2SessionManagerComponent, oAuth2AuthorizationComponent,
     accountUserProviderComponent, userAPIComponent,
   ]
 
@@ -144,8 +170,28 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// The base URL in use: `--api`, or the embedded demo API's, starting it if needed.
+  /// The base URL a redirect swapped in, or nil when none has (the seed's factory `baseURL`,
+  /// which its redirection block replaces).
+  public var dynamicBaseURL: URL? {
+    get { redirected.url }
+    set { redirected.url = newValue }
+  }
+
+  /// The base URL in use: one a redirect swapped in, else `--api`, else the embedded demo API's,
+  /// starting it if needed.
+  ///
+  /// NetworkController keeps the base it was built with; the BDModules objects built after a
+  /// redirect use the new one.
   public func baseURL() throws -> (url: URL, isEmbedded: Bool) {
+    if let swapped = dynamicBaseURL {
+      let configured = try configuredBaseURL()
+      return (swapped, configured.isEmbedded)
+    }
+    return try configuredBaseURL()
+  }
+
+  /// The base URL the process was started with: `--api`, or the embedded demo API's.
+  public func configuredBaseURL() throws -> (url: URL, isEmbedded: Bool) {
     if let text = root.configuration.apiURL {
       guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https",
         url.host != nil
@@ -174,7 +220,7 @@ public final class APIFactory: Factory {
     get throws {
       try core.singleton(Self.networkControllerComponent) {
         NetworkController(
-          baseURL: try baseURL().url, timeout: timeout, tracer: root.tracer,
+          baseURL: try configuredBaseURL().url, timeout: timeout, tracer: root.tracer,
           isCancelled: isCancelled)
       }
     }
@@ -219,7 +265,8 @@ public final class APIFactory: Factory {
   public func oAuth2SessionManager() throws -> OAuth2SessionManager {
     try core.prototype(Self.oAuth2SessionManagerComponent) {
       let manager = OAuth2SessionManager(
-        networkController: try networkController, clientID: Self.clientID,
+        networkController: try networkController, baseURL: try baseURL().url,
+        clientID: Self.clientID,
         clientSecret: Self.clientSecret, tracer: root.tracer)
       manager.delegate = try accountUserProvider
       return manager
@@ -237,11 +284,73 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// A new UserAPI over the API in use and the logged-in account.
+  /// A new UserAPI over a new session manager, the authorization and the logged-in account.
   public func userAPI() throws -> UserAPI {
     try core.prototype(Self.userAPIComponent) {
       UserAPI(
-        networkController: try networkController, accountUserProvider: try accountUserProvider)
+        sessionManager: try apiSessionManager(), authorization: try oAuth2Authorization,
+        accountUserProvider: try accountUserProvider, tracer: root.tracer,
+        isCancelled: isCancelled)
     }
+  }
+
+  /// The workspace's log.
+  public var logBook: LogBook {
+    get throws {
+      try core.singleton(Self.logBookComponent) { try LogBook(workspace: try root.workspace) }
+    }
+  }
+
+  /// The log book if it has been built, without building it (for writing it out).
+  public var builtLogBook: LogBook? {
+    core.existing(Self.logBookComponent.name, as: LogBook.self)
+  }
+
+  /// The API's Logger, tag `API`.
+  public var logger: Logger {
+    get throws {
+      try core.singleton(Self.loggerComponent) { Logger(tag: "API", book: try logBook) }
+    }
+  }
+
+  /// A Logger for another tag, writing to the same log.
+  public func logger(tag: String) throws -> Logger {
+    tag == "API" ? try logger : Logger(tag: tag, book: try logBook)
+  }
+
+  /// A new session manager on the current base URL; a redirect it follows swaps the base URL
+  /// for it and for this factory, as the seed's redirection block does.
+  public func apiSessionManager() throws -> APISessionManager {
+    try core.prototype(Self.apiSessionManagerComponent) {
+      let manager = APISessionManager(
+        dynamicBaseURL: try baseURL().url, timeout: timeout, logger: try logger,
+        tracer: root.tracer)
+      manager.redirectionHandler = { [redirected] base in redirected.url = base }
+      return manager
+    }
+  }
+
+  /// The authorization every authenticated request goes through.
+  public var oAuth2Authorization: OAuth2Authorization {
+    get throws {
+      try core.singleton(Self.oAuth2AuthorizationComponent) {
+        OAuth2Authorization(
+          accountUserProvider: try accountUserProvider,
+          sessionManager: { [unowned self] in try oAuth2SessionManager() },
+          logger: try logger(tag: "OAuth2"), tracer: root.tracer)
+      }
+    }
+  }
+}
+
+/// The base URL a redirect swapped in, shared with the session managers' redirection blocks,
+/// which run on the event loops.
+private final class RedirectedBaseURL: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: URL?
+
+  var url: URL? {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
   }
 }

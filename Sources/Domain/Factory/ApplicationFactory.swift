@@ -269,8 +269,10 @@ public final class ApplicationFactory: @unchecked Sendable {
     core.existing(Self.appDelegateComponent.name, as: AppDelegate.self)
   }
 
-  /// Writes what is held in memory (the access times of recent reads) before the process ends.
+  /// Writes what is held in memory (log lines, the access times of recent reads) before the
+  /// process ends.
   public func shutdown() {
+    try? api.builtLogBook?.flush()
     guard let workspace = core.existing(Self.workspaceComponent.name, as: Workspace.self) else {
       return
     }

@@ -17,6 +17,8 @@ enum TransportError: Error, Equatable {
   case dropped
   /// `cancel()` was called.
   case cancelled
+  /// The whole exchange took longer than its timeout.
+  case timedOut
   /// The URL is not an `http://` URL with a host.
   case unsupportedURL
 }

@@ -309,17 +309,19 @@ public final class NetworkController: @unchecked Sendable {
         headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
       return (head, Data(response.body.readableBytesView), nil, milliseconds)
     case .failure(let error):
-      return (nil, nil, classify(error, url: url, timeout: timeout), milliseconds)
+      return (nil, nil, Self.classify(error, url: url, timeout: timeout), milliseconds)
     case nil:
       return (nil, nil, .transport(url: url.absoluteString, detail: "no result"), milliseconds)
     }
   }
 
-  private func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
+  /// A transport failure as a one-line `NetworkError`.
+  static func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
     let text = url.absoluteString
     switch error {
     case TransportError.dropped: return .dropped(url: text)
     case TransportError.cancelled: return .cancelled(url: text)
+    case TransportError.timedOut: return .timeout(url: text, seconds: timeout)
     case TransportError.unsupportedURL:
       return .transport(url: text, detail: "only http:// URLs with a host are supported")
     case ChannelError.connectTimeout: return .timeout(url: text, seconds: timeout)

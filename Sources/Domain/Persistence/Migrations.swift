@@ -23,6 +23,7 @@ enum WorkspaceSchema {
     PersistenceController.migrations + [
       DataSourceDocument.migration,
       AppStateStore.migration,
+      LogBook.migration,
     ]
 
   /// A migrator with every migration registered, in order.

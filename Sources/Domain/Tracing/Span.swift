@@ -24,6 +24,8 @@ public final class Span: @unchecked Sendable {
   private var storedChildren: [Span] = []
   private var storedEnd: UInt64?
   private var storedFailure: String?
+  /// Set by `Tracer.startSpan` for a span with no parent: ending it completes a root.
+  var isDetachedRoot = false
 
   init(
     component: String, operation: String, attributes: [(key: String, value: String)],

@@ -38,7 +38,8 @@ public final class Tracer: Tracing, @unchecked Sendable {
   private let spanLock: NSLock
   private let clock: @Sendable () -> UInt64
   private var enabled = false
-  private var stack: [Span] = []
+  /// The running spans of each thread, innermost last: concurrent requests nest on their own.
+  private var stacks: [ObjectIdentifier: [Span]] = [:]
   private var pending: [Span] = []
   private var recordedSpans: [Span] = []
   private let inert: Span
@@ -75,7 +76,7 @@ public final class Tracer: Tracing, @unchecked Sendable {
   public func disable() {
     lock.withLock {
       enabled = false
-      stack = []
+      stacks = [:]
     }
   }
 
@@ -125,7 +126,8 @@ public final class Tracer: Tracing, @unchecked Sendable {
 
   /// Records an event on the innermost running span, or as a zero-length root span.
   public func event(_ component: String, _ text: String) {
-    let target: Span? = lock.withLock { enabled ? (stack.last ?? nil) : nil }
+    let thread = Self.currentThread
+    let target: Span? = lock.withLock { enabled ? stacks[thread]?.last : nil }
     if let target {
       target.addEvent(text)
     } else if isEnabled {
@@ -133,25 +135,87 @@ public final class Tracer: Tracing, @unchecked Sendable {
     }
   }
 
+  /// The innermost span running on this thread, or nil.
+  public var currentSpan: Span? {
+    let thread = Self.currentThread
+    return lock.withLock { enabled ? stacks[thread]?.last : nil }
+  }
+
+  /// Runs `body` on this thread with `parent` as its innermost span, so that spans `body` opens
+  /// become its children: work handed to another thread stays in the tree it belongs to.
+  public func withParent<T>(_ parent: Span?, _ body: () throws -> T) rethrows -> T {
+    guard let parent, parent.isRecording else { return try body() }
+    let thread = Self.currentThread
+    lock.withLock { stacks[thread, default: []].append(parent) }
+    defer {
+      lock.withLock {
+        if var stack = stacks[thread], let index = stack.lastIndex(where: { $0 === parent }) {
+          stack.removeSubrange(index...)
+          stacks[thread] = stack.isEmpty ? nil : stack
+        }
+      }
+    }
+    return try body()
+  }
+
+  /// Starts a span that ends with `endSpan` rather than with a closure, for work that completes
+  /// on another thread (a request in flight); its parent is `parent`, else this thread's
+  /// innermost span.
+  ///
+  /// The span is not made current: spans opened meanwhile do not nest in it.
+  public func startSpan(
+    _ component: String, _ operation: String, attributes: [(key: String, value: String)] = [],
+    parent: Span? = nil
+  ) -> Span {
+    let thread = Self.currentThread
+    return lock.withLock {
+      guard enabled else { return inert }
+      let span = Span(
+        component: component, operation: operation, attributes: attributes, start: clock(),
+        lock: spanLock)
+      let owner = parent.flatMap { $0.isRecording ? $0 : nil } ?? stacks[thread]?.last
+      if let owner { owner.append(child: span) } else { span.isDetachedRoot = true }
+      return span
+    }
+  }
+
+  /// Ends a span from `startSpan`; a span without a parent becomes a completed root.
+  public func endSpan(_ span: Span, failure: String? = nil) {
+    guard span.isRecording else { return }
+    span.finish(at: clock(), failure: failure)
+    guard span.isDetachedRoot else { return }
+    lock.withLock {
+      pending.append(span)
+      recordedSpans.append(span)
+    }
+  }
+
+  private static var currentThread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
+
   private func open(
     _ component: String, _ operation: String, _ attributes: [(key: String, value: String)]
   ) -> Span? {
-    lock.withLock {
+    let thread = Self.currentThread
+    return lock.withLock {
       guard enabled else { return nil }
       let span = Span(
         component: component, operation: operation, attributes: attributes, start: clock(),
         lock: spanLock)
-      stack.last?.append(child: span)
-      stack.append(span)
+      stacks[thread]?.last?.append(child: span)
+      stacks[thread, default: []].append(span)
       return span
     }
   }
 
   private func close(_ span: Span, failure: String?) {
     span.finish(at: clock(), failure: failure)
+    let thread = Self.currentThread
     lock.withLock {
-      guard let index = stack.lastIndex(where: { $0 === span }) else { return }
+      guard var stack = stacks[thread], let index = stack.lastIndex(where: { $0 === span }) else {
+        return
+      }
       stack.removeSubrange(index...)
+      stacks[thread] = stack.isEmpty ? nil : stack
       if index == 0 {
         pending.append(span)
         recordedSpans.append(span)

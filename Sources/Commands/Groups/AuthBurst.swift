@@ -1,0 +1,149 @@
+import Domain
+import Foundation
+
+/// One `auth burst`: N authenticated GETs started at once through OAuth2Authorization, and the
+/// timeline of what happened to each.
+struct BurstRun {
+  /// One line of the timeline.
+  struct Entry {
+    let nanoseconds: UInt64
+    let request: Int?
+    let event: String
+  }
+
+  private(set) var entries: [Entry] = []
+  private(set) var outcomes: [Int: OAuth2Authorization.Outcome] = [:]
+  let count: Int
+  let path: String
+  let nanoseconds: UInt64
+
+  init(_ invocation: Invocation, count: Int, path: Word) throws {
+    let api = invocation.session.factory.api
+    let manager = try api.apiSessionManager()
+    let authorization = try api.oAuth2Authorization
+    guard try api.accountUserProvider.credential() != nil else { throw OAuth2Error.notLoggedIn }
+    let recorder = Recorder()
+    let tracer = invocation.session.tracer
+    let target = path.text
+    let start = DispatchTime.now().uptimeNanoseconds
+    let group = DispatchGroup()
+    tracer.withSpan(
+      "auth", "burst \(count) GET \(target)", attributes: [(key: "requests", value: "\(count)")]
+    ) { _ in
+      for number in 1...count {
+        group.enter()
+        authorization.perform(
+          "GET \(target) #\(number)",
+          observer: { event in recorder.record(number, event) },
+          makeTask: { header, span, handler in
+            try manager.performRequest(
+              method: .GET, path: target, headers: header.map { [("Authorization", $0)] } ?? [],
+              parentSpan: span, handler: handler)
+          },
+          completion: { outcome in
+            recorder.finish(number, outcome)
+            group.leave()
+          })
+      }
+      while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+        if invocation.session.interruptCheck() { break }
+      }
+    }
+    self.count = count
+    self.path = target
+    self.nanoseconds = DispatchTime.now().uptimeNanoseconds - start
+    (entries, outcomes) = recorder.take(since: start)
+  }
+
+  /// The timeline and the counts, or the counts alone.
+  func output(summaryOnly: Bool) -> Output {
+    var statuses: [Int: Int] = [:]
+    var failures: [String: Int] = [:]
+    var firstStatuses: [Int: Int] = [:]
+    for outcome in outcomes.values {
+      switch outcome {
+      case .success(let response):
+        if let status = response.statusCode {
+          statuses[status, default: 0] += 1
+        } else {
+          failures[response.error?.description ?? "no response", default: 0] += 1
+        }
+      case .failure(let error): failures[error.description, default: 0] += 1
+      }
+    }
+    for entry in entries where entry.event.hasPrefix("answered ") {
+      if let status = Int(entry.event.dropFirst("answered ".count)) {
+        firstStatuses[status, default: 0] += 1
+      }
+    }
+    let refreshes = entries.filter { $0.event.hasPrefix("refresh started") }.count
+    let replays = entries.filter { $0.event.hasPrefix("replayed") }.count
+    let unanswered = count - outcomes.count
+    var parts = ["\(plural(count, "request"))"]
+    parts.append("\(firstStatuses[401] ?? 0) × 401")
+    parts.append(
+      plural(refreshes, "refresh").replacingOccurrences(of: "refreshs", with: "refreshes"))
+    parts.append(plural(replays, "replay"))
+    for (status, number) in statuses.sorted(by: { $0.key < $1.key }) {
+      parts.append("\(number) × \(status) delivered")
+    }
+    for (error, number) in failures.sorted(by: { $0.key < $1.key }) {
+      parts.append("\(number) failed: \(error)")
+    }
+    if unanswered > 0 { parts.append("\(unanswered) unanswered (interrupted)") }
+    let summary =
+      parts.joined(separator: ", ")
+      + " in " + String(format: "%.2f ms", Double(nanoseconds) / 1_000_000)
+    if summaryOnly { return .text(summary) }
+    let table = Table(
+      columns: ["at", "request", "event"],
+      rows: entries.map { entry in
+        [
+          .string(String(format: "+%.2f ms", Double(entry.nanoseconds) / 1_000_000)),
+          entry.request.map { .string("#\($0)") } ?? .string("-"), .string(entry.event),
+        ]
+      })
+    return .sequence([.table(table), .text(summary)])
+  }
+}
+
+/// Collects the timeline from the event loops and worker threads.
+private final class Recorder: @unchecked Sendable {
+  private let lock = NSLock()
+  private var entries: [(UInt64, Int?, String)] = []
+  private var outcomes: [Int: OAuth2Authorization.Outcome] = [:]
+
+  func record(_ number: Int, _ event: AuthorizationEvent) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let text: String
+    var request: Int? = number
+    switch event {
+    case .sent(let replay): text = replay ? "replayed with the new token" : "sent"
+    case .answered(let status, let replay):
+      text = (replay ? "replay answered " : "answered ") + (status.map(String.init) ?? "nothing")
+    case .queued: text = "queued until the refresh ends"
+    case .refreshStarted:
+      text = "refresh started (OAuth2SessionManager refreshToken)"
+      request = nil
+    case .refreshFinished(let succeeded):
+      text = succeeded ? "refresh succeeded: new credential stored" : "refresh failed"
+      request = nil
+    case .tokenChangedInFlight: text = "401 for a replaced token: replayed at once"
+    case .delivered: return
+    }
+    lock.withLock { entries.append((now, request, text)) }
+  }
+
+  func finish(_ number: Int, _ outcome: OAuth2Authorization.Outcome) {
+    lock.withLock { outcomes[number] = outcome }
+  }
+
+  func take(since start: UInt64) -> ([BurstRun.Entry], [Int: OAuth2Authorization.Outcome]) {
+    lock.withLock {
+      let sorted = entries.sorted { $0.0 < $1.0 }.map {
+        BurstRun.Entry(nanoseconds: $0.0 &- start, request: $0.1, event: $0.2)
+      }
+      return (sorted, outcomes)
+    }
+  }
+}

@@ -1,0 +1,241 @@
+import DemoAPI
+import Domain
+import Foundation
+
+/// `session`: BDModules' APISessionManager: `performRequest` against the dynamic base URL.
+enum SessionGroup {
+  static let group = CommandGroup(
+    "session", summary: "send any request through APISessionManager (BDModules)",
+    discussion: """
+      Every request of BDModules goes through APISessionManager's performRequest(method:path:\
+      parameters:headers:files:), which returns the task suspended; 'session request' resumes it \
+      and waits. Paths are relative to dynamicBaseURL. Parameters go in the query for GET, HEAD \
+      and DELETE and in a JSON body otherwise; files go as multipart parts beside them. A \
+      redirect's Location swaps dynamicBaseURL for the session manager and for APIFactory, as \
+      the seed's redirection block does ('net fault GET /echo --redirect /v2' shows it). The \
+      demo API's /echo answers with what it received. Each request is logged under the tag API: \
+      [REQUEST] and [RESPONSE] at Info, failures at Warning ('log show --tag API').
+      """,
+    commands: [request, base])
+
+  /// `request METHOD`.
+  static let methodArgument = Argument(
+    "METHOD", .choice(APISessionManager.Method.allCases.map(\.rawValue)), "the HTTP method")
+  /// `request PATH`.
+  static let pathArgument = Argument(
+    "PATH", .text, "relative to dynamicBaseURL, such as /echo"
+  ).concerning(.value)
+  /// `request -p KEY=VALUE`.
+  static let parameterOption = Many.option(
+    "param", short: "p", .text, value: "KEY=VALUE", "a parameter (query or JSON body)")
+  /// `request -H NAME:VALUE`.
+  static let headerOption = Many.option(
+    "header", short: "H", .text, value: "NAME:VALUE", "a request header")
+  /// `request --file NAME=@PATH[;type=MIME]`.
+  static let fileOption = Many.option(
+    "file", .text, value: "NAME=@PATH[;type=MIME]", "a file sent as a multipart part")
+  /// `request --auth`.
+  static let authFlag = Flag(
+    "auth", "send the stored bearer token through OAuth2Authorization (refresh and replay on 401)")
+  /// `request --json`.
+  static let jsonFlag = Flag("json", "print the whole response as JSON")
+  /// `base [URL|reset]`.
+  static let baseArgument = Option.argument(
+    "URL", .text, "a new dynamic base URL, or 'reset' for the one archsh started with")
+
+  static let request = Command(
+    "request", summary: "performRequest: send METHOD PATH and show the response",
+    discussion: """
+      Prints the request line, the status, how long it took, the response headers and the \
+      decoded body; --json prints the whole response, headers and body included. --auth sends \
+      it through OAuth2Authorization with the stored credential, so an expired token is \
+      refreshed and the request replayed once. The Authorization header is only ever shown \
+      redacted. A file part's type is guessed from its extension unless ;type=MIME gives it.
+      """,
+    signature: Signature([
+      methodArgument, pathArgument, parameterOption, headerOption, fileOption, authFlag, jsonFlag,
+    ]),
+    examples: [
+      "session request GET /echo -p q=swift -p page=2",
+      "session request POST /echo -p name=Ada -H X-Trace:on",
+      "session request POST /echo --file image=@photo.png",
+      "session request GET /users/me --auth",
+      "session request GET /echo --json",
+    ]
+  ) { invocation in
+    let method = try invocation[methodArgument]
+    guard let verb = APISessionManager.Method(rawValue: method.text) else {
+      throw ShellError("'\(method.text)' is not an HTTP method", at: method.offset)
+    }
+    let path = try invocation[pathArgument]
+    let parameters = try invocation[parameterOption].map { try pair($0, separator: "=") }
+    let headers = try invocation[headerOption].map { try header($0) }
+    let files = try invocation[fileOption].map { try file($0) }
+    if !files.isEmpty, verb.sendsParametersInQuery {
+      throw ShellError(
+        "\(verb.rawValue) sends its parameters in the query, so it cannot carry files",
+        hint: "send files with POST, PUT or PATCH", at: method.offset)
+    }
+    let api = invocation.session.factory.api
+    let manager = try api.apiSessionManager()
+    let response: APIResponse
+    if invocation[authFlag] {
+      let outcome = try api.oAuth2Authorization.performAndWait(
+        "\(verb.rawValue) \(path.text)", isCancelled: invocation.session.interruptCheck
+      ) { authorization, span, handler in
+        try manager.performRequest(
+          method: verb, path: path.text, parameters: parameters,
+          headers: headers + (authorization.map { [("Authorization", $0)] } ?? []),
+          files: files, parentSpan: span, handler: handler)
+      }
+      response = try outcome.get()
+    } else {
+      let task = try manager.performRequest(
+        method: verb, path: path.text, parameters: parameters, headers: headers, files: files)
+      guard let answered = task.wait(isCancelled: invocation.session.interruptCheck) else {
+        throw ShellError("the request ended without a response")
+      }
+      response = answered
+    }
+    if let error = response.error { throw error }
+    return output(response, whole: invocation[jsonFlag])
+  }
+
+  static let base = Command(
+    "base", summary: "show or set the dynamic base URL new session managers start from",
+    discussion: """
+      A redirect swaps it, as the seed's redirection block does; 'session base reset' goes back \
+      to the base URL archsh started with. NetworkController (the Lickability controllers) keeps \
+      the base URL it was built with.
+      """,
+    signature: Signature([baseArgument]),
+    examples: ["session base", "session base reset", "session base http://127.0.0.1:8080/v2"]
+  ) { invocation in
+    let api = invocation.session.factory.api
+    if let given = invocation[baseArgument] {
+      if given.text == "reset" {
+        api.dynamicBaseURL = nil
+      } else {
+        guard let url = URL(string: given.text), url.scheme == "http", url.host != nil else {
+          throw ShellError(
+            "'\(given.text)' is not an http URL", hint: "for example http://127.0.0.1:8080/v2",
+            at: given.offset)
+        }
+        api.dynamicBaseURL = url
+      }
+    }
+    let configured = try api.configuredBaseURL().url
+    let current = try api.baseURL().url
+    return .record([
+      Field("dynamic_base_url", .string(current.absoluteString)),
+      Field("started_with", .string(configured.absoluteString)),
+      Field(
+        "swapped", .bool(current.absoluteString != configured.absoluteString)),
+    ])
+  }
+
+  // MARK: - Helpers
+
+  /// `KEY=VALUE`, split at the first separator.
+  static func pair(_ word: Word, separator: Character) throws -> (key: String, value: String) {
+    guard let index = word.text.firstIndex(of: separator), index != word.text.startIndex else {
+      let example = separator == "=" ? "q=swift" : "Accept:application/json"
+      throw ShellError(
+        "'\(word.text)' is not \(separator == "=" ? "KEY=VALUE" : "NAME:VALUE")",
+        hint: "for example \(example)", at: word.offset)
+    }
+    return (
+      String(word.text[..<index]), String(word.text[word.text.index(after: index)...])
+    )
+  }
+
+  /// `NAME:VALUE`, the name a valid header name.
+  static func header(_ word: Word) throws -> (name: String, value: String) {
+    let (name, value) = try pair(word, separator: ":")
+    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "!#$%&'*+-.^_`|~"))
+    guard name.unicodeScalars.allSatisfy(allowed.contains) else {
+      throw ShellError(
+        "'\(name)' is not a header name", hint: "for example -H Accept:application/json",
+        at: word.offset)
+    }
+    return (name, value.trimmingCharacters(in: .whitespaces))
+  }
+
+  /// `NAME=@PATH[;type=MIME]`, read from disk.
+  static func file(_ word: Word) throws -> FilePart {
+    let (name, rest) = try pair(word, separator: "=")
+    guard rest.hasPrefix("@") else {
+      throw ShellError(
+        "'\(word.text)' is not NAME=@PATH", hint: "for example image=@photo.png", at: word.offset)
+    }
+    var path = String(rest.dropFirst())
+    var mimeType: String?
+    if let range = path.range(of: ";type=") {
+      mimeType = String(path[range.upperBound...])
+      path = String(path[..<range.lowerBound])
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw ShellError(
+        exists ? "cannot read '\(path)'" : "no file at '\(path)'",
+        hint: "the path is relative to \(FileManager.default.currentDirectoryPath)",
+        at: word.offset + name.utf8.count + 2)
+    }
+    let fileName = (path as NSString).lastPathComponent
+    return FilePart(
+      data: data, name: name, fileName: fileName,
+      mimeType: mimeType ?? Self.mimeType(forExtension: (fileName as NSString).pathExtension))
+  }
+
+  /// A MIME type for a file extension.
+  static func mimeType(forExtension ext: String) -> String {
+    switch ext.lowercased() {
+    case "png": return "image/png"
+    case "jpg", "jpeg": return "image/jpeg"
+    case "gif": return "image/gif"
+    case "json": return "application/json"
+    case "txt", "ash", "md": return "text/plain"
+    case "pdf": return "application/pdf"
+    default: return "application/octet-stream"
+    }
+  }
+
+  /// The response for people, or whole.
+  static func output(_ response: APIResponse, whole: Bool) -> Output {
+    let status = response.statusCode ?? 0
+    let headers = Value.object(
+      (response.head?.headers ?? []).map { Field($0.name, .string($0.value)) })
+    let body = bodyValue(response.data)
+    var fields = [
+      Field("request", .string("\(response.method) \(response.url.absoluteString)")),
+      Field("status", .int(status)),
+      Field("time", .string(String(format: "%.2f ms", response.milliseconds))),
+    ]
+    if let base = response.redirectedBaseURL {
+      fields.append(Field("dynamic_base_url", .string(base.absoluteString)))
+    }
+    let requestHeaders = Value.object(
+      response.requestHeaders.map { Field($0.name, .string($0.value)) })
+    let all =
+      fields + [
+        Field("request_headers", requestHeaders), Field("headers", headers), Field("body", body),
+      ]
+    if whole {
+      return .view(text: JSONRenderer().render(.record(all)), data: .object(all))
+    }
+    let shownHeaders = (response.head?.headers ?? []).filter {
+      $0.name.lowercased() != "date"
+    }.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
+    fields.append(Field("headers", .excerpt(shown: shownHeaders, whole: headers)))
+    fields.append(Field("body", body))
+    return .record(fields)
+  }
+
+  /// A body as a value: its JSON, else its text, else its size.
+  static func bodyValue(_ data: Data) -> Value {
+    if data.isEmpty { return .null }
+    if let json = try? StrictJSON.parse(data) { return JSONRenderer.value(fromJSON: json) }
+    if let text = String(data: data, encoding: .utf8) { return .string(text) }
+    return .string("\(data.count) bytes")
+  }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+
+/// BDModules' log levels, from the most to the least talkative.
+public enum LogLevel: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
+  /// Everything, such as each step of a flow.
+  case verbose
+  /// What happened: requests and responses.
+  case info
+  /// Something failed that the app can live with.
+  case warning
+  /// Something failed that it cannot.
+  case error
+
+  /// The level's name as BDModules writes it: `Verbose`, `Info`, `Warning`, `Error`.
+  public var description: String {
+    switch self {
+    case .verbose: return "Verbose"
+    case .info: return "Info"
+    case .warning: return "Warning"
+    case .error: return "Error"
+    }
+  }
+
+  /// The level named `name`, in any case.
+  public init?(name: String) {
+    guard
+      let level = Self.allCases.first(where: { $0.description.lowercased() == name.lowercased() })
+    else { return nil }
+    self = level
+  }
+
+  /// Orders the levels by severity.
+  public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  /// The swift-log level it is emitted at.
+  var swiftLogLevel: Logging.Logger.Level {
+    switch self {
+    case .verbose: return .debug
+    case .info: return .info
+    case .warning: return .warning
+    case .error: return .error
+    }
+  }
+
+  /// The level a swift-log level stands for.
+  init(_ level: Logging.Logger.Level) {
+    switch level {
+    case .trace, .debug: self = .verbose
+    case .info, .notice: self = .info
+    case .warning: self = .warning
+    case .error, .critical: self = .error
+    }
+  }
+}
+
+/// A tagged logger with an on/off switch and a threshold, after BDModules' `Logger`.
+///
+/// A line below the tag's threshold, or for a disabled tag, is dropped before it is formatted.
+/// Lines that pass go through swift-log, to archsh's handler, which redacts secrets and keeps
+/// them in the workspace's log (`LogBook`).
+public final class Logger: Sendable {
+  /// The tag every line carries, such as `API`.
+  public let tag: String
+  /// The application the lines come from.
+  public let applicationName: String
+  private let book: LogBook
+  private let logger: Logging.Logger
+
+  /// Creates a logger for `tag` whose lines go to `book`.
+  public init(tag: String, applicationName: String = "archsh", book: LogBook) {
+    self.tag = tag
+    self.applicationName = applicationName
+    self.book = book
+    var logger = Logging.Logger(label: tag) { label in LogBookHandler(tag: label, book: book) }
+    logger.logLevel = .trace
+    self.logger = logger
+  }
+
+  /// Whether the tag's lines are kept (stored per tag in the workspace).
+  public var enabled: Bool {
+    get { book.setting(for: tag).enabled }
+    set { book.update(tag: tag, enabled: newValue) }
+  }
+
+  /// The least severe level kept for the tag.
+  public var thresholdLevel: LogLevel {
+    get { book.setting(for: tag).threshold }
+    set { book.update(tag: tag, threshold: newValue) }
+  }
+
+  /// Whether a line at `level` would be kept.
+  public func isLogging(_ level: LogLevel) -> Bool {
+    let setting = book.setting(for: tag)
+    return setting.enabled && level >= setting.threshold
+  }
+
+  /// Logs `message` at `level` when the tag is enabled and the level reaches its threshold.
+  public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+    guard isLogging(level) else { return }
+    logger.log(level: level.swiftLogLevel, "\(message())")
+  }
+
+  /// Logs at Verbose.
+  public func logVerbose(_ message: @autoclosure () -> String) { log(.verbose, message()) }
+  /// Logs at Info.
+  public func logInfo(_ message: @autoclosure () -> String) { log(.info, message()) }
+  /// Logs at Warning.
+  public func logWarning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+  /// Logs at Error.
+  public func logError(_ message: @autoclosure () -> String) { log(.error, message()) }
+}
+
+/// archsh's swift-log handler: redacts secrets and hands each line to the log book.
+struct LogBookHandler: LogHandler {
+  let tag: String
+  let book: LogBook
+  var metadata: Logging.Logger.Metadata = [:]
+  var logLevel: Logging.Logger.Level = .trace
+
+  subscript(metadataKey key: String) -> Logging.Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    book.append(
+      tag: tag, level: LogLevel(event.level), message: Redaction.scrub(event.message.description))
+  }
+}
+
+/// Hides secrets in text that is about to be kept: bearer tokens, token and password fields.
+public enum Redaction {
+  /// Field names whose values are secret, in JSON (`"name":"value"`) or a form (`name=value`).
+  /// Tokens keep their last four characters, so that two can be told apart; passwords and the
+  /// client secret keep nothing.
+  static let secretFields = [
+    ("access_token", 4), ("refresh_token", 4), ("password", 0), ("client_secret", 0),
+  ]
+
+  /// `text` with every bearer token and secret field value redacted.
+  public static func scrub(_ text: String) -> String {
+    var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
+    for (field, keep) in secretFields where result.contains(field) {
+      result = redactAfter("\"\(field)\":\"", in: result, terminators: "\"", keep: keep)
+      result = redactAfter("\"\(field)\": \"", in: result, terminators: "\"", keep: keep)
+      result = redactAfter("\(field)=", in: result, terminators: "& \t\r\n\",;", keep: keep)
+    }
+    return result
+  }
+
+  /// Replaces each value that follows `marker` (up to a terminator) by `…` and its last `keep`
+  /// characters; a value already redacted is left alone.
+  static func redactAfter(_ marker: String, in text: String, terminators: String, keep: Int)
+    -> String
+  {
+    guard text.contains(marker) else { return text }
+    var output = ""
+    var rest = Substring(text)
+    while let range = rest.range(of: marker) {
+      output += rest[..<range.upperBound]
+      rest = rest[range.upperBound...]
+      let end = rest.firstIndex { terminators.contains($0) } ?? rest.endIndex
+      let value = rest[..<end]
+      output += value.hasPrefix("…") ? String(value) : "…" + String(value.suffix(keep))
+      rest = rest[end...]
+    }
+    return output + rest
+  }
+}

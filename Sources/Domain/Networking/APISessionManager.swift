@@ -1,0 +1,441 @@
+import Foundation
+import NIOCore
+
+/// A file sent as one part of a multipart upload (BDModules' `MultipartFile`).
+public protocol MultipartFile: Sendable {
+  /// The bytes.
+  var data: Data { get }
+  /// The form field it is sent as.
+  var name: String { get }
+  /// The file name the part carries.
+  var fileName: String { get }
+  /// Its MIME type.
+  var mimeType: String { get }
+}
+
+/// A file read from disk, or any bytes, to upload.
+public struct FilePart: MultipartFile, Equatable {
+  /// The bytes.
+  public let data: Data
+  /// The form field.
+  public let name: String
+  /// The file name.
+  public let fileName: String
+  /// The MIME type.
+  public let mimeType: String
+
+  /// Creates a part.
+  public init(data: Data, name: String, fileName: String, mimeType: String) {
+    self.data = data
+    self.name = name
+    self.fileName = fileName
+    self.mimeType = mimeType
+  }
+}
+
+/// Why `performRequest` could not make a request.
+public enum APISessionError: Error, Equatable, CustomStringConvertible, SubjectError {
+  /// The path does not make a URL on the base URL.
+  case invalidPath(String)
+  /// Files were given to a method that sends no body.
+  case filesNeedBody(method: String)
+
+  /// A one-line description.
+  public var description: String {
+    switch self {
+    case .invalidPath(let path): return "'\(path)' does not make a URL"
+    case .filesNeedBody(let method):
+      return "\(method) sends its parameters in the query, so it cannot carry files"
+    }
+  }
+
+  /// The input the error concerns.
+  public var subject: ErrorSubject? {
+    if case .invalidPath(let path) = self { return ErrorSubject(.value, path) }
+    return nil
+  }
+}
+
+/// What one `performRequest` got back: the request as sent, and the response or why there is
+/// none.
+public struct APIResponse: Sendable {
+  /// The method.
+  public let method: String
+  /// The URL the request went to last (after any redirect).
+  public let url: URL
+  /// The headers sent, the `Authorization` value redacted.
+  public let requestHeaders: [NetworkHeader]
+  /// The response head, when a response arrived.
+  public let head: NetworkResponseHead?
+  /// The body (empty when there was none).
+  public let data: Data
+  /// Why no response arrived.
+  public let error: NetworkError?
+  /// How long the whole exchange took, redirects included.
+  public let milliseconds: Double
+  /// The base URL a redirect swapped in, if one did.
+  public let redirectedBaseURL: URL?
+
+  /// The HTTP status, when a response arrived.
+  public var statusCode: Int? { head?.statusCode }
+
+  /// The response as a result: a 2xx body, or the error the API or the transport gave.
+  public var result: Result<Data, NetworkError> {
+    if let error { return .failure(error) }
+    guard let head, (200..<300).contains(head.statusCode) else {
+      return .failure(NetworkController.httpError(status: head?.statusCode ?? 0, data: data))
+    }
+    return .success(data)
+  }
+}
+
+/// One request made by `performRequest`: created suspended, started by `resume()`, as a
+/// URLSession data task is.
+public final class APISessionTask: @unchecked Sendable {
+  /// Where a task is in its life.
+  public enum State: Sendable, Equatable {
+    /// Created, not started.
+    case suspended
+    /// Sent, waiting for the response.
+    case running
+    /// The handler has run.
+    case completed
+  }
+
+  /// The method.
+  public let method: APISessionManager.Method
+  /// The URL it goes to.
+  public let url: URL
+  private let lock = NSLock()
+  private let done = DispatchSemaphore(value: 0)
+  private var storedState = State.suspended
+  private var storedResponse: APIResponse?
+  private var exchange: HTTPExchange?
+  private var cancelled = false
+  private let start: (APISessionTask) -> Void
+  private let handler: @Sendable (APIResponse) -> Void
+
+  init(
+    method: APISessionManager.Method, url: URL, start: @escaping (APISessionTask) -> Void,
+    handler: @escaping @Sendable (APIResponse) -> Void
+  ) {
+    self.method = method
+    self.url = url
+    self.start = start
+    self.handler = handler
+  }
+
+  /// Where the task is.
+  public var state: State { lock.withLock { storedState } }
+
+  /// The response, once completed.
+  public var response: APIResponse? { lock.withLock { storedResponse } }
+
+  /// Starts the request; calling it again does nothing.
+  public func resume() {
+    let isNew = lock.withLock {
+      guard storedState == .suspended else { return false }
+      storedState = .running
+      return true
+    }
+    if isNew { start(self) }
+  }
+
+  /// Cancels the request: it completes with `cancelled`.
+  public func cancel() {
+    let running = lock.withLock {
+      cancelled = true
+      return exchange
+    }
+    running?.cancel()
+  }
+
+  /// Waits for the response, cancelling the task when `isCancelled` turns true (Ctrl-C).
+  ///
+  /// A suspended task is resumed first.
+  @discardableResult
+  public func wait(isCancelled: @Sendable () -> Bool = { false }) -> APIResponse? {
+    resume()
+    while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+      if isCancelled() { cancel() }
+    }
+    done.signal()
+    return response
+  }
+
+  var isCancelled: Bool { lock.withLock { cancelled } }
+
+  /// Records the exchange in flight, so that `cancel()` reaches it; false when already cancelled.
+  func attach(_ exchange: HTTPExchange) -> Bool {
+    lock.withLock {
+      self.exchange = exchange
+      return !cancelled
+    }
+  }
+
+  func complete(_ response: APIResponse) {
+    lock.withLock {
+      storedResponse = response
+      exchange = nil
+    }
+    handler(response)
+    lock.withLock { storedState = .completed }
+    done.signal()
+  }
+}
+
+/// Sends the API's requests relative to a base URL that a redirect can change, after BDModules'
+/// `APISessionManager`: every request of the API goes through `performRequest`.
+///
+/// Parameters go in the query for GET, HEAD and DELETE and in a JSON body otherwise; files go as
+/// multipart parts, with the parameters as text parts beside them. Each request is logged:
+/// `[REQUEST]` and `[RESPONSE]` at Info, failures at Warning, the `Authorization` value redacted.
+public final class APISessionManager: @unchecked Sendable {
+  /// The HTTP methods the seed has.
+  public enum Method: String, CaseIterable, Sendable {
+    case HEAD, GET, PUT, POST, PATCH, DELETE
+
+    /// Whether its parameters go in the query rather than a body.
+    public var sendsParametersInQuery: Bool { self == .GET || self == .HEAD || self == .DELETE }
+  }
+
+  /// How many redirects one request follows.
+  public static let redirectLimit = 5
+
+  private let lock = NSLock()
+  private var storedBaseURL: URL
+  private let timeout: Double
+  private let logger: Logger?
+  private let tracer: Tracer
+  /// Told about a redirect's new base URL: the seed's redirection block, which swaps the
+  /// factory's base URL too.
+  public var redirectionHandler: (@Sendable (URL) -> Void)?
+
+  /// Creates a session manager on `dynamicBaseURL`.
+  public init(dynamicBaseURL: URL, timeout: Double, logger: Logger?, tracer: Tracer) {
+    self.storedBaseURL = dynamicBaseURL
+    self.timeout = timeout
+    self.logger = logger
+    self.tracer = tracer
+  }
+
+  /// The base URL paths are relative to; a redirect's `Location` replaces it.
+  public var dynamicBaseURL: URL {
+    get { lock.withLock { storedBaseURL } }
+    set { lock.withLock { storedBaseURL = newValue } }
+  }
+
+  /// Makes a request, returned suspended: `resume()` sends it, and `handler` gets the response
+  /// on whatever thread it arrives.
+  ///
+  /// `parentSpan` is the trace span the request belongs under.
+  public func performRequest(
+    method: Method, path: String, parameters: [(key: String, value: String)] = [],
+    headers: [(name: String, value: String)] = [], files: [any MultipartFile] = [],
+    parentSpan: Span? = nil, handler: @escaping @Sendable (APIResponse) -> Void = { _ in }
+  ) throws(APISessionError) -> APISessionTask {
+    guard var url = NetworkController.url(path, relativeTo: dynamicBaseURL) else {
+      throw .invalidPath(path)
+    }
+    var sent = headers
+    var body: Data?
+    if method.sendsParametersInQuery {
+      guard files.isEmpty else { throw .filesNeedBody(method: method.rawValue) }
+      if !parameters.isEmpty {
+        let query = parameters.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }
+          .joined(separator: "&")
+        guard
+          let withQuery = URL(string: url.absoluteString + (url.query == nil ? "?" : "&") + query)
+        else { throw .invalidPath(path) }
+        url = withQuery
+      }
+    } else if !files.isEmpty {
+      let boundary = Self.boundary(parameters: parameters, files: files)
+      sent.append(("Content-Type", "multipart/form-data; boundary=\(boundary)"))
+      body = Self.multipart(parameters: parameters, files: files, boundary: boundary)
+    } else if !parameters.isEmpty {
+      sent.append(("Content-Type", "application/json"))
+      body = Self.json(parameters)
+    }
+    let requestHeaders = sent
+    let requestBody = body
+    return APISessionTask(
+      method: method, url: url,
+      start: { [self] task in
+        send(
+          task, url: url, headers: requestHeaders, body: requestBody, parentSpan: parentSpan,
+          handler: handler)
+      }, handler: handler)
+  }
+
+  // MARK: - Sending
+
+  private func send(
+    _ task: APISessionTask, url: URL, headers: [(name: String, value: String)], body: Data?,
+    parentSpan: Span?, handler: @escaping @Sendable (APIResponse) -> Void
+  ) {
+    let method = task.method.rawValue
+    let span = tracer.startSpan(
+      "APISessionManager", "\(method) \(url.path)",
+      attributes: [(key: "url", value: url.absoluteString)], parent: parentSpan)
+    let shown = headers.map { header in
+      NetworkHeader(
+        name: header.name,
+        value: header.name.lowercased() == "authorization"
+          ? Redaction.scrub(header.value) : header.value)
+    }
+    logger?.logInfo(
+      "[REQUEST] \(method) \(url.absoluteString)"
+        + shown.map { " \($0.name): \($0.value)" }.joined(separator: ";")
+        + (body.map { " (\($0.count) bytes)" } ?? ""))
+    let started = DispatchTime.now().uptimeNanoseconds
+    attempt(task, url: url, headers: headers, body: body, redirectsLeft: Self.redirectLimit) {
+      [self] head, data, error, newBase in
+      let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+      let response = APIResponse(
+        method: method, url: head?.url ?? url, requestHeaders: shown, head: head,
+        data: data ?? Data(), error: error, milliseconds: milliseconds,
+        redirectedBaseURL: newBase)
+      log(response)
+      if let status = head?.statusCode { span.setAttribute("status", String(status)) }
+      if let newBase { span.addEvent("redirected: dynamicBaseURL is now \(newBase)") }
+      tracer.endSpan(span, failure: error?.description)
+      task.complete(response)
+    }
+  }
+
+  private func attempt(
+    _ task: APISessionTask, url: URL, headers: [(name: String, value: String)], body: Data?,
+    redirectsLeft: Int, newBase: URL? = nil,
+    done: @escaping @Sendable (NetworkResponseHead?, Data?, NetworkError?, URL?) -> Void
+  ) {
+    var fields: [String: String] = [:]
+    for header in headers { fields[header.name] = header.value }
+    let timeout = self.timeout
+    let exchange = HTTPTransport.start(
+      method: task.method.rawValue, url: url, headers: fields, body: body,
+      connectTimeout: .nanoseconds(Int64(min(timeout, 86_400) * 1_000_000_000)))
+    guard task.attach(exchange) else {
+      exchange.cancel()
+      done(nil, nil, .cancelled(url: url.absoluteString), newBase)
+      return
+    }
+    let timer = exchange.eventLoop.scheduleTask(
+      in: .nanoseconds(Int64(min(timeout, 86_400) * 1_000_000_000))
+    ) { exchange.finish(.failure(TransportError.timedOut)) }
+    exchange.result.whenComplete { [self] result in
+      timer.cancel()
+      switch result {
+      case .failure(let error):
+        done(nil, nil, NetworkController.classify(error, url: url, timeout: timeout), newBase)
+      case .success(let response):
+        let head = NetworkResponseHead(
+          url: url, statusCode: Int(response.head.status.code),
+          headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
+        let data = Data(response.body.readableBytesView)
+        if (300..<400).contains(head.statusCode), redirectsLeft > 0,
+          let location = head.value(forHTTPHeaderField: "Location"),
+          let target = URL(string: location, relativeTo: url)?.absoluteURL
+        {
+          let base = Self.base(of: target, requestedPath: url.path)
+          dynamicBaseURL = base
+          redirectionHandler?(base)
+          logger?.logInfo("[REDIRECT] \(head.statusCode) \(url.absoluteString) → \(target)")
+          attempt(
+            task, url: target, headers: headers, body: body, redirectsLeft: redirectsLeft - 1,
+            newBase: base, done: done)
+          return
+        }
+        done(head, data, nil, newBase)
+      }
+    }
+  }
+
+  private func log(_ response: APIResponse) {
+    let target = "\(response.method) \(response.url.absoluteString)"
+    let timing = String(format: "%.1f ms", response.milliseconds)
+    if let error = response.error {
+      logger?.logWarning("[RESPONSE] \(target) failed after \(timing): \(error)")
+    } else if let status = response.statusCode, status >= 400 {
+      let detail = NetworkController.httpError(status: status, data: response.data)
+      logger?.logWarning("[RESPONSE] \(status) \(target) in \(timing): \(detail)")
+    } else {
+      logger?.logInfo(
+        "[RESPONSE] \(response.statusCode ?? 0) \(target) in \(timing), \(response.data.count) bytes"
+      )
+    }
+  }
+
+  /// The base URL a redirect points at: the `Location` without the path that was asked for, so
+  /// that later paths resolve against it; the whole `Location` when it does not end with that
+  /// path (as the seed takes it).
+  static func base(of target: URL, requestedPath: String) -> URL {
+    let text =
+      target.absoluteString.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+    guard requestedPath.count > 1, text.hasSuffix(requestedPath),
+      let base = URL(string: String(text.dropLast(requestedPath.count)))
+    else { return target }
+    return base
+  }
+
+  // MARK: - Encoding
+
+  /// Percent-encodes a query key or value.
+  static func encode(_ text: String) -> String {
+    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+  }
+
+  /// The parameters as a JSON object of strings, in the order given.
+  static func json(_ parameters: [(key: String, value: String)]) -> Data {
+    func quoted(_ text: String) -> String {
+      let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+      return String(decoding: data, as: UTF8.self)
+    }
+    let members = parameters.map { "\(quoted($0.key)):\(quoted($0.value))" }
+    return Data(("{" + members.joined(separator: ",") + "}").utf8)
+  }
+
+  /// A boundary derived from the content (FNV-1a), so that the same upload is the same bytes
+  /// every time, and longer until it occurs in none of the parts.
+  static func boundary(parameters: [(key: String, value: String)], files: [any MultipartFile])
+    -> String
+  {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+      for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    }
+    for parameter in parameters { mix(Data((parameter.key + "=" + parameter.value).utf8)) }
+    for file in files { mix(file.data) }
+    var boundary = "archsh-" + String(hash, radix: 16)
+    let contents = parameters.map { Data($0.value.utf8) } + files.map(\.data)
+    while contents.contains(where: { $0.range(of: Data(boundary.utf8)) != nil }) {
+      boundary += "-" + String(hash % 9973, radix: 16)
+    }
+    return boundary
+  }
+
+  /// A multipart/form-data body: the parameters as text parts, then the files.
+  static func multipart(
+    parameters: [(key: String, value: String)], files: [any MultipartFile], boundary: String
+  ) -> Data {
+    var body = Data()
+    func line(_ text: String) { body.append(Data((text + "\r\n").utf8)) }
+    for parameter in parameters {
+      line("--\(boundary)")
+      line("Content-Disposition: form-data; name=\"\(parameter.key)\"")
+      line("")
+      line(parameter.value)
+    }
+    for file in files {
+      line("--\(boundary)")
+      line("Content-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.fileName)\"")
+      line("Content-Type: \(file.mimeType)")
+      line("")
+      body.append(file.data)
+      line("")
+    }
+    line("--\(boundary)--")
+    return body
+  }
+}

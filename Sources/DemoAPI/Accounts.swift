@@ -51,6 +51,7 @@ public final class Accounts: @unchecked Sendable {
   private var accessTokens: [String: (email: String, expiresAt: Date)] = [:]
   private var refreshTokens: [String: String] = [:]
   private var lifetime: Double
+  private var refreshes = 0
   private let now: @Sendable () -> Date
 
   /// Creates the accounts with the demo account; `tokenLifetime` is in seconds.
@@ -96,6 +97,7 @@ public final class Accounts: @unchecked Sendable {
   {
     if let refusal = checkClient(clientID, clientSecret) { return .failure(refusal) }
     return lock.withLock {
+      refreshes += 1
       guard let email = refreshTokens.removeValue(forKey: token) else {
         return .failure(
           Refusal(
@@ -105,6 +107,9 @@ public final class Accounts: @unchecked Sendable {
       return .success(issue(for: email))
     }
   }
+
+  /// How many refresh grants the API has been asked for, granted or refused.
+  public var refreshGrantCount: Int { lock.withLock { refreshes } }
 
   /// The account an access token belongs to, if the token is known and has not expired.
   public func account(forAccessToken token: String) -> Account? {

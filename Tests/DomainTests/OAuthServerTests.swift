@@ -254,7 +254,7 @@ struct OAuth2SessionManagerTests {
   private func manager(on server: DemoAPI) -> (OAuth2SessionManager, CredentialRecorder) {
     let network = NetworkController(baseURL: server.baseURL, timeout: 5, tracer: Tracer())
     let manager = OAuth2SessionManager(
-      networkController: network, clientID: APIFactory.clientID,
+      networkController: network, baseURL: server.baseURL, clientID: APIFactory.clientID,
       clientSecret: APIFactory.clientSecret, tracer: Tracer())
     let recorder = CredentialRecorder()
     manager.delegate = recorder

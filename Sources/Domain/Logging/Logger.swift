@@ -135,11 +135,15 @@ public enum Redaction {
   /// Tokens keep their last four characters, so that two can be told apart; passwords and the
   /// client secret keep nothing.
   static let secretFields = [
-    ("access_token", 4), ("refresh_token", 4), ("password", 0), ("client_secret", 0),
+    ("access_token", 4), ("refresh_token", 4), ("accessToken", 4), ("refreshToken", 4),
+    ("password", 0), ("client_secret", 0),
   ]
 
   /// `text` with every bearer token and secret field value redacted.
   public static func scrub(_ text: String) -> String {
+    guard text.contains("oken") || text.contains("Bearer") || text.contains("assword")
+      || text.contains("client_secret")
+    else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
     for (field, keep) in secretFields where result.contains(field) {
       result = redactAfter("\"\(field)\":\"", in: result, terminators: "\"", keep: keep)

@@ -58,8 +58,11 @@ public final class Accounts: @unchecked Sendable {
   public init(tokenLifetime: Double = 3600, now: @escaping @Sendable () -> Date = Date.init) {
     self.lifetime = tokenLifetime
     self.now = now
-    add(email: Self.demoEmail, password: Self.demoPassword)
+    add(email: Self.demoEmail, password: Self.demoPassword, createdAt: Self.demoCreatedAt)
   }
+
+  /// When the demo account was created: fixed, so that its id and dates are the same every run.
+  static let demoCreatedAt = 1_767_225_600
 
   /// How long a new access token lives, in seconds.
   public var tokenLifetime: Double {
@@ -68,9 +71,9 @@ public final class Accounts: @unchecked Sendable {
   }
 
   /// Adds an account, or replaces the password of an existing one.
-  public func add(email: String, password: String) {
+  public func add(email: String, password: String, createdAt: Int? = nil) {
     lock.withLock {
-      let created = Int(now().timeIntervalSince1970)
+      let created = createdAt ?? Int(now().timeIntervalSince1970)
       let id = accounts[email]?.id ?? Self.uuid(time: created, counter: accounts.count)
       accounts[email] = Account(id: id, email: email, password: password, createdAt: created)
     }

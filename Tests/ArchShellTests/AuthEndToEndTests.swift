@@ -61,6 +61,37 @@ struct AuthEndToEndTests {
     #expect(result.stdout.contains("auth login <redacted>"))
   }
 
+  @Test(
+    "across login, refresh and replay, a burst and session requests, no token or password appears in the output, the JSON, the traces or the kept log"
+  )
+  func noSecretAnywhere() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/work.sqlite"
+    let result = try Binary.run([
+      "--db", db, "--json", "-c", "set pw lovelace --secret", "-c", "trace on",
+      "-c", "auth login ada@example.com $pw", "-c", "user me", "-c", "auth expire",
+      "-c", "user me", "-c", "auth expire", "-c", "auth burst 5 /users/me",
+      "-c", "session request GET /users/me --auth --json",
+      "-c", "trace show", "-c", "trace export", "-c", "log level API Verbose",
+      "-c", "log show --limit 1000", "-c", "store retrieve user oauth2Credential", "-c",
+      "auth show",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let stored = try credential(in: db)
+    #expect(stored.access.count == 64)
+    // Every token the API granted (the login's, each refresh's) is 64 hexadecimal digits: none
+    // may appear anywhere, nor may the password.
+    let log = try sqlite(db, "SELECT message FROM log_lines ORDER BY id")
+    #expect(log.contains("[REQUEST] GET http://127.0.0.1:"))
+    #expect(log.contains("Authorization: Bearer …\(stored.access.suffix(4))"))
+    for text in [result.stdout, result.stderr, log] {
+      #expect(text.range(of: "[0-9a-f]{64}", options: .regularExpression) == nil)
+      #expect(!text.contains("lovelace"))
+    }
+    #expect(result.stdout.contains("OAuth2Authorization refresh"))
+    #expect(result.stdout.contains("\"accessToken\":\"…\(stored.access.suffix(4))\""))
+  }
+
   @Test("mistakes are one located line each, and nothing is stored")
   func mistakes() throws {
     let wrong = try Binary.run(["--db", ":memory:", "-c", "auth login ada@example.com wrong"])
@@ -86,23 +117,38 @@ struct AuthEndToEndTests {
     #expect(external.stderr.hasPrefix("-c:1:1: error: "))
   }
 
-  @Test("user me sends the bearer token: the user after login, 401 after expiry until a refresh")
+  @Test(
+    "user me goes through OAuth2Authorization: after expiry it refreshes and replays; a failed refresh is one line and keeps the credential"
+  )
   func userMe() throws {
     let result = try Binary.run([
       "--db", ":memory:", "--keep-going", "-c", "user me", "-c",
-      "auth login ada@example.com lovelace", "-c", "user me", "-c", "auth expire", "-c", "user me",
-      "-c", "auth refresh", "-c", "output json", "-c", "user me",
+      "auth login ada@example.com lovelace", "-c", "user me", "-c", "auth expire", "-c",
+      "trace on", "-c", "user me", "-c", "trace off", "-c",
+      "net fault POST /oauth/token --status 500", "-c", "auth expire", "-c", "user me", "-c",
+      "output json", "-c", "user me",
     ])
     #expect(result.status == 1)
     #expect(
       result.stderr == """
         -c:1:1: error: nobody is logged in, so there is no bearer token to send (log in with 'auth login EMAIL')
-        -c:1:1: error: HTTP 401 Unauthorized: a valid bearer token is required for /users/me (the access token expired or is unknown to this API: 'auth refresh', or 'auth login')
+        -c:1:1: error: the token request was refused (HTTP 500, InternalError: injected fault: HTTP 500 for /oauth/token) (the credential is kept: run the command again, or log in again with 'auth login EMAIL')
 
         """)
     #expect(result.stdout.contains("type:         user\nid:           "))
     #expect(
       result.stdout.contains("email:        ada@example.com\nfirst_name:   Ada\nlast_name:    -\n"))
+    // The traced 'user me' shows the whole path: 401, the queue, one refresh, the replay.
+    let trace = result.stdout.components(separatedBy: "archsh user me").dropFirst().first ?? ""
+    for step in [
+      "UserAPI me", "OAuth2Authorization authorize GET /users/me", "~ 401: queued, refresh started",
+      "status: 401)", "OAuth2Authorization refresh (queued: 1)",
+      "OAuth2SessionManager refreshToken (status: 200)", "NetworkController POST /oauth/token",
+      "status: 200)",
+    ] {
+      #expect(trace.contains(step), "the trace lacks \(step)")
+    }
+    // After the failed refresh the credential was kept, so the last 'user me' refreshes again.
     let last = try #require(result.stdout.split(separator: "\n").last)
     let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
     #expect(object?["email"] as? String == "ada@example.com")
@@ -111,18 +157,22 @@ struct AuthEndToEndTests {
 
   /// The stored credential, read with sqlite3 from the workspace file.
   private func credential(in db: String) throws -> (access: String, refresh: String) {
+    let text = try sqlite(
+      db, "SELECT CAST(value AS TEXT) FROM entry WHERE store = 'user' AND key = 'oauth2Credential'")
+    let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
+    return (object?["accessToken"] ?? "", object?["refreshToken"] ?? "")
+  }
+
+  /// What sqlite3 prints for `query` on the workspace at `db`.
+  private func sqlite(_ db: String, _ query: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "sqlite3", db,
-      "SELECT CAST(value AS TEXT) FROM entry WHERE store = 'user' AND key = 'oauth2Credential'",
-    ]
+    process.arguments = ["sqlite3", db, query]
     let output = Pipe()
     process.standardOutput = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    let object = try JSONSerialization.jsonObject(with: data) as? [String: String]
-    return (object?["accessToken"] ?? "", object?["refreshToken"] ?? "")
+    return String(decoding: data, as: UTF8.self)
   }
 }

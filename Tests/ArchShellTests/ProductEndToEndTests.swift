@@ -60,7 +60,7 @@ struct ProductEndToEndTests {
       ),
       (
         "net fault GET /p --empty --drop",
-        "-c:1:15: error: choose one of --status, --empty, --malformed and --drop (--status N, --empty, --malformed, --drop, or --delay alone)"
+        "-c:1:15: error: choose one of --status, --empty, --malformed, --drop and --redirect (--status N, --empty, --malformed, --drop, --redirect URL, or --delay alone)"
       ),
       ("net fault GET /p --body x", "-c:1:25: error: --body goes with --status (add --status N)"),
       (

@@ -35,14 +35,27 @@ struct TranscriptTests {
   }
 }
 
-/// Durations, clock times and the embedded API's port vary from run to run; transcripts compare
-/// them as `#.## ms`, `<time>` and `127.0.0.1:PORT` (a Linux ephemeral port has five digits, so
-/// column widths stay the same).
+/// Durations, clock times, the embedded API's port and its random tokens vary from run to run;
+/// transcripts compare them as `#.## ms`, `<time>`, `<clock>`, `<http-date>`, `127.0.0.1:PORT`
+/// (a Linux ephemeral port has five digits, so column widths stay the same) and `…XXXX` (a token
+/// redacted to its last four hex digits); the rule under a table's last column is compared as
+/// `---`.
 func normalizeDurations(_ text: String) -> String {
   text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
     .replacingOccurrences(
       of: #"127\.0\.0\.1:\d{5}\b"#, with: "127.0.0.1:PORT", options: .regularExpression
     )
     .replacingOccurrences(
-      of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression)
+      of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression
+    )
+    .replacingOccurrences(
+      of: #"\b\d\d:\d\d:\d\d\.\d{3}\b"#, with: "<clock>", options: .regularExpression
+    )
+    .replacingOccurrences(
+      of: #"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT"#, with: "<http-date>",
+      options: .regularExpression
+    )
+    .replacingOccurrences(of: #"…[0-9a-f]{4}\b"#, with: "…XXXX", options: .regularExpression)
+    // A table's last column is as wide as its longest value, which may hold a duration.
+    .replacingOccurrences(of: #"(?m)-{3,}$"#, with: "---", options: .regularExpression)
 }

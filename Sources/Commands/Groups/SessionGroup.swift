@@ -33,7 +33,8 @@ enum SessionGroup {
     "header", short: "H", .text, value: "NAME:VALUE", "a request header")
   /// `request --file NAME=@PATH[;type=MIME]`.
   static let fileOption = Many.option(
-    "file", .text, value: "NAME=@PATH[;type=MIME]", "a file sent as a multipart part")
+    "file", .text, value: "NAME=@PATH[;type=MIME]",
+    "a file sent as a multipart part; quote it when it has ;type=")
   /// `request --auth`.
   static let authFlag = Flag(
     "auth", "send the stored bearer token through OAuth2Authorization (refresh and replay on 401)")
@@ -178,7 +179,7 @@ enum SessionGroup {
       let exists = FileManager.default.fileExists(atPath: path)
       throw ShellError(
         exists ? "cannot read '\(path)'" : "no file at '\(path)'",
-        hint: "the path is relative to \(FileManager.default.currentDirectoryPath)",
+        hint: "a relative path starts in the directory archsh was started in",
         at: word.offset + name.utf8.count + 2)
     }
     let fileName = (path as NSString).lastPathComponent

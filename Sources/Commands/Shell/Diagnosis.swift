@@ -55,12 +55,19 @@ enum Diagnosis {
       case .notLoggedIn: return "log in with 'auth login EMAIL'"
       case .refused(_, "InvalidCredentials", _, _):
         return "the demo account is ada@example.com with the password lovelace"
-      case .refused, .network: return nil
+      case .refused(_, "InvalidRefreshToken", _, nil):
+        return "the API no longer knows the refresh token: log in again with 'auth login EMAIL'"
+      case .refused(_, _, _, nil), .network:
+        return
+          "the credential is kept: run the command again, or log in again with 'auth login EMAIL'"
+      case .refused: return nil
       }
     case UserAPIError.notLoggedIn:
       return "log in with 'auth login EMAIL'"
     case UserAPIError.network(.http(401, _, _)):
       return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
+    case UserAPIError.authorization(let error):
+      return hint(for: error)
     case let error as ParserError:
       if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
       return "give the path to an acknowledgements .plist"

@@ -80,7 +80,7 @@ public final class APIFactory: Factory {
 
   static let oAuth2SessionManagerComponent = FactoryComponent(
     "oAuth2SessionManager", factory: "APIFactory", type: "OAuth2SessionManager", .prototype,
-    dependencies: ["networkController", "accountUserProvider"],
+    dependencies: ["embeddedAPI", "networkController", "accountUserProvider"],
     summary: "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
   ) { try $0.api.oAuth2SessionManager() }
 

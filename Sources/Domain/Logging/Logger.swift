@@ -141,8 +141,9 @@ public enum Redaction {
 
   /// `text` with every bearer token and secret field value redacted.
   public static func scrub(_ text: String) -> String {
-    guard text.contains("oken") || text.contains("Bearer") || text.contains("assword")
-      || text.contains("client_secret")
+    guard
+      text.contains("oken") || text.contains("Bearer") || text.contains("assword")
+        || text.contains("client_secret")
     else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
     for (field, keep) in secretFields where result.contains(field) {

@@ -309,11 +309,9 @@ public final class APISessionManager: @unchecked Sendable {
     redirectsLeft: Int, newBase: URL? = nil,
     done: @escaping @Sendable (NetworkResponseHead?, Data?, NetworkError?, URL?) -> Void
   ) {
-    var fields: [String: String] = [:]
-    for header in headers { fields[header.name] = header.value }
     let timeout = self.timeout
     let exchange = HTTPTransport.start(
-      method: task.method.rawValue, url: url, headers: fields, body: body,
+      method: task.method.rawValue, url: url, headers: headers, body: body,
       connectTimeout: .nanoseconds(Int64(min(timeout, 86_400) * 1_000_000_000)))
     guard task.attach(exchange) else {
       exchange.cancel()

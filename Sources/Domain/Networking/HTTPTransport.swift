@@ -36,6 +36,17 @@ enum HTTPTransport {
   static func start(
     method: String, url: URL, headers: [String: String], body: Data?, connectTimeout: TimeAmount
   ) -> HTTPExchange {
+    start(
+      method: method, url: url,
+      headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+      body: body, connectTimeout: connectTimeout)
+  }
+
+  /// Starts sending `method url` with `headers`, in their order, and `body`.
+  static func start(
+    method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
+    connectTimeout: TimeAmount
+  ) -> HTTPExchange {
     let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
     let exchange = HTTPExchange(eventLoop: eventLoop)
     guard url.scheme == "http", let host = url.host, !host.isEmpty else {

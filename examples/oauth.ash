@@ -1,0 +1,59 @@
+# BDModules (seed 003), OAuth2: OAuth2SessionManager grants and refreshes tokens, AccountUserProvider
+# keeps the credential (a keychain on iOS, the workspace's 'user' store here), and
+# OAuth2Authorization refreshes an expired token once, however many requests got 401, and replays
+# them. Everything travels over real HTTP to the embedded demo API on 127.0.0.1.
+# Run it with `archsh --db :memory: --echo -f examples/oauth.ash`.
+
+# A password in a script comes from a secret variable (or --password-stdin); the line that holds
+# it never reaches the history, a trace or the log.
+set password lovelace --secret
+auth login ada@example.com $password
+auth show
+expect contains "email:         ada@example.com"
+
+# A wrong password is refused by the API with its own code.
+auth login ada@example.com wrong
+expect fails "InvalidCredentials"
+
+# UserAPI's me() goes through OAuth2Authorization with the stored bearer token.
+user me
+expect contains "first_name:   Ada"
+
+# 'auth expire' makes the demo API expire the access token now. The next request gets 401;
+# OAuth2Authorization queues it, OAuth2SessionManager spends the refresh token, the delegate
+# stores the new credential, and the request is replayed. The caller sees only the user.
+auth expire
+trace on
+user me
+trace off
+
+# Twenty requests at once after expiry: twenty 401s, one refresh, twenty replays, twenty 200s.
+# (Without --summary, 'auth burst' prints each request's timeline.)
+auth expire
+auth burst 20 /users/me --summary
+expect contains "20 requests, 20 × 401, 1 refresh, 20 replays, 20 × 200 delivered"
+
+# A refresh that fails: every queued caller gets its error, and the credential is kept, so the
+# next request refreshes again and succeeds.
+net fault POST /oauth/token --status 500 --delay 200ms
+auth expire
+auth burst 5 /users/me --summary
+expect contains "5 failed: the token request was refused (HTTP 500"
+user me
+expect contains "email:        ada@example.com"
+
+# The Loggers kept every request (tag API) and every 401, refresh and replay (tag OAuth2); tokens
+# appear only redacted. Raise a tag's threshold and its Info lines are dropped.
+log tags
+log level API Warning
+auth expire
+user me
+log show --tag API --limit 1
+expect contains "[RESPONSE] 401 GET"
+
+# Logged out, there is nothing to send or refresh.
+auth logout
+user me
+expect fails "nobody is logged in"
+auth refresh
+expect fails "no refresh token"

@@ -38,7 +38,7 @@ private struct LoggedIn: @unchecked Sendable {
           "GET \(path)", observer: { collector.observe(number, $0) },
           makeTask: { header, span, handler in
             try manager.performRequest(
-              method: .GET, path: path, headers: header.map { [("Authorization", $0)] } ?? [],
+              method: .get, path: path, headers: header.map { [("Authorization", $0)] } ?? [],
               parentSpan: span, handler: handler)
           },
           completion: { outcome in
@@ -174,7 +174,7 @@ struct OAuth2AuthorizationTests {
           "GET /users/me", observer: { collector.observe(number, $0) },
           makeTask: { header, span, handler in
             try manager.performRequest(
-              method: .GET, path: "/users/me",
+              method: .get, path: "/users/me",
               headers: header.map { [("Authorization", $0)] } ?? [], parentSpan: span,
               handler: handler)
           },
@@ -222,7 +222,7 @@ struct APISessionManagerTests {
     let session = try await LoggedIn.start()
     defer { session.server.stop() }
     let manager = try session.factory.api.apiSessionManager()
-    let task = try manager.performRequest(method: .GET, path: "/echo")
+    let task = try manager.performRequest(method: .get, path: "/echo")
     #expect(task.state == .suspended)
     try await Task.sleep(nanoseconds: 100_000_000)
     #expect(task.response == nil)
@@ -237,7 +237,7 @@ struct APISessionManagerTests {
     defer { session.server.stop() }
     let manager = try session.factory.api.apiSessionManager()
     let parameters = [(key: "q", value: "swift & more"), (key: "page", value: "2")]
-    for method in APISessionManager.Method.allCases where method != .HEAD {
+    for method in APISessionManager.Method.allCases where method != .head {
       let task = try manager.performRequest(method: method, path: "/echo", parameters: parameters)
       let echoed = try echo(await offPool { task.wait() })
       #expect(echoed["method"] as? String == method.rawValue)
@@ -252,12 +252,12 @@ struct APISessionManagerTests {
         #expect(headers["content-type"] == "application/json")
       }
     }
-    let head = try manager.performRequest(method: .HEAD, path: "/echo", parameters: parameters)
+    let head = try manager.performRequest(method: .head, path: "/echo", parameters: parameters)
     let answered = await offPool { head.wait() }
     #expect(answered?.statusCode == 200 && answered?.data.isEmpty == true)
     #expect(throws: APISessionError.filesNeedBody(method: "GET")) {
       try manager.performRequest(
-        method: .GET, path: "/echo",
+        method: .get, path: "/echo",
         files: [FilePart(data: Data([1]), name: "f", fileName: "f.bin", mimeType: "x/y")])
     }
   }
@@ -273,7 +273,7 @@ struct APISessionManagerTests {
       FilePart(data: Data("notes".utf8), name: "notes", fileName: "a.txt", mimeType: "text/plain"),
     ]
     let task = try manager.performRequest(
-      method: .POST, path: "/echo", parameters: [(key: "caption", value: "a cat")], files: files)
+      method: .post, path: "/echo", parameters: [(key: "caption", value: "a cat")], files: files)
     let echoed = try echo(await offPool { task.wait() })
     let parts = try #require(echoed["parts"] as? [[String: Any]])
     #expect(parts.map { $0["name"] as? String } == ["caption", "image", "notes"])
@@ -289,7 +289,7 @@ struct APISessionManagerTests {
     let api = session.factory.api
     let manager = try api.apiSessionManager()
     session.server.faults.add(Fault(method: "GET", path: "/echo", kind: .redirect("/v2")))
-    let task = try manager.performRequest(method: .GET, path: "/echo", parameters: [("a", "1")])
+    let task = try manager.performRequest(method: .get, path: "/echo", parameters: [("a", "1")])
     let response = await offPool { task.wait() }
     let base = try #require(URL(string: session.server.baseURL.absoluteString + "/v2"))
     #expect(response?.redirectedBaseURL == base)
@@ -300,7 +300,7 @@ struct APISessionManagerTests {
     // A session manager built now starts from the swapped base, which keeps working.
     let next = try api.apiSessionManager()
     #expect(next.dynamicBaseURL == base)
-    let again = try next.performRequest(method: .GET, path: "/products/1")
+    let again = try next.performRequest(method: .get, path: "/products/1")
     #expect(await offPool { again.wait() }?.statusCode == 200)
   }
 
@@ -310,12 +310,12 @@ struct APISessionManagerTests {
     let base = session.server.baseURL
     session.server.faults.add(Fault(method: "GET", path: "/echo", kind: .delayOnly, delay: 2))
     let slow = APISessionManager(dynamicBaseURL: base, timeout: 0.3, logger: nil, tracer: Tracer())
-    let task = try slow.performRequest(method: .GET, path: "/echo")
+    let task = try slow.performRequest(method: .get, path: "/echo")
     let response = await offPool { task.wait() }
     #expect(response?.error == .timeout(url: base.absoluteString + "/echo", seconds: 0.3))
     session.server.stop()
     try await Task.sleep(nanoseconds: 200_000_000)
-    let gone = try slow.performRequest(method: .GET, path: "/echo")
+    let gone = try slow.performRequest(method: .get, path: "/echo")
     let refused = await offPool { gone.wait() }
     #expect(refused?.error == .refused(url: base.absoluteString + "/echo"))
   }

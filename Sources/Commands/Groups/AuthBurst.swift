@@ -37,7 +37,7 @@ struct BurstRun {
           observer: { event in recorder.record(number, event) },
           makeTask: { header, span, handler in
             try manager.performRequest(
-              method: .GET, path: target, headers: header.map { [("Authorization", $0)] } ?? [],
+              method: .get, path: target, headers: header.map { [("Authorization", $0)] } ?? [],
               parentSpan: span, handler: handler)
           },
           completion: { outcome in

@@ -52,7 +52,7 @@ public final class UserAPI {
       authorization.performAndWait("GET /users/me", isCancelled: isCancelled) {
         header, span, handler in
         try sessionManager.performRequest(
-          method: .GET, path: "/users/me",
+          method: .get, path: "/users/me",
           headers: header.map { [("Authorization", $0)] } ?? [], parentSpan: span,
           handler: handler)
       }

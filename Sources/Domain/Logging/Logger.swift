@@ -132,6 +132,7 @@ struct LogBookHandler: LogHandler {
 /// Hides secrets in text that is about to be kept: bearer tokens, token and password fields.
 public enum Redaction {
   /// Field names whose values are secret, in JSON (`"name":"value"`) or a form (`name=value`).
+  ///
   /// Tokens keep their last four characters, so that two can be told apart; passwords and the
   /// client secret keep nothing.
   static let secretFields = [

@@ -193,10 +193,21 @@ public final class APISessionTask: @unchecked Sendable {
 public final class APISessionManager: @unchecked Sendable {
   /// The HTTP methods the seed has.
   public enum Method: String, CaseIterable, Sendable {
-    case HEAD, GET, PUT, POST, PATCH, DELETE
+    /// `HEAD`.
+    case head = "HEAD"
+    /// `GET`.
+    case get = "GET"
+    /// `PUT`.
+    case put = "PUT"
+    /// `POST`.
+    case post = "POST"
+    /// `PATCH`.
+    case patch = "PATCH"
+    /// `DELETE`.
+    case delete = "DELETE"
 
     /// Whether its parameters go in the query rather than a body.
-    public var sendsParametersInQuery: Bool { self == .GET || self == .HEAD || self == .DELETE }
+    public var sendsParametersInQuery: Bool { self == .get || self == .head || self == .delete }
   }
 
   /// How many redirects one request follows.

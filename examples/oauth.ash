@@ -51,6 +51,10 @@ user me
 log show --tag API --limit 1
 expect contains "[RESPONSE] 401 GET"
 
+# How long the embedded API's new access tokens live (an hour unless changed; a standalone
+# 'archsh serve' takes --token-lifetime).
+auth lifetime 30s
+
 # Logged out, there is nothing to send or refresh.
 auth logout
 user me

@@ -1,9 +1,21 @@
 import Foundation
 
-/// The demo API's accounts, its OAuth2 client, and the tokens it has granted, all in memory.
+/// Where the demo API keeps the tokens it has granted, so that they outlive its process.
+///
+/// archsh's embedded API keeps them in the workspace: a credential stored there in one session
+/// still works in the next, as it would against a real API.
+public protocol TokenStorage: AnyObject, Sendable {
+  /// The tokens saved last, or nil.
+  func loadTokens() -> Data?
+  /// Saves the tokens, replacing what was saved.
+  func saveTokens(_ data: Data)
+}
+
+/// The demo API's accounts, its OAuth2 client, and the tokens it has granted.
 ///
 /// Tokens are random and expire: an access token after `tokenLifetime` seconds; a refresh token
-/// lives until it is used, when a new pair replaces it.
+/// lives until it is used, when a new pair replaces it. They are held in memory, and saved to
+/// the `TokenStorage` when one is given.
 public final class Accounts: @unchecked Sendable {
   /// One account: what a password grant checks, and what `GET /users/me` answers.
   public struct Account: Sendable, Equatable {
@@ -53,12 +65,48 @@ public final class Accounts: @unchecked Sendable {
   private var lifetime: Double
   private var refreshes = 0
   private let now: @Sendable () -> Date
+  private let storage: TokenStorage?
 
-  /// Creates the accounts with the demo account; `tokenLifetime` is in seconds.
-  public init(tokenLifetime: Double = 3600, now: @escaping @Sendable () -> Date = Date.init) {
+  /// The saved form of the granted tokens.
+  private struct SavedTokens: Codable {
+    var access: [String: SavedAccess]
+    var refresh: [String: String]
+  }
+  private struct SavedAccess: Codable {
+    var email: String
+    var expiresAt: Double
+  }
+
+  /// Creates the accounts with the demo account; `tokenLifetime` is in seconds. Tokens saved in
+  /// `storage` are granted again.
+  public init(
+    tokenLifetime: Double = 3600, storage: TokenStorage? = nil,
+    now: @escaping @Sendable () -> Date = Date.init
+  ) {
     self.lifetime = tokenLifetime
     self.now = now
+    self.storage = storage
     add(email: Self.demoEmail, password: Self.demoPassword, createdAt: Self.demoCreatedAt)
+    if let data = storage?.loadTokens(),
+      let saved = try? JSONDecoder().decode(SavedTokens.self, from: data)
+    {
+      accessTokens = saved.access.mapValues {
+        ($0.email, Date(timeIntervalSince1970: $0.expiresAt))
+      }
+      refreshTokens = saved.refresh
+    }
+  }
+
+  /// Saves the tokens; the lock is held.
+  private func save() {
+    guard let storage else { return }
+    let time = now()
+    let saved = SavedTokens(
+      access: accessTokens.filter { $0.value.expiresAt > time }.mapValues {
+        SavedAccess(email: $0.email, expiresAt: $0.expiresAt.timeIntervalSince1970)
+      },
+      refresh: refreshTokens)
+    if let data = try? JSONEncoder().encode(saved) { storage.saveTokens(data) }
   }
 
   /// When the demo account was created: fixed, so that its id and dates are the same every run.
@@ -133,6 +181,7 @@ public final class Accounts: @unchecked Sendable {
         accessTokens[token] = (entry.email, time)
         live += 1
       }
+      save()
       return live
     }
   }
@@ -151,6 +200,10 @@ public final class Accounts: @unchecked Sendable {
     let refresh = Self.token()
     accessTokens[access] = (email, now().addingTimeInterval(lifetime))
     refreshTokens[refresh] = email
+    // Expired access tokens are forgotten as new ones are issued.
+    let time = now()
+    accessTokens = accessTokens.filter { $0.value.expiresAt > time || $0.key == access }
+    save()
     return Grant(accessToken: access, refreshToken: refresh, expiresIn: Int(lifetime.rounded(.up)))
   }
 

@@ -18,14 +18,15 @@ struct AuthEndToEndTests {
       second.stdout
         == "email:         ada@example.com\naccess_token:  …\(stored.access.suffix(4))\nrefresh_token: …\(stored.refresh.suffix(4))\nstored_in:     the workspace's 'user' store (a keychain on iOS)\n"
     )
-    // The embedded API lives as long as its process: expire and refresh within one.
+    // A new process: login, expire and refresh.
     let third = try Binary.run(
       [
         "--db", db, "-c", "auth login ada@example.com --password-stdin", "-c", "auth expire",
         "-c", "auth refresh",
       ], input: "lovelace\n")
     #expect(third.status == 0, "\(third.stderr)")
-    #expect(third.stdout.contains("expired 1 access token; the next protected request gets 401\n"))
+    // The first session's token is still live (the API kept it), and the new login's.
+    #expect(third.stdout.contains("expired 2 access tokens; the next protected request gets 401\n"))
     let refreshed = try credential(in: db)
     #expect(refreshed.access != stored.access && refreshed.refresh != stored.refresh)
     for secret in [stored.access, stored.refresh, refreshed.access, refreshed.refresh] {
@@ -37,6 +38,10 @@ struct AuthEndToEndTests {
       ))
     let attributes = try FileManager.default.attributesOfItem(atPath: db)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    // A later session is still logged in: the embedded API kept its tokens in the workspace.
+    let later = try Binary.run(["--db", db, "-c", "user me"])
+    #expect(later.status == 0, "\(later.stderr)")
+    #expect(later.stdout.contains("email:        ada@example.com\n"))
     let out = try Binary.run(["--db", db, "-c", "auth logout", "-c", "auth show"])
     #expect(out.stdout == "logged out\nlogged_in: no\n")
   }

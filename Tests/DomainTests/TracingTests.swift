@@ -244,4 +244,8 @@ private final class EmbeddedDemo: EmbeddedAPIServer {
   var baseURL: URL { server.baseURL }
   func stop() { server.stop() }
   func expireAccessTokens() -> Int { server.accounts.expireAccessTokens() }
+  var accessTokenLifetime: Double {
+    get { server.accounts.tokenLifetime }
+    set { server.accounts.tokenLifetime = newValue }
+  }
 }

@@ -23,10 +23,11 @@ enum AuthGroup {
       credential is kept. The seed also checks whether the token changed while the request was \
       in flight, but that check can never be true there; archsh makes it work: a 401 for a token \
       that a finished refresh already replaced is replayed at once with the current token, \
-      without a second refresh. The demo API keeps its tokens in memory, so after archsh \
-      restarts a stored credential is unknown to the new embedded API: log in again.
+      without a second refresh. The embedded demo API keeps the tokens it grants in the \
+      workspace too (table embedded_api), so a later session with the same --db is still \
+      logged in, as against a real API that outlives the app.
       """,
-    commands: [login, show, refresh, expire, burst, logout])
+    commands: [login, show, refresh, expire, lifetime, burst, logout])
 
   /// `login EMAIL`.
   static let emailArgument = Argument("EMAIL", .text, "the account's email").concerning(.value)
@@ -36,6 +37,32 @@ enum AuthGroup {
   /// `login --password-stdin`.
   static let passwordStdinFlag = Flag(
     "password-stdin", "read the password from the first line of standard input")
+
+  /// `lifetime [DURATION]`.
+  static let lifetimeArgument = Option.argument(
+    "DURATION", .duration, "how long new access tokens live, such as 30s or 1h")
+
+  static let lifetime = Command(
+    "lifetime", summary: "show or set how long the embedded API's new access tokens live",
+    discussion: """
+      1h by default; 'archsh serve --token-lifetime' sets it for a standalone server. Tokens \
+      already granted keep their expiry; 'auth expire' ends them now.
+      """,
+    signature: Signature([lifetimeArgument]),
+    examples: ["auth lifetime", "auth lifetime 30s"]
+  ) { invocation in
+    let server = try invocation.session.factory.api.embeddedAPI
+    if let seconds = invocation[lifetimeArgument] {
+      guard seconds > 0 else {
+        throw ShellError(
+          "the lifetime must be longer than 0",
+          at: invocation.word(for: lifetimeArgument)?.offset)
+      }
+      server.accessTokenLifetime = seconds
+    }
+    return .text(
+      "new access tokens live \(Quantities.format(duration: server.accessTokenLifetime))")
+  }
 
   /// `burst N`.
   static let countArgument = Argument(

@@ -70,10 +70,17 @@ public final class Session {
   /// nil) on first use, and starts the embedded demo API when the network is first needed without
   /// `options.apiURL`.
   public init(options: SessionOptions = SessionOptions()) {
+    let root = RootHolder()
     self.factory = ApplicationFactory(
       configuration: ApplicationConfiguration(
         databasePath: options.databasePath ?? ":memory:", apiURL: options.apiURL,
-        startEmbeddedAPI: { try DemoAPI.start() }))
+        startEmbeddedAPI: {
+          // The demo API keeps its tokens in the workspace, so that a stored credential still
+          // works in the next session.
+          let storage = try root.factory.map { WorkspaceTokenStorage(try $0.workspace) }
+          return try DemoAPI.start(accounts: Accounts(storage: storage))
+        }))
+    root.factory = factory
     self.options = options
   }
 
@@ -81,7 +88,26 @@ public final class Session {
   public var tracer: Tracer { factory.tracer }
 }
 
+/// The factory, for the embedded API's start-up closure, which is made before the factory is.
+private final class RootHolder: @unchecked Sendable {
+  weak var factory: ApplicationFactory?
+}
+
+/// The demo API's tokens in the workspace's `embedded_api` table.
+private final class WorkspaceTokenStorage: TokenStorage, @unchecked Sendable {
+  private let state: EmbeddedAPIState
+  init(_ workspace: Workspace) { state = EmbeddedAPIState(workspace: workspace) }
+  func loadTokens() -> Data? { state.loadTokens() }
+  func saveTokens(_ data: Data) { state.saveTokens(data) }
+}
+
 extension DemoAPI: EmbeddedAPIServer {
   /// Expires every access token the demo API has granted.
   public func expireAccessTokens() -> Int { accounts.expireAccessTokens() }
+
+  /// How long the access tokens the demo API grants live, in seconds.
+  public var accessTokenLifetime: Double {
+    get { accounts.tokenLifetime }
+    set { accounts.tokenLifetime = newValue }
+  }
 }

@@ -10,6 +10,8 @@ public protocol EmbeddedAPIServer: AnyObject {
   func stop()
   /// Expires every access token it has granted; returns how many were live.
   func expireAccessTokens() -> Int
+  /// How long the access tokens it grants from now on live, in seconds.
+  var accessTokenLifetime: Double { get set }
 }
 
 /// Why the API in use cannot be reached or re-pointed.

@@ -24,6 +24,7 @@ enum WorkspaceSchema {
       DataSourceDocument.migration,
       AppStateStore.migration,
       LogBook.migration,
+      EmbeddedAPIState.migration,
     ]
 
   /// A migrator with every migration registered, in order.

@@ -77,8 +77,9 @@ public final class Accounts: @unchecked Sendable {
     var expiresAt: Double
   }
 
-  /// Creates the accounts with the demo account; `tokenLifetime` is in seconds. Tokens saved in
-  /// `storage` are granted again.
+  /// Creates the accounts with the demo account, with tokens that live `tokenLifetime` seconds.
+  ///
+  /// Tokens saved in `storage` are granted again.
   public init(
     tokenLifetime: Double = 3600, storage: TokenStorage? = nil,
     now: @escaping @Sendable () -> Date = Date.init

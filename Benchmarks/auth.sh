@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# P9: BDModules' transport. 1,000 authenticated GETs through OAuth2Authorization
+# ('session request GET /echo --auth': the stored credential read, the bearer header, the 401
+# check) next to 1,000 plain GETs through APISessionManager alone ('session request GET /echo'),
+# in the same run, and Python's http.client sending the same 1,000 GETs with the bearer header
+# as a peer. Then the wall time of 'auth burst 100 /users/me' after 'auth expire': 100 × 401, one
+# refresh, 100 replays.
+# Usage: Benchmarks/auth.sh PATH/TO/archsh [REQUESTS]
+set -euo pipefail
+ARCHSH=${1:-.build/release/archsh}
+N=${2:-1000}
+work=$(mktemp -d)
+server=""
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
+
+python3 - "$work" "$N" <<'PY'
+import sys
+work, n = sys.argv[1], int(sys.argv[2])
+login = "set pw lovelace --secret\nauth login ada@example.com $pw\n"
+with open(f"{work}/plain.ash", "w") as f:
+    f.write(login + "session request GET /echo\n" * n)
+with open(f"{work}/auth.ash", "w") as f:
+    f.write(login + "session request GET /echo --auth\n" * n)
+with open(f"{work}/base.ash", "w") as f:
+    f.write(login)
+with open(f"{work}/burst.ash", "w") as f:
+    f.write(login + "auth expire\nauth burst 100 /users/me --summary\n" * 5)
+PY
+
+best() {  # the best of 5 wall-clock runs of a command, in seconds
+  python3 - "$@" <<'PY'
+import subprocess, sys, time
+times = []
+for _ in range(5):
+    start = time.perf_counter()
+    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+    times.append(time.perf_counter() - start)
+print(min(times))
+PY
+}
+# Alternating, so that a slow moment of this machine hits both.
+base=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/base.ash")
+plain=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/plain.ash")
+auth=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/auth.ash")
+plain2=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/plain.ash")
+auth2=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/auth.ash")
+bursts=$("$ARCHSH" --no-rc --db :memory: -f "$work/burst.ash" | grep -o 'in [0-9.]* ms' | awk '{print $2}' | paste -sd' ')
+summary=$("$ARCHSH" --no-rc --db :memory: -f "$work/burst.ash" | grep 'requests,' | tail -1)
+
+# The peer talks to the same demo API, run on its own with `archsh serve`.
+"$ARCHSH" --no-rc -c 'serve --port 0' >"$work/serve.out" 2>&1 &
+server=$!
+for _ in $(seq 100); do grep -q 'http://' "$work/serve.out" && break; sleep 0.05; done
+url=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -1)
+
+python3 - "$url" "$N" "$base" "$plain" "$auth" "$plain2" "$auth2" "$bursts" "$summary" <<'PY'
+import http.client, json, sys, time, urllib.parse
+url, n = sys.argv[1], int(sys.argv[2])
+base, plain, auth, plain2, auth2 = (float(x) for x in sys.argv[3:8])
+bursts = [float(x) for x in sys.argv[8].split()]
+summary = sys.argv[9]
+host = urllib.parse.urlparse(url)
+form = "grant_type=password&username=ada%40example.com&password=lovelace&client_id=archsh&client_secret=archsh-demo-secret"
+c = http.client.HTTPConnection(host.hostname, host.port)
+c.request("POST", "/oauth/token", form, {"Content-Type": "application/x-www-form-urlencoded"})
+token = json.loads(c.getresponse().read())["access_token"]
+best = None
+for _ in range(5):
+    start = time.perf_counter()
+    for _ in range(n):
+        # A new connection each time, as archsh opens one per request.
+        c = http.client.HTTPConnection(host.hostname, host.port)
+        c.request("GET", "/echo", headers={"Authorization": "Bearer " + token})
+        r = c.getresponse(); r.read(); c.close()
+        assert r.status == 200
+    elapsed = time.perf_counter() - start
+    best = elapsed if best is None else min(best, elapsed)
+p, a = min(plain, plain2) - base, min(auth, auth2) - base
+print(f"== P9: {n:,} GETs through APISessionManager, with and without OAuth2Authorization (best of 5, start-up and login subtracted) ==")
+print(f"archsh session request GET /echo --auth   {a * 1000:8.1f} ms  {n / a:8.0f} authenticated GETs/s")
+print(f"archsh session request GET /echo          {p * 1000:8.1f} ms  {n / p:8.0f} plain GETs/s  (authorization costs {(a - p) / n * 1e6:+.0f} µs a request)")
+print(f"python http.client, bearer header         {best * 1000:8.1f} ms  {n / best:8.0f} GETs/s  (a new connection each, as archsh)")
+print(f"auth burst 100 /users/me after auth expire: {min(bursts):.1f} ms best, {sorted(bursts)[len(bursts)//2]:.1f} ms median of {len(bursts)}  ({summary.split(' in ')[0]})")
+PY

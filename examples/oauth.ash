@@ -50,6 +50,12 @@ auth expire
 user me
 log show --tag API --limit 1
 expect contains "[RESPONSE] 401 GET"
+# A disabled tag keeps nothing until it is enabled again.
+log disable OAuth2
+auth expire
+user me
+log tags
+log enable OAuth2
 
 # How long the embedded API's new access tokens live (an hour unless changed; a standalone
 # 'archsh serve' takes --token-lifetime).

@@ -94,6 +94,13 @@ struct AuthEndToEndTests {
       #expect(!text.contains("lovelace"))
     }
     #expect(result.stdout.contains("OAuth2Authorization refresh"))
+    // The burst's Mermaid export names every object on the path.
+    for participant in [
+      "auth", "OAuth2Authorization", "APISessionManager", "OAuth2SessionManager",
+      "NetworkController",
+    ] {
+      #expect(result.stdout.contains("participant \(participant)\\n"), "\(participant)")
+    }
     // 'store retrieve' in JSON: the value is a JSON string, so its quotes are escaped.
     #expect(result.stdout.contains(#"accessToken\":\"…"# + stored.access.suffix(4)))
   }
@@ -116,6 +123,26 @@ struct AuthEndToEndTests {
       noPassword.stderr
         == "-c:1:12: error: 'auth login' needs a password (give a variable set with --secret, or --password-stdin)\n"
     )
+    let unknown = try Binary.run(["--db", ":memory:", "-c", "auth login nobody@example.com pw"])
+    #expect(
+      unknown.stderr
+        == "-c:1:12: error: the token request was refused (HTTP 400, InvalidCredentials: wrong email or password) (the demo account is ada@example.com with the password lovelace)\n"
+    )
+    // A token response that is not JSON: one line, and the stored credential is untouched.
+    let malformed = try Binary.run([
+      "--db", ":memory:", "--keep-going", "-c", "auth login ada@example.com lovelace", "-c",
+      "net fault POST /oauth/token --malformed", "-c", "auth refresh", "-c", "auth show",
+    ])
+    #expect(
+      malformed.stderr
+        == "-c:1:1: error: the token request failed: cannot decode the response: the body is not valid JSON (the credential is kept: run the command again, or log in again with 'auth login EMAIL')\n"
+    )
+    let tokens = malformed.stdout.split(separator: "\n").filter {
+      $0.hasPrefix("access_token:") || $0.hasPrefix("refresh_token:")
+    }
+    // The login's tokens, then the same ones from 'auth show'.
+    #expect(tokens.count == 4)
+    #expect(tokens.count == 4 && tokens[0] == tokens[2] && tokens[1] == tokens[3])
     let external = try Binary.run([
       "--db", ":memory:", "--api", "http://127.0.0.1:9", "-c", "auth expire",
     ])

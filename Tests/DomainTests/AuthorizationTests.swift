@@ -131,9 +131,9 @@ struct OAuth2AuthorizationTests {
     let session = try await LoggedIn.start()
     defer { session.server.stop() }
     session.server.accounts.expireAccessTokens()
-    // The refresh fails after half a second, so that every 401 is queued behind it.
+    // The refresh fails after a second, so that every 401 is queued behind it.
     session.server.faults.add(
-      Fault(method: "POST", path: "/oauth/token", kind: .status(500, body: nil), delay: 0.5))
+      Fault(method: "POST", path: "/oauth/token", kind: .status(500, body: nil), delay: 1))
 
     let outcomes = try await session.burst(50)
 

@@ -299,7 +299,7 @@ public final class Interpreter {
   /// `{"output": ..., "trace": [...]}`.
   private func emit(_ output: Output) {
     // Log lines logged on the event loops are written with the command that caused them.
-    try? session.factory.api.builtLogBook?.flush()
+    try? session.factory.builtLogBook?.flush()
     let trees = session.tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map(TraceRendering.tree)

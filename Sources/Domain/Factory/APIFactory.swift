@@ -303,11 +303,6 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// The log book if it has been built, without building it (for writing it out).
-  public var builtLogBook: LogBook? {
-    core.existing(Self.logBookComponent.name, as: LogBook.self)
-  }
-
   /// The API's Logger, tag `API`.
   public var logger: Logger {
     get throws {

@@ -269,10 +269,16 @@ public final class ApplicationFactory: @unchecked Sendable {
     core.existing(Self.appDelegateComponent.name, as: AppDelegate.self)
   }
 
+  /// The log book if it has been built, without building it or its factory (the shell writes
+  /// it out after each command).
+  public var builtLogBook: LogBook? {
+    core.existing(APIFactory.logBookComponent.name, as: LogBook.self)
+  }
+
   /// Writes what is held in memory (log lines, the access times of recent reads) before the
   /// process ends.
   public func shutdown() {
-    try? api.builtLogBook?.flush()
+    try? builtLogBook?.flush()
     guard let workspace = core.existing(Self.workspaceComponent.name, as: Workspace.self) else {
       return
     }

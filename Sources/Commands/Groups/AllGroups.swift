@@ -18,6 +18,7 @@ public enum AllGroups {
     LazyCommandGroup("user") { UserGroup.group },
     LazyCommandGroup("session") { SessionGroup.group },
     LazyCommandGroup("log") { LogGroup.group },
+    LazyCommandGroup("model") { ModelGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

@@ -71,3 +71,98 @@ public final class JSONFactory: Factory {
     }
   }
 }
+
+/// A mapped object and what the mapping reported.
+public struct MappedObject: Sendable {
+  /// The value or model object.
+  public let object: ValueObject
+  /// The required fields that were missing.
+  public let warnings: [MappingWarning]
+}
+
+/// A mapped collection: its elements and its `info`.
+public struct ModelCollection: Sendable {
+  /// The elements, in the order the API gave them.
+  public let elements: [ValueObject]
+  /// `info.offset`.
+  public let offset: Int
+  /// `info.count`.
+  public let count: Int
+  /// `info.total`.
+  public let total: Int
+  /// The required fields that were missing.
+  public let warnings: [MappingWarning]
+}
+
+extension ModelFactory {
+  /// The types this factory maps, with their field mappers (BDModules' example app's).
+  public var registry: ModelRegistry { .bdModules }
+
+  /// Maps one API object by its `type`; `expected` also checks the type. Missing required fields
+  /// are logged under the tag `Model` at Error, as the seed's `logError` does, and returned.
+  public func object(from value: JSONValue, expected: String? = nil, at path: String = "$") throws
+    -> MappedObject
+  {
+    if let expected, case .object(let members) = value,
+      case .string(let found)? = ModelRegistry.member(members, "type"), found != expected
+    {
+      throw ModelError.typeMismatch(expected: expected, found: found, path: path)
+    }
+    var warnings: [MappingWarning] = []
+    let object = try root.tracer.withSpan("ModelFactory", "map") { span in
+      let object = try registry.map(value, at: path, warnings: &warnings)
+      span.setAttribute("type", object.type)
+      return object
+    }
+    report(warnings)
+    return MappedObject(object: object, warnings: warnings)
+  }
+
+  /// The default object parser: the object under `data`.
+  public func objectParser(_ data: Data) throws -> MappedObject {
+    guard case .object(let members) = try StrictJSON.parse(data),
+      let object = ModelRegistry.member(members, "data"), case .object = object
+    else { throw ModelError.missingData(expected: "object") }
+    return try self.object(from: object, at: "data")
+  }
+
+  /// The collection parser: the objects under `data`, with `info`, which must agree with them.
+  public func collectionParser(_ data: Data) throws -> ModelCollection {
+    guard case .object(let members) = try StrictJSON.parse(data),
+      case .array(let items)? = ModelRegistry.member(members, "data")
+    else { throw ModelError.missingData(expected: "array") }
+    guard case .object(let info)? = ModelRegistry.member(members, "info"),
+      let offset = Self.integer(info, "offset"), let count = Self.integer(info, "count"),
+      let total = Self.integer(info, "total")
+    else { throw ModelError.missingInfo }
+    guard count == items.count else {
+      throw ModelError.infoDisagrees("count is \(count), but data holds \(items.count)")
+    }
+    guard total >= offset + count else {
+      throw ModelError.infoDisagrees(
+        "total is \(total), fewer than offset \(offset) plus count \(count)")
+    }
+    var warnings: [MappingWarning] = []
+    var elements: [ValueObject] = []
+    elements.reserveCapacity(items.count)
+    try root.tracer.withSpan("ModelFactory", "collection") { span in
+      for (index, item) in items.enumerated() {
+        elements.append(try registry.map(item, at: "data[\(index)]", warnings: &warnings))
+      }
+      span.setAttribute("count", String(items.count))
+    }
+    report(warnings)
+    return ModelCollection(
+      elements: elements, offset: offset, count: count, total: total, warnings: warnings)
+  }
+
+  private func report(_ warnings: [MappingWarning]) {
+    guard !warnings.isEmpty, let logger = try? root.api.logger(tag: "Model") else { return }
+    for warning in warnings { logger.logError(warning.description) }
+  }
+
+  static func integer(_ members: [JSONMember], _ key: String) -> Int? {
+    guard case .number(let text)? = ModelRegistry.member(members, key) else { return nil }
+    return Int(text)
+  }
+}

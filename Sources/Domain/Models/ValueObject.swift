@@ -1,0 +1,81 @@
+import Foundation
+
+/// A mapped field's value: JSON as it came, a nested value object, or an array of them.
+public indirect enum ModelValue: Equatable, Sendable {
+  /// A JSON value other than `null` (BDModules keeps these as they are).
+  case json(JSONValue)
+  /// JSON `null`, or an absent optional field: nil.
+  case null
+  /// A nested object, mapped by its own type's field mappers.
+  case object(ValueObject)
+  /// An array of nested objects.
+  case array([ValueObject])
+}
+
+/// An object with a `type` and no identity, after BDModules' `ValueObject`: two are equal when
+/// their dictionaries are equal.
+public class ValueObject: Equatable, @unchecked Sendable {
+  /// The API's `type`, such as `Location`.
+  public let type: String
+  /// The mapped fields, by model key, in the order of the type's field mappers.
+  public let dictionary: [(key: String, value: ModelValue)]
+
+  /// Creates a value object.
+  public init(type: String, dictionary: [(key: String, value: ModelValue)]) {
+    self.type = type
+    self.dictionary = dictionary
+  }
+
+  /// The value under a model key, or nil when the key is not mapped.
+  public subscript(key: String) -> ModelValue? {
+    dictionary.first { $0.key == key }?.value
+  }
+
+  /// Whether this object has an identity (a model object).
+  public var hasIdentity: Bool { false }
+
+  /// BDModules' rule: value objects are equal when their dictionaries are (in any order);
+  /// model objects when their type and uuid are.
+  public static func == (lhs: ValueObject, rhs: ValueObject) -> Bool {
+    if let left = lhs as? ModelObject, let right = rhs as? ModelObject {
+      return left.type == right.type && left.uuid == right.uuid
+    }
+    return lhs.dictionaryEquals(rhs)
+  }
+
+  /// Whether the two dictionaries hold the same keys and values, in any order.
+  public func dictionaryEquals(_ other: ValueObject) -> Bool {
+    guard dictionary.count == other.dictionary.count else { return false }
+    let sorted = dictionary.sorted { $0.key < $1.key }
+    let otherSorted = other.dictionary.sorted { $0.key < $1.key }
+    return zip(sorted, otherSorted).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+  }
+}
+
+/// A value object with an identity, after BDModules' `ModelObject`: `uuid` from `id`, `pagingId`
+/// from `paging_id`; two are the same object when their type and uuid are equal, whatever their
+/// other fields.
+public final class ModelObject: ValueObject, Hashable, @unchecked Sendable {
+  /// The object's id, a UUID.
+  public let uuid: String
+  /// Its position in a collection's paging, when the API gives one.
+  public let pagingId: Int64?
+
+  /// Creates a model object.
+  public init(
+    type: String, uuid: String, pagingId: Int64?, dictionary: [(key: String, value: ModelValue)]
+  ) {
+    self.uuid = uuid
+    self.pagingId = pagingId
+    super.init(type: type, dictionary: dictionary)
+  }
+
+  /// True: a model object has an identity.
+  public override var hasIdentity: Bool { true }
+
+  /// Hashes the identity: type and uuid.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(type)
+    hasher.combine(uuid)
+  }
+}

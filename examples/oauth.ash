@@ -15,9 +15,10 @@ expect contains "email:         ada@example.com"
 auth login ada@example.com wrong
 expect fails "InvalidCredentials"
 
-# UserAPI's me() goes through OAuth2Authorization with the stored bearer token.
+# UserAPI's me() goes through its APIServiceClient for User, and so through OAuth2Authorization
+# with the stored bearer token; ModelFactory maps the answer into a User model object.
 user me
-expect contains "first_name:   Ada"
+expect contains "identity:  User 6955b900-0000-4000-8000-000000000000"
 
 # 'auth expire' makes the demo API expire the access token now. The next request gets 401;
 # OAuth2Authorization queues it, OAuth2SessionManager spends the refresh token, the delegate
@@ -40,7 +41,7 @@ auth expire
 auth burst 5 /users/me --summary
 expect contains "5 failed: the token request was refused (HTTP 500"
 user me
-expect contains "email:        ada@example.com"
+expect contains "ada@example.com"
 
 # The Loggers kept every request (tag API) and every 401, refresh and replay (tag OAuth2); tokens
 # appear only redacted. Raise a tag's threshold and its Info lines are dropped.

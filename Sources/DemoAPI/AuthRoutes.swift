@@ -81,11 +81,13 @@ extension Envelope {
   /// A user in the convention: snake_case, `type` and `id`, `null` for absent fields.
   static func user(_ account: Accounts.Account) -> String {
     let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
+    let display = name.prefix(1).uppercased() + name.dropFirst()
     return """
-      {"type":"user","id":\(quote(account.id)),"email":\(quote(account.email)),\
-      "first_name":\(quote(name.prefix(1).uppercased() + name.dropFirst())),"last_name":null,\
-      "phone_number":null,"user_status":"Active","created_at":\(account.createdAt),\
-      "updated_at":\(account.createdAt)}
+      {"type":"User","id":\(quote(account.id)),"email":\(quote(account.email)),\
+      "first_name":\(quote(display)),"last_name":null,\
+      "phone_number":null,"user_status":"Active",\
+      "profile":{"type":"Profile","display_name":\(quote(display)),"avatar_url":null,"bio":null},\
+      "created_at":\(account.createdAt),"updated_at":\(account.createdAt)}
       """
   }
 }

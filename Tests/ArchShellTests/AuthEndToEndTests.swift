@@ -41,7 +41,8 @@ struct AuthEndToEndTests {
     // A later session is still logged in: the embedded API kept its tokens in the workspace.
     let later = try Binary.run(["--db", db, "-c", "user me"])
     #expect(later.status == 0, "\(later.stderr)")
-    #expect(later.stdout.contains("email:        ada@example.com\n"))
+    #expect(
+      later.stdout.contains("email        email         Default      yes       ada@example.com\n"))
     let out = try Binary.run(["--db", db, "-c", "auth logout", "-c", "auth show"])
     #expect(out.stdout == "logged out\nlogged_in: no\n")
   }
@@ -168,13 +169,19 @@ struct AuthEndToEndTests {
         -c:1:1: error: the token request was refused (HTTP 500, InternalError: injected fault: HTTP 500 for /oauth/token) (the credential is kept: run the command again, or log in again with 'auth login EMAIL')
 
         """)
-    #expect(result.stdout.contains("type:         user\nid:           "))
     #expect(
-      result.stdout.contains("email:        ada@example.com\nfirst_name:   Ada\nlast_name:    -\n"))
+      result.stdout.contains(
+        "type:      User\nkind:      model object\nuuid:      6955b900-0000-4000-8000-000000000000\n"
+      ))
+    #expect(
+      result.stdout.contains(
+        "email        email         Default      yes       ada@example.com\nfirstName    first_name    Default      yes       Ada\n"
+      ))
     // The traced 'user me' shows the whole path: 401, the queue, one refresh, the replay.
     let trace = result.stdout.components(separatedBy: "archsh user me").dropFirst().first ?? ""
     for step in [
-      "UserAPI me", "OAuth2Authorization authorize GET /users/me", "~ 401: queued, refresh started",
+      "APIServiceClient GET /users/me (type: User)", "OAuth2Authorization authorize GET /users/me",
+      "~ 401: queued, refresh started", "ModelFactory map (type: User)",
       "status: 401)", "OAuth2Authorization refresh (queued: 1)",
       "OAuth2SessionManager refreshToken (status: 200)", "NetworkController POST /oauth/token",
       "status: 200)",
@@ -184,8 +191,11 @@ struct AuthEndToEndTests {
     // After the failed refresh the credential was kept, so the last 'user me' refreshes again.
     let last = try #require(result.stdout.split(separator: "\n").last)
     let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
-    #expect(object?["email"] as? String == "ada@example.com")
-    #expect(object?["last_name"] is NSNull)
+    let fields = object?["fields"] as? [String: Any]
+    #expect(object?["type"] as? String == "User")
+    #expect(fields?["email"] as? String == "ada@example.com")
+    #expect(fields?["lastName"] is NSNull)
+    #expect((fields?["profile"] as? [String: Any])?["displayName"] as? String == "Ada")
   }
 
   /// The stored credential, read with sqlite3 from the workspace file.

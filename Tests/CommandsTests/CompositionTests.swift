@@ -79,7 +79,8 @@ struct CompositionTests {
         for (number, line) in lines.enumerated() {
           let code = line.trimmingCharacters(in: .whitespaces)
           if code.hasPrefix("//") { continue }
-          for type in types where type != "DemoAPI" {
+          // A plain search first: the word-boundary regex only where the name appears.
+          for type in types where type != "DemoAPI" && code.contains(type + "(") {
             if code.range(of: "\\b\(type)\\(", options: .regularExpression) != nil {
               offenders.append("\(file.lastPathComponent):\(number + 1): \(type)(")
             }

@@ -69,7 +69,10 @@ struct OAuthServerTests {
     #expect(me.status == 200)
     #expect(me.body["code"] as? String == "OK")
     let user = try #require(me.body["data"] as? [String: Any])
-    #expect(user["type"] as? String == "user")
+    #expect(user["type"] as? String == "User")
+    let profile = user["profile"] as? [String: Any]
+    #expect(profile?["type"] as? String == "Profile")
+    #expect(profile?["display_name"] as? String == "Ada")
     #expect(user["email"] as? String == Accounts.demoEmail)
     #expect(user["first_name"] as? String == "Ada")
     #expect(user["last_name"] is NSNull)

@@ -180,7 +180,13 @@ struct FactoryTests {
 
   @Test(
     "every product is built by its factory, and each construction asks only for what it declares")
-  func everyProduct() throws {
+  func everyProduct() async throws {
+    // Off the cooperative pool: building the embedded API blocks until it listens, and the
+    // server answers on the pool.
+    try await offPool { try Self.buildEveryProduct() }
+  }
+
+  private static func buildEveryProduct() throws {
     // Given a factory with the embedded demo API and an in-memory workspace
     let factory = ApplicationFactory(
       configuration: ApplicationConfiguration(startEmbeddedAPI: { try EmbeddedDemo() }))
@@ -197,6 +203,7 @@ struct FactoryTests {
       .appendingPathComponent("examples/Pods-acknowledgements.plist").path
     built["acknowParser"] = try factory.model.acknowParser(plistPath: plist)
     built["openDataSource"] = try factory.dataSource.library.create("fruit", sections: [])
+    built["apiServiceClient"] = try factory.api.apiServiceClient(type: "User")
 
     // Then every declared product was built, is of its declared type, and asked only for
     // products it declares as injected

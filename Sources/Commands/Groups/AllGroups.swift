@@ -19,6 +19,7 @@ public enum AllGroups {
     LazyCommandGroup("session") { SessionGroup.group },
     LazyCommandGroup("log") { LogGroup.group },
     LazyCommandGroup("model") { ModelGroup.group },
+    LazyCommandGroup("client") { ClientGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

@@ -59,7 +59,7 @@ enum ModelGroup {
     let word = try invocation[jsonArgument]
     let json = try ValueInput.json(word, what: "the object").json
     let mapped = try located(word) { try factory.object(from: json, expected: type.name) }
-    return output(mapped, type: type)
+    return ModelRendering.output(mapped, type: type)
   }
 
   static let eq = Command(
@@ -116,7 +116,7 @@ enum ModelGroup {
     }
   }
 
-  /// A field mapper as `api_key → modelKey (required, ValueObject)`.
+  /// A field mapper as `api_key→modelKey (required, ValueObject)`.
   static func describe(_ mapper: APIFieldMapper) -> String {
     var notes: [String] = []
     if mapper.required { notes.append("required") }
@@ -127,51 +127,4 @@ enum ModelGroup {
     return arrow + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
   }
 
-  static func output(_ mapped: MappedObject, type: ModelType) -> Output {
-    let object = mapped.object
-    var head = [
-      Field("type", .string(object.type)),
-      Field("kind", .string(object.hasIdentity ? "model object" : "value object")),
-    ]
-    if let model = object as? ModelObject {
-      head.append(Field("uuid", .string(model.uuid)))
-      head.append(Field("paging_id", model.pagingId.map { .int(Int($0)) } ?? .null))
-      head.append(Field("identity", .string("\(model.type) \(model.uuid)")))
-    } else {
-      head.append(Field("identity", .string("none: equal by dictionary")))
-    }
-    let rows: [[Value]] = type.mappers.map { mapper in
-      [
-        .string(mapper.modelKey), .string(mapper.apiKeyPath), .string(mapper.kind.rawValue),
-        .bool(mapper.required), value(object[mapper.modelKey] ?? .null),
-      ]
-    }
-    var parts: [Output] = [
-      .record(head),
-      .table(
-        Table(columns: ["model_key", "api_key_path", "kind", "required", "value"], rows: rows)),
-    ]
-    if !mapped.warnings.isEmpty {
-      parts.append(.text(mapped.warnings.map { "warning: \($0)" }.joined(separator: "\n")))
-    }
-    return .sequence(parts)
-  }
-
-  /// A mapped value as an output value: nested objects with their type first.
-  static func value(_ mapped: ModelValue) -> Value {
-    switch mapped {
-    case .null: return .null
-    case .json(let json): return JSONRenderer.value(fromJSON: json)
-    case .object(let object): return value(of: object)
-    case .array(let objects): return .list(objects.map(value(of:)))
-    }
-  }
-
-  /// An object as an output value: its type, identity, then its fields.
-  static func value(of object: ValueObject) -> Value {
-    var fields = [Field("type", .string(object.type))]
-    if let model = object as? ModelObject { fields.append(Field("uuid", .string(model.uuid))) }
-    fields += object.dictionary.map { Field($0.key, value($0.value)) }
-    return .object(fields)
-  }
 }

@@ -5,23 +5,21 @@ enum UserGroup {
   static let group = CommandGroup(
     "user", summary: "the logged-in user from the API (UserAPI)",
     discussion: """
-      UserAPI sends the stored access token as a bearer token. Until OAuth2Authorization lands, \
-      a 401 (after 'auth expire', or a token another API granted) reaches you: 'auth refresh' \
-      gets a new token.
+      UserAPI's me() goes through its APIServiceClient for User: OAuth2Authorization sends the \
+      stored bearer token and, on a 401, refreshes it once and replays the request; ModelFactory \
+      maps the answer's data into a User model object.
       """,
     commands: [me])
 
   static let me = Command(
-    "me", summary: "GET /users/me with the bearer token: the user in the response envelope",
+    "me", summary: "GET /users/me: the logged-in user, as a model object",
     examples: ["user me"]
   ) { invocation in
-    let data = try invocation.session.factory.api.userAPI().me()
-    guard let json = try? StrictJSON.parse(data), case .object(let members) = json,
-      let user = members.first(where: { $0.key == "data" })?.value,
-      case .object(let fields) = JSONRenderer.value(fromJSON: user)
-    else {
-      throw ShellError("the API's answer to /users/me has no data object")
+    let factory = invocation.session.factory
+    let mapped = try factory.api.userAPI().me()
+    guard let type = factory.model.registry.type(named: mapped.object.type) else {
+      return .text(mapped.object.type)
     }
-    return .record(fields)
+    return ModelRendering.output(mapped, type: type)
   }
 }

@@ -22,48 +22,28 @@ public enum UserAPIError: Error, Equatable, CustomStringConvertible, SubjectErro
   }
 }
 
-/// The user routes, after BDModules' `UserAPI`: `me()` asks for the logged-in user through
-/// OAuth2Authorization, which refreshes an expired token and replays the request.
+/// The user routes, after BDModules' `UserAPI`: `me()` asks for the logged-in user through its
+/// `APIServiceClient` for `User`, and so through OAuth2Authorization, which refreshes an expired
+/// token and replays the request.
 public final class UserAPI {
-  private let sessionManager: APISessionManager
-  private let authorization: OAuth2Authorization
+  private let userServiceClient: APIServiceClient
   private let accountUserProvider: AccountUserProvider
-  private let tracer: Tracer
-  private let isCancelled: @Sendable () -> Bool
 
-  /// Creates the API over a session manager, the authorization and the account provider.
-  public init(
-    sessionManager: APISessionManager, authorization: OAuth2Authorization,
-    accountUserProvider: AccountUserProvider, tracer: Tracer,
-    isCancelled: @escaping @Sendable () -> Bool = { false }
-  ) {
-    self.sessionManager = sessionManager
-    self.authorization = authorization
+  /// Creates the API over a service client for `User` and the account provider.
+  public init(userServiceClient: APIServiceClient, accountUserProvider: AccountUserProvider) {
+    self.userServiceClient = userServiceClient
     self.accountUserProvider = accountUserProvider
-    self.tracer = tracer
-    self.isCancelled = isCancelled
   }
 
-  /// `GET /users/me`: the response body, the convention's envelope with the user in `data`.
-  public func me() throws -> Data {
+  /// `GET /users/me`: the logged-in user, as a model object.
+  public func me() throws -> MappedObject {
     guard try accountUserProvider.credential() != nil else { throw UserAPIError.notLoggedIn }
-    let sessionManager = self.sessionManager
-    let outcome = tracer.withSpan("UserAPI", "me") { _ in
-      authorization.performAndWait("GET /users/me", isCancelled: isCancelled) {
-        header, span, handler in
-        try sessionManager.performRequest(
-          method: .get, path: "/users/me",
-          headers: header.map { [("Authorization", $0)] } ?? [], parentSpan: span,
-          handler: handler)
-      }
-    }
-    switch outcome {
-    case .failure(let error): throw UserAPIError.authorization(error)
-    case .success(let response):
-      switch response.result {
-      case .success(let data): return data
-      case .failure(let error): throw UserAPIError.network(error)
-      }
+    do {
+      return try userServiceClient.performRequest(method: .get, path: "/users/me")
+    } catch let error as OAuth2Error {
+      throw UserAPIError.authorization(error)
+    } catch let error as NetworkError {
+      throw UserAPIError.network(error)
     }
   }
 }

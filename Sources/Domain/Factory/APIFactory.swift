@@ -94,9 +94,15 @@ public final class APIFactory: Factory {
 
   static let userAPIComponent = FactoryComponent(
     "userAPI", factory: "APIFactory", type: "UserAPI", .prototype,
-    dependencies: ["apiSessionManager", "oAuth2Authorization", "accountUserProvider"],
-    summary: "the user routes: me() through OAuth2Authorization (BDModules)"
+    dependencies: ["apiServiceClient", "accountUserProvider"],
+    summary: "the user routes: me() through its APIServiceClient for User (BDModules)"
   ) { try $0.api.userAPI() }
+
+  static let apiServiceClientComponent = FactoryComponent(
+    "apiServiceClient", factory: "APIFactory", type: "APIServiceClient", .prototype,
+    dependencies: ["apiSessionManager", "oAuth2Authorization"],
+    summary: "a request through OAuth2Authorization, mapped by ModelFactory (BDModules)",
+    input: "an API type", obtain: nil)
 
   static let logBookComponent = FactoryComponent(
     "logBook", factory: "APIFactory", type: "LogBook", .singleton,
@@ -126,7 +132,7 @@ public final class APIFactory: Factory {
     embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
     magazineIssueUpdaterComponent, productCatalogComponent, logBookComponent, loggerComponent,
     apiSessionManagerComponent, oAuth2SessionManagerComponent, oAuth2AuthorizationComponent,
-    accountUserProviderComponent, userAPIComponent,
+    accountUserProviderComponent, apiServiceClientComponent, userAPIComponent,
   ]
 
   /// The OAuth2 client archsh is registered as with the demo API.
@@ -286,13 +292,21 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// A new UserAPI over a new session manager, the authorization and the logged-in account.
+  /// A new UserAPI over a service client for `User` and the logged-in account.
   public func userAPI() throws -> UserAPI {
     try core.prototype(Self.userAPIComponent) {
       UserAPI(
-        sessionManager: try apiSessionManager(), authorization: try oAuth2Authorization,
-        accountUserProvider: try accountUserProvider, tracer: root.tracer,
-        isCancelled: isCancelled)
+        userServiceClient: try apiServiceClient(type: "User"),
+        accountUserProvider: try accountUserProvider)
+    }
+  }
+
+  /// A new service client for an API type, over a new session manager and the authorization.
+  public func apiServiceClient(type: String) throws -> APIServiceClient {
+    try core.prototype(Self.apiServiceClientComponent) {
+      APIServiceClient(
+        type: type, sessionManager: try apiSessionManager(), authorization: try oAuth2Authorization,
+        modelFactory: root.model, tracer: root.tracer, isCancelled: isCancelled)
     }
   }
 

@@ -98,13 +98,16 @@ extension ModelFactory {
   /// The types this factory maps, with their field mappers (BDModules' example app's).
   public var registry: ModelRegistry { .bdModules }
 
-  /// Maps one API object by its `type`; `expected` also checks the type. Missing required fields
-  /// are logged under the tag `Model` at Error, as the seed's `logError` does, and returned.
+  /// Maps one API object by its `type`; `expected` also checks the type.
+  ///
+  /// Missing required fields are logged under the tag `Model` at Error, as the seed's `logError`
+  /// does, and returned.
   public func object(from value: JSONValue, expected: String? = nil, at path: String = "$") throws
     -> MappedObject
   {
     if let expected, case .object(let members) = value,
-      case .string(let found)? = ModelRegistry.member(members, "type"), found != expected
+      case .string(let found)? = ModelRegistry.member(members, "type"), found != expected,
+      registry.type(named: found)?.name == found
     {
       throw ModelError.typeMismatch(expected: expected, found: found, path: path)
     }

@@ -14,24 +14,31 @@ public final class DemoAPI: @unchecked Sendable {
   public let faults: FaultTable
   /// Its accounts, OAuth2 client and tokens.
   public let accounts: Accounts
+  /// The demo user's favourite locations.
+  public let locations: LocationCatalog
   private let task: Task<Void, Error>
 
-  private init(baseURL: URL, task: Task<Void, Error>, faults: FaultTable, accounts: Accounts) {
+  private init(
+    baseURL: URL, task: Task<Void, Error>, faults: FaultTable, accounts: Accounts,
+    locations: LocationCatalog
+  ) {
     self.baseURL = baseURL
     self.task = task
     self.faults = faults
     self.accounts = accounts
+    self.locations = locations
   }
 
   /// Starts the server on 127.0.0.1 (port 0 picks a free one) and returns once it listens.
   public static func start(
-    port: Int = 0, catalogSize: Int = 100, accounts: Accounts = Accounts()
+    port: Int = 0, catalogSize: Int = 100, accounts: Accounts = Accounts(),
+    locations: LocationCatalog = LocationCatalog()
   ) throws -> DemoAPI {
     let bound = BoundPort()
     let faults = FaultTable()
     let application = makeApplication(
       port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
-      bound: bound)
+      locations: locations, bound: bound)
     let task = Task { try await application.run() }
     guard let actual = bound.wait(seconds: 10) else {
       task.cancel()
@@ -40,7 +47,8 @@ public final class DemoAPI: @unchecked Sendable {
     guard let url = URL(string: "http://127.0.0.1:\(actual)") else {
       throw DemoAPIError.couldNotStart(port: port)
     }
-    return DemoAPI(baseURL: url, task: task, faults: faults, accounts: accounts)
+    return DemoAPI(
+      baseURL: url, task: task, faults: faults, accounts: accounts, locations: locations)
   }
 
   /// Stops the server.
@@ -52,12 +60,14 @@ public final class DemoAPI: @unchecked Sendable {
   static let basePathHeader = HTTPField.Name("X-Archsh-Base-Path")
 
   static func makeApplication(
-    port: Int, catalog: Catalog, faults: FaultTable, accounts: Accounts, bound: BoundPort
+    port: Int, catalog: Catalog, faults: FaultTable, accounts: Accounts,
+    locations: LocationCatalog, bound: BoundPort
   ) -> some ApplicationProtocol {
     let router = Router(context: DemoContext.self)
     // Faults come first, so that they apply to every route, unknown paths included.
     router.add(middleware: FaultMiddleware(faults: faults))
     addAuthRoutes(to: router, accounts: accounts)
+    addLocationRoutes(to: router, accounts: accounts, locations: locations)
     addEchoRoute(to: router)
     router.get("products") { request, _ -> Response in
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)

@@ -12,7 +12,7 @@ enum NetGroup {
       Responses follow the BDModules convention: {"code":"OK","data":...}, collections with \
       info{offset,count,total}, errors as {"code":...,"message":...}.
       """,
-    commands: [api, get, log, fault, faults, timeout])
+    commands: [api, get, log, fault, faults, timeout, locations])
 
   // MARK: - Parameters
 
@@ -51,6 +51,31 @@ enum NetGroup {
   /// `net fault --times N|always`.
   static let timesOption = Option(
     "times", .text, value: "N|always", "how many requests it applies to", default: "1")
+
+  /// `net locations [N]`.
+  static let locationsCountArgument = Option.argument(
+    "N", .integer(0...10_000_000), "how many favourite locations the demo user has")
+  /// `net locations --add K`.
+  static let locationsAddOption = Option(
+    "add", .integer(1...1_000_000), value: "K", "insert K new locations at the top")
+
+  static let locations = Command(
+    "locations", summary: "show or set how many favourite locations the embedded API serves",
+    discussion: """
+      The demo user's locations have paging ids 1...N (the newest highest) and are computed, not \
+      stored, so a million cost nothing and any page costs what the first does. --add inserts new \
+      ones at the top, for Realtime paging to pick up.
+      """,
+    signature: Signature([locationsCountArgument, locationsAddOption]),
+    examples: ["net locations", "net locations 1000000", "net locations --add 3"]
+  ) { invocation in
+    guard let server = try invocation.session.factory.api.embeddedAPI as? DemoAPI else {
+      throw ShellError("the embedded demo API is not running")
+    }
+    if let count = invocation[locationsCountArgument] { server.locations.count = count }
+    if let added = invocation[locationsAddOption] { server.locations.insert(added) }
+    return .text("the demo user has \(plural(server.locations.count, "favourite location"))")
+  }
 
   /// `net timeout DURATION`.
   static let durationArgument = Option.argument("DURATION", .duration, "such as 500ms or 10s")
@@ -304,6 +329,10 @@ extension Builtins {
   static let serveUserOption = Many.option(
     "user", .text, value: "EMAIL:PASSWORD", "add an account that can log in (repeatable)",
     secret: true)
+  /// `serve --locations N`.
+  static let serveLocationsOption = Option(
+    "locations", .integer(0...10_000_000), value: "N",
+    "how many favourite locations the demo user has", default: "100")
   /// `serve --token-lifetime DURATION`.
   static let serveTokenLifetimeOption = Option(
     "token-lifetime", .duration, value: "DURATION", "how long an access token lives",
@@ -318,12 +347,16 @@ extension Builtins {
       client_secret) or grant_type=refresh_token (refresh_token, client_id, client_secret), form \
       or JSON, and answers {"access_token":...,"refresh_token":...,"code":"OK"}. Tokens are \
       random and kept in memory; a refresh token is used up by its refresh. GET /users/me needs \
-      'Authorization: Bearer TOKEN' and answers 401 {"code":"Unauthorized"} without one.
+      'Authorization: Bearer TOKEN' and answers 401 {"code":"Unauthorized"} without one; so do \
+      GET /users/me/locations and /users/{id}/locations, which page through the user's favourite \
+      locations: offset and limit (Standard paging), or since_id or max_id with order=asc|desc \
+      (Realtime paging), with info{offset,count,total}.
       The demo account is \(Accounts.demoEmail) with the password \(Accounts.demoPassword); the \
       client is \(Accounts.clientID) with the secret \(Accounts.clientSecret). --user adds accounts.
       """,
     signature: Signature([
       servePortOption, serveCatalogSizeOption, serveUserOption, serveTokenLifetimeOption,
+      serveLocationsOption,
     ]),
     examples: [
       "serve", "serve --port 0 --catalog-size 10000",
@@ -349,7 +382,8 @@ extension Builtins {
     do {
       server = try DemoAPI.start(
         port: invocation[servePortOption] ?? 8080,
-        catalogSize: invocation[serveCatalogSizeOption] ?? 100, accounts: accounts)
+        catalogSize: invocation[serveCatalogSizeOption] ?? 100, accounts: accounts,
+        locations: LocationCatalog(count: invocation[serveLocationsOption] ?? 100))
     } catch {
       throw ShellError(String(describing: error), hint: "is the port in use? try --port 0")
     }

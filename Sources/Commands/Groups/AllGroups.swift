@@ -20,6 +20,7 @@ public enum AllGroups {
     LazyCommandGroup("log") { LogGroup.group },
     LazyCommandGroup("model") { ModelGroup.group },
     LazyCommandGroup("client") { ClientGroup.group },
+    LazyCommandGroup("repo") { RepoGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

@@ -68,6 +68,8 @@ enum Diagnosis {
       return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
     case UserAPIError.authorization(let error):
       return hint(for: error)
+    case RepositoryError.unknown(_, nil):
+      return "'repo list' lists them; 'repo new NAME PATH' defines one"
     case let error as ParserError:
       if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
       return "give the path to an acknowledgements .plist"

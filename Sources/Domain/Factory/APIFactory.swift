@@ -128,11 +128,24 @@ public final class APIFactory: Factory {
     summary: "queues 401s, refreshes once, replays each request once (BDModules)"
   ) { try $0.api.oAuth2Authorization }
 
+  static let repositoryStoreComponent = FactoryComponent(
+    "repositoryStore", factory: "APIFactory", type: "RepositoryStore", .singleton,
+    dependencies: ["workspace"],
+    summary: "repositories and their elements in the workspace, de-duplicated by identity"
+  ) { try $0.api.repositoryStore }
+
+  static let repositoryComponent = FactoryComponent(
+    "repository", factory: "APIFactory", type: "Repository", .prototype,
+    dependencies: ["repositoryStore", "apiSessionManager", "oAuth2Authorization"],
+    summary: "pages through a collection, Standard or Realtime (BDModules)",
+    input: "a repository name", obtain: nil)
+
   static let components = [
     embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
     magazineIssueUpdaterComponent, productCatalogComponent, logBookComponent, loggerComponent,
     apiSessionManagerComponent, oAuth2SessionManagerComponent, oAuth2AuthorizationComponent,
     accountUserProviderComponent, apiServiceClientComponent, userAPIComponent,
+    repositoryStoreComponent, repositoryComponent,
   ]
 
   /// The OAuth2 client archsh is registered as with the demo API.
@@ -298,6 +311,27 @@ public final class APIFactory: Factory {
       UserAPI(
         userServiceClient: try apiServiceClient(type: "User"),
         accountUserProvider: try accountUserProvider)
+    }
+  }
+
+  /// The workspace's repositories.
+  public var repositoryStore: RepositoryStore {
+    get throws {
+      try core.singleton(Self.repositoryStoreComponent) {
+        RepositoryStore(workspace: try root.workspace)
+      }
+    }
+  }
+
+  /// A new Repository object for the stored repository `name`.
+  public func repository(named name: String) throws -> Repository {
+    try core.prototype(Self.repositoryComponent) {
+      let store = try repositoryStore
+      _ = try store.record(name)
+      return Repository(
+        name: name, store: store, sessionManager: try apiSessionManager(),
+        authorization: try oAuth2Authorization, modelFactory: root.model, tracer: root.tracer,
+        isCancelled: isCancelled)
     }
   }
 

@@ -84,6 +84,8 @@ public struct MappedObject: Sendable {
 public struct ModelCollection: Sendable {
   /// The elements, in the order the API gave them.
   public let elements: [ValueObject]
+  /// The JSON each element was mapped from.
+  public let items: [JSONValue]
   /// `info.offset`.
   public let offset: Int
   /// `info.count`.
@@ -156,7 +158,8 @@ extension ModelFactory {
     }
     report(warnings)
     return ModelCollection(
-      elements: elements, offset: offset, count: count, total: total, warnings: warnings)
+      elements: elements, items: items, offset: offset, count: count, total: total,
+      warnings: warnings)
   }
 
   private func report(_ warnings: [MappingWarning]) {

@@ -25,6 +25,7 @@ enum WorkspaceSchema {
       AppStateStore.migration,
       LogBook.migration,
       EmbeddedAPIState.migration,
+      RepositoryStore.migration,
     ]
 
   /// A migrator with every migration registered, in order.

@@ -1,0 +1,201 @@
+import Domain
+import Foundation
+
+/// `repo`: BDModules' Repository: paged collections kept in the workspace.
+enum RepoGroup {
+  static let group = CommandGroup(
+    "repo", summary: "page through a collection and keep its models (Repository)",
+    discussion: """
+      A repository fetches a collection page by page through APISessionManager and \
+      OAuth2Authorization (an expired token is refreshed and the page replayed unseen), maps each \
+      page with ModelFactory's collection parser, and keeps the model objects, de-duplicated by \
+      type and uuid, in the workspace: it survives a restart with its cursors. Standard paging \
+      sends offset = the number of elements held; Realtime Ascending sends since_id and Realtime \
+      Descending max_id, from the last element's paging id. fetch does not check atEnd, as in \
+      the seed; atEnd is total == count. The seed's atEnd is also true after a first fetch that \
+      failed (0 == 0); archsh's is false until a fetch has succeeded. An error sets the state to \
+      Error and keeps the elements.
+      """,
+    commands: [new, fetch, show, state, list, reset, drop])
+
+  /// A repository's name.
+  static let nameArgument = Argument("NAME", .name, "the repository's name").concerning(.value)
+  /// `new PATH`.
+  static let pathArgument = Argument("PATH", .text, "the collection, such as /users/me/locations")
+  /// `new --mode`.
+  static let modeOption = Option(
+    "mode", .choice(["standard", "realtime"]), "Standard (offset) or Realtime (since_id, max_id)",
+    default: "standard")
+  /// `new --order`.
+  static let orderOption = Option(
+    "order", .choice(["none", "asc", "desc"]), "the order asked of the API", default: "none")
+  /// `new --limit N`.
+  static let limitOption = Option("limit", .integer(1...1000), "the page size", default: "20")
+  /// `new --opt KEY=VALUE`.
+  static let optOption = Many.option(
+    "opt", .text, value: "KEY=VALUE", "an extra query parameter for every fetch")
+  /// `fetch --all`.
+  static let allFlag = Flag("all", "fetch until atEnd, a page with nothing new, or an error")
+  /// `show --from I`.
+  static let fromOption = Option("from", .integer(0...Int.max), "the first position", default: "0")
+  /// `show --count N`.
+  static let countOption = Option("count", .integer(1...10_000), "how many", default: "20")
+
+  static let new = Command(
+    "new", summary: "define a repository: its path, paging mode, order and page size",
+    signature: Signature([
+      nameArgument, pathArgument, modeOption, orderOption, limitOption, optOption,
+    ]),
+    examples: [
+      "repo new favourites /users/me/locations --mode standard --limit 5",
+      "repo new timeline /users/me/locations --mode realtime --order desc --limit 5",
+    ]
+  ) { invocation in
+    let name = try invocation[nameArgument]
+    var options: [String: String] = [:]
+    for word in invocation[optOption] {
+      guard let equals = word.text.firstIndex(of: "="), equals != word.text.startIndex else {
+        throw ShellError(
+          "'\(word.text)' is not KEY=VALUE", hint: "for example --opt q=cafe", at: word.offset)
+      }
+      options[String(word.text[..<equals])] = String(word.text[word.text.index(after: equals)...])
+    }
+    let order = invocation[orderOption]?.text ?? "none"
+    let mode = invocation[modeOption]?.text ?? "standard"
+    let definition = RepositoryDefinition(
+      name: name.text, path: try invocation[pathArgument].text, options: options,
+      ordering: order == "asc" ? .ascending : order == "desc" ? .descending : .none,
+      paging: mode == "realtime" ? .realtime : .standard, limit: invocation[limitOption] ?? 20)
+    do {
+      try invocation.session.factory.api.repositoryStore.create(definition)
+    } catch RepositoryError.realtimeNeedsOrder {
+      throw ShellError(
+        RepositoryError.realtimeNeedsOrder.description, hint: "add --order asc or --order desc",
+        at: invocation.word(for: modeOption)?.offset ?? name.offset)
+    }
+    return record(try invocation.session.factory.api.repositoryStore.record(name.text))
+  }
+
+  static let fetch = Command(
+    "fetch", summary: "fetch the next page: what was sent, what was new, the cursors",
+    signature: Signature([nameArgument, allFlag]),
+    examples: ["repo fetch favourites", "repo fetch favourites --all"]
+  ) { invocation in
+    let name = try invocation[nameArgument]
+    let repository = try invocation.session.factory.api.repository(named: name.text)
+    var results: [FetchResult] = []
+    repeat {
+      guard let result = try repository.fetch() else {
+        return .text("a fetch of '\(name.text)' is already in flight")
+      }
+      results.append(result)
+      if !invocation[allFlag] || result.record.atEnd || result.added == 0 { break }
+    } while !invocation.session.interruptCheck()
+    guard let last = results.last else { return .empty }
+    var lines = results.map { result in
+      "sent \(result.parameters.joined(separator: "&")): +\(result.added) new (\(result.duplicates) duplicates)"
+    }
+    if lines.count > 12 {
+      lines = Array(lines.prefix(5)) + ["… \(lines.count - 10) more pages …"] + lines.suffix(5)
+    }
+    return .sequence([.text(lines.joined(separator: "\n")), record(last.record)])
+  }
+
+  static let show = Command(
+    "show", summary: "the elements, from a position",
+    signature: Signature([nameArgument, fromOption, countOption]),
+    examples: ["repo show favourites", "repo show favourites --from 10 --count 5"]
+  ) { invocation in
+    let name = try invocation[nameArgument]
+    let store = try invocation.session.factory.api.repositoryStore
+    let rows = try store.elements(
+      name.text, from: invocation[fromOption] ?? 0, count: invocation[countOption] ?? 20)
+    return .table(
+      Table(
+        columns: ["position", "type", "paging_id", "name", "id"],
+        rows: rows.map { row in
+          let object =
+            (try? StrictJSON.parse(row.json)).flatMap { value -> [JSONMember]? in
+              if case .object(let members) = value { return members }
+              return nil
+            } ?? []
+          func field(_ key: String) -> Value {
+            guard let value = object.last(where: { $0.key == key })?.value else { return .null }
+            return JSONRenderer.value(fromJSON: value)
+          }
+          return [
+            .int(row.position), field("type"), field("paging_id"), field("name"), field("id"),
+          ]
+        }))
+  }
+
+  static let state = Command(
+    "state", summary: "the fetch state, total, count, atEnd and cursors",
+    signature: Signature([nameArgument]), examples: ["repo state favourites"]
+  ) { invocation in
+    record(
+      try invocation.session.factory.api.repositoryStore.record(try invocation[nameArgument].text))
+  }
+
+  static let list = Command(
+    "list", summary: "every repository", examples: ["repo list"]
+  ) { invocation in
+    .table(
+      Table(
+        columns: ["name", "path", "paging", "ordering", "limit", "state", "count", "total"],
+        rows: try invocation.session.factory.api.repositoryStore.list().map { record in
+          let definition = record.definition
+          return [
+            .string(definition.name), .string(definition.path), .string(definition.paging.rawValue),
+            .string(definition.ordering.rawValue), .int(definition.limit),
+            .string(record.fetchState.rawValue), .int(record.count),
+            record.total.map(Value.int) ?? .null,
+          ]
+        }))
+  }
+
+  static let reset = Command(
+    "reset", summary: "forget the elements and cursors; keep the definition",
+    signature: Signature([nameArgument]), examples: ["repo reset favourites"]
+  ) { invocation in
+    let name = try invocation[nameArgument].text
+    let store = try invocation.session.factory.api.repositoryStore
+    try store.reset(name)
+    return record(try store.record(name))
+  }
+
+  static let drop = Command(
+    "drop", summary: "delete a repository and its elements",
+    signature: Signature([nameArgument]), examples: ["repo drop favourites"]
+  ) { invocation in
+    let name = try invocation[nameArgument].text
+    try invocation.session.factory.api.repositoryStore.drop(name)
+    return .text("dropped '\(name)'")
+  }
+
+  /// A repository's state as a record.
+  static func record(_ record: RepositoryRecord) -> Output {
+    let definition = record.definition
+    var fields = [
+      Field("name", .string(definition.name)),
+      Field(
+        "paging",
+        .string(
+          "\(definition.paging.rawValue), \(definition.ordering.rawValue), limit \(definition.limit)"
+        )),
+      Field("state", .string(record.fetchState.rawValue)),
+      Field("count", .int(record.count)),
+      Field("total", record.total.map(Value.int) ?? .null),
+      Field("at_end", .bool(record.atEnd)),
+      Field("first_paging_id", record.firstPagingId.map { .int(Int($0)) } ?? .null),
+      Field("last_paging_id", record.lastPagingId.map { .int(Int($0)) } ?? .null),
+      Field(
+        "next_fetch",
+        .string(
+          Repository.parameters(for: record).map { "\($0.key)=\($0.value)" }.joined(separator: "&"))
+      ),
+    ]
+    if let error = record.lastError { fields.append(Field("error", .string(error))) }
+    return .record(fields)
+  }
+}

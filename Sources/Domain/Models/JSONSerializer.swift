@@ -1,0 +1,77 @@
+import Foundation
+
+/// Writes JSON values as text, after BDModules' `JSONSerializer`: compact for storage, or
+/// pretty-printed (two spaces) for people; members keep their order.
+public struct JSONSerializer: Sendable {
+  /// Whether to indent.
+  public var pretty: Bool
+
+  /// Creates a serializer.
+  public init(pretty: Bool = false) { self.pretty = pretty }
+
+  /// The value as JSON text.
+  public func string(_ value: JSONValue) -> String {
+    var text = ""
+    write(value, into: &text, depth: 0)
+    return text
+  }
+
+  private func write(_ value: JSONValue, into text: inout String, depth: Int) {
+    switch value {
+    case .null: text += "null"
+    case .bool(let flag): text += flag ? "true" : "false"
+    case .number(let literal): text += literal
+    case .string(let string): Self.quote(string, into: &text)
+    case .array(let elements):
+      guard !elements.isEmpty else {
+        text += "[]"
+        return
+      }
+      text += "["
+      for (index, element) in elements.enumerated() {
+        if index > 0 { text += "," }
+        newline(into: &text, depth: depth + 1)
+        write(element, into: &text, depth: depth + 1)
+      }
+      newline(into: &text, depth: depth)
+      text += "]"
+    case .object(let members):
+      guard !members.isEmpty else {
+        text += "{}"
+        return
+      }
+      text += "{"
+      for (index, member) in members.enumerated() {
+        if index > 0 { text += "," }
+        newline(into: &text, depth: depth + 1)
+        Self.quote(member.key, into: &text)
+        text += pretty ? ": " : ":"
+        write(member.value, into: &text, depth: depth + 1)
+      }
+      newline(into: &text, depth: depth)
+      text += "}"
+    }
+  }
+
+  private func newline(into text: inout String, depth: Int) {
+    guard pretty else { return }
+    text += "\n" + String(repeating: "  ", count: depth)
+  }
+
+  static func quote(_ string: String, into text: inout String) {
+    text += "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      case let control where control.value < 0x20:
+        text += String(format: "\\u%04x", control.value)
+      default: text.unicodeScalars.append(scalar)
+      }
+    }
+    text += "\""
+  }
+}

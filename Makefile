@@ -45,6 +45,7 @@ bench: release
 	Benchmarks/datasource.sh $(ARCHSH_RELEASE)
 	Benchmarks/coordinators.sh $(ARCHSH_RELEASE)
 	Benchmarks/auth.sh $(ARCHSH_RELEASE)
+	Benchmarks/repository.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
 stress: release

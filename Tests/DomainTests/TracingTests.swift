@@ -204,6 +204,9 @@ struct FactoryTests {
     built["acknowParser"] = try factory.model.acknowParser(plistPath: plist)
     built["openDataSource"] = try factory.dataSource.library.create("fruit", sections: [])
     built["apiServiceClient"] = try factory.api.apiServiceClient(type: "User")
+    try factory.api.repositoryStore.create(
+      RepositoryDefinition(name: "r", path: "/p", ordering: .none, paging: .standard, limit: 5))
+    built["repository"] = try factory.api.repository(named: "r")
 
     // Then every declared product was built, is of its declared type, and asked only for
     // products it declares as injected

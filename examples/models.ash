@@ -42,3 +42,9 @@ client get User /users/me
 expect contains "profile      profile       ValueObject"
 client get Location /users/me
 expect fails "the object is a 'User', not a 'Location'"
+
+# 'api lint' checks a response against the convention; each finding is one located line.
+api lint /users/me/locations
+expect contains "conforms"
+api lint @examples/files/bad-collection.json
+expect contains "data[0].paging_id: expected a whole number"

@@ -9,7 +9,10 @@ net locations 12
 
 # Standard paging: each fetch sends offset = the number of elements held.
 repo new favourites /users/me/locations --mode standard --limit 5
+# Traced: Repository → OAuth2Authorization → APISessionManager → ModelFactory → the store.
+trace on
 repo fetch favourites
+trace off
 repo fetch favourites
 expect contains "sent limit=5&offset=5: +5 new (0 duplicates)"
 # An expired token in the middle of paging is refreshed and the page replayed, unseen.
@@ -47,6 +50,15 @@ expect fails "HTTP 503"
 repo state shifting
 expect contains "state:           Error"
 repo list
+
+# A page that breaks the convention fails the fetch with a line that says where; nothing is lost.
+net fault GET /users/me/locations --status 200 --body '{"code":"OK","data":[]}'
+repo fetch favourites
+expect fails "info: the collection has no 'info'"
+net fault GET /users/me/locations --status 200 --body '{"code":"OK","data":[{"type":"Location","id":"42"}],"info":{"offset":12,"count":1,"total":13}}'
+repo fetch favourites
+expect fails "data[0].id: '42' is not a UUID"
+repo state favourites
 
 # Mistakes are one line each.
 repo new broken /users/me/locations --mode realtime

@@ -129,4 +129,27 @@ struct ModelTests {
       try factory.model.objectParser(Data(#"{"code":"OK","data":[]}"#.utf8))
     }
   }
+
+  @Test("api lint finds each departure from the convention, one located finding each")
+  func convention() throws {
+    let bad = try StrictJSON.parse(
+      #"{"code":"Okay","data":[{"type":"Location","id":"42","firstName":"x","paging_id":"3"},{"name":"x"}],"info":{"offset":0,"count":3,"total":1}}"#
+    )
+    #expect(
+      APIConvention.lint(bad, registry: .bdModules).map(\.description) == [
+        "code: 'Okay' is not a known code", "message: an error needs a human-readable message",
+        "info.count: is 3, but data holds 2", "info.total: is 1, fewer than offset 0 plus 2",
+        "data[0].id: is not a UUID", "data[0].paging_id: expected a whole number",
+        "data[0].firstName: field names are snake_case", "data[1]: the object has no string 'type'",
+      ])
+    let good = try StrictJSON.parse(
+      #"{"code":"OK","data":{"type":"Trip","id":"6955b900-0000-4000-8000-00000000a001","profile":{"type":"Profile","display_name":"A"},"stops":[]}}"#
+    )
+    #expect(APIConvention.lint(good, registry: .bdModules).isEmpty)
+    let missingID = try StrictJSON.parse(#"{"code":"OK","data":{"type":"User","email":"a@b.c"}}"#)
+    #expect(
+      APIConvention.lint(missingID, registry: .bdModules).map(\.description) == [
+        "data: a User is a model: it needs an 'id'"
+      ])
+  }
 }

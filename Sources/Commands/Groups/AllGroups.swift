@@ -21,6 +21,7 @@ public enum AllGroups {
     LazyCommandGroup("model") { ModelGroup.group },
     LazyCommandGroup("client") { ClientGroup.group },
     LazyCommandGroup("repo") { RepoGroup.group },
+    LazyCommandGroup("api") { APIGroup.group },
     LazyCommandGroup("ds") { DataSourceGroup.group },
     LazyCommandGroup("issue") { IssueGroup.group },
     LazyCommandGroup("app") { AppGroup.group },

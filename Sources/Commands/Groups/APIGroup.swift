@@ -1,0 +1,51 @@
+import Domain
+import Foundation
+
+/// `api`: BDModules' API convention.
+enum APIGroup {
+  static let group = CommandGroup(
+    "api", summary: "check a response against BDModules' API convention",
+    discussion: """
+      The convention: a top-level code from the known list (and a message with an error code); \
+      data on success; every object with a type, every model object with a UUID id; collections \
+      with info{offset,count,total} that agree with the data; snake_case field names.
+      """,
+    commands: [lint])
+
+  /// `lint @FILE|PATH`.
+  static let sourceArgument = Argument(
+    "SOURCE", .text, "@FILE with a response, or a PATH to GET (through OAuth2Authorization)"
+  ).concerning(.value)
+
+  static let lint = Command(
+    "lint", summary: "each way a response departs from the convention, one located line each",
+    signature: Signature([sourceArgument]),
+    examples: ["api lint /users/me/locations", "api lint @response.json"]
+  ) { invocation in
+    let source = try invocation[sourceArgument]
+    let json: JSONValue
+    if source.text.hasPrefix("@") {
+      json = try ValueInput.json(source, what: "the response").json
+    } else {
+      guard source.text.hasPrefix("/") else {
+        throw ShellError(
+          "'\(source.text)' is neither @FILE nor a path", hint: "for example /users/me",
+          at: source.offset)
+      }
+      let api = invocation.session.factory.api
+      let manager = try api.apiSessionManager()
+      let response = try api.oAuth2Authorization.performAndWait(
+        "GET \(source.text)", isCancelled: invocation.session.interruptCheck
+      ) { header, span, handler in
+        try manager.performRequest(
+          method: .get, path: source.text, headers: header.map { [("Authorization", $0)] } ?? [],
+          parentSpan: span, handler: handler)
+      }.get()
+      if let error = response.error { throw error }
+      json = try ValueInput.check(response.data, file: nil, at: source, what: "the response")
+    }
+    let findings = APIConvention.lint(json, registry: invocation.session.factory.model.registry)
+    guard !findings.isEmpty else { return .text("conforms to the BDModules API convention") }
+    return .text(findings.map(\.description).joined(separator: "\n"))
+  }
+}

@@ -10,6 +10,8 @@ model types
 # JSON null becomes nil ('-').
 model map Trip @examples/files/trip.json
 expect contains "identity:  Trip 6955b900-0000-4000-8000-00000000a001"
+# The same object as JSON, pretty-printed by JSONFactory's serializer.
+model map Trip @examples/files/trip.json --json
 
 # A missing required field is logged under the tag Model, and the object is still built.
 model map Location '{"type":"Location","id":"6955b900-0000-4000-8000-000000000001","latitude":51.5,"longitude":-0.1}'

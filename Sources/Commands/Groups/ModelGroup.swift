@@ -23,6 +23,9 @@ enum ModelGroup {
   }
   /// `map JSON`.
   static let jsonArgument = Argument("JSON", .text, "an object, or @FILE").concerning(.value)
+  /// `map --json`.
+  static let jsonFlag = Flag(
+    "json", "print the mapped object as JSON, pretty-printed by JSONFactory's serializer")
   /// `eq B`.
   static let otherArgument = Argument("OTHER", .text, "another object, or @FILE")
 
@@ -42,10 +45,10 @@ enum ModelGroup {
 
   static let map = Command(
     "map", summary: "map an object: its fields, warnings, nested objects and identity",
-    signature: Signature([typeArgument, jsonArgument]),
+    signature: Signature([typeArgument, jsonArgument, jsonFlag]),
     examples: [
       #"model map Location '{"type":"Location","id":"6955b900-0000-4000-8000-000000000001","paging_id":1,"name":"Home","latitude":51.5,"longitude":-0.1,"address":null}'"#,
-      "model map Trip @trip.json",
+      "model map Trip @trip.json", "model map Trip @trip.json --json",
     ]
   ) { invocation in
     let typeWord = try invocation[typeArgument]
@@ -59,6 +62,12 @@ enum ModelGroup {
     let word = try invocation[jsonArgument]
     let json = try ValueInput.json(word, what: "the object").json
     let mapped = try located(word) { try factory.object(from: json, expected: type.name) }
+    if invocation[jsonFlag] {
+      let object = JSONSerializer.json(mapped.object)
+      return .view(
+        text: invocation.session.factory.json.serializer().string(object),
+        data: JSONRenderer.value(fromJSON: object))
+    }
     return ModelRendering.output(mapped, type: type)
   }
 

@@ -102,31 +102,26 @@ enum RepoGroup {
   }
 
   static let show = Command(
-    "show", summary: "the elements, from a position",
+    "show", summary: "draw the elements through a DataSourceController, from a position",
+    discussion: """
+      The elements from --from are loaded from the workspace into a DataSourceController, one \
+      detail cell each, and drawn as a table view; --json gives the elements' stored JSON.
+      """,
     signature: Signature([nameArgument, fromOption, countOption]),
     examples: ["repo show favourites", "repo show favourites --from 10 --count 5"]
   ) { invocation in
     let name = try invocation[nameArgument]
     let store = try invocation.session.factory.api.repositoryStore
-    let rows = try store.elements(
-      name.text, from: invocation[fromOption] ?? 0, count: invocation[countOption] ?? 20)
-    return .table(
-      Table(
-        columns: ["position", "type", "paging_id", "name", "id"],
-        rows: rows.map { row in
-          let object =
-            (try? StrictJSON.parse(row.json)).flatMap { value -> [JSONMember]? in
-              if case .object(let members) = value { return members }
-              return nil
-            } ?? []
-          func field(_ key: String) -> Value {
-            guard let value = object.last(where: { $0.key == key })?.value else { return .null }
-            return JSONRenderer.value(fromJSON: value)
-          }
-          return [
-            .int(row.position), field("type"), field("paging_id"), field("name"), field("id"),
-          ]
-        }))
+    let from = invocation[fromOption] ?? 0
+    let count = invocation[countOption] ?? 20
+    let controller = try store.dataSourceController(name.text, from: from, count: count)
+    let whole = try store.elements(name.text, from: from, count: count).map { row -> Value in
+      guard let json = try? StrictJSON.parse(row.json) else { return .string(row.json) }
+      return JSONRenderer.value(fromJSON: json)
+    }
+    return .view(
+      text: TableViewDrawing(controller: controller, width: 56).table(from: 0, count: count),
+      data: .list(whole))
   }
 
   static let state = Command(

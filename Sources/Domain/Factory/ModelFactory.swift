@@ -55,7 +55,17 @@ public final class JSONFactory: Factory {
     summary: "encodes models as JSON, keys sorted, slashes unescaped"
   ) { $0.json.encoder() }
 
-  static let components = [decoderComponent, encoderComponent]
+  static let serializerComponent = FactoryComponent(
+    "jsonSerializer", factory: "JSONFactory", type: "JSONSerializer", .prototype,
+    summary: "writes JSON values and models, pretty-printed, members in order (BDModules)"
+  ) { $0.json.serializer() }
+
+  static let components = [decoderComponent, encoderComponent, serializerComponent]
+
+  /// A new serializer that pretty-prints.
+  public func serializer() -> JSONSerializer {
+    core.prototype(Self.serializerComponent) { JSONSerializer(pretty: true) }
+  }
 
   /// A new decoder.
   public func decoder() -> JSONDecoder {

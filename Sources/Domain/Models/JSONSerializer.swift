@@ -16,6 +16,32 @@ public struct JSONSerializer: Sendable {
     return text
   }
 
+  /// A mapped object as JSON: its type, uuid and paging id, then its model keys.
+  public func string(_ object: ValueObject) -> String {
+    string(Self.json(object))
+  }
+
+  /// A mapped object as a JSON value.
+  public static func json(_ object: ValueObject) -> JSONValue {
+    var members = [JSONMember(key: "type", value: .string(object.type))]
+    if let model = object as? ModelObject {
+      members.append(JSONMember(key: "uuid", value: .string(model.uuid)))
+      members.append(
+        JSONMember(key: "pagingId", value: model.pagingId.map { .number(String($0)) } ?? .null))
+    }
+    for (key, value) in object.dictionary {
+      let json: JSONValue
+      switch value {
+      case .null: json = .null
+      case .json(let raw): json = raw
+      case .object(let nested): json = Self.json(nested)
+      case .array(let nested): json = .array(nested.map(Self.json))
+      }
+      members.append(JSONMember(key: key, value: json))
+    }
+    return .object(members)
+  }
+
   private func write(_ value: JSONValue, into text: inout String, depth: Int) {
     switch value {
     case .null: text += "null"

@@ -274,6 +274,45 @@ public final class RepositoryStore: @unchecked Sendable {
     }
   }
 
+  /// The elements `from ..< from + count` as a DataSourceController: one section whose header
+  /// says which elements these are, one detail cell per element (its name, and its paging id
+  /// and coordinates or type).
+  public func dataSourceController(_ name: String, from: Int, count: Int) throws
+    -> DataSourceController
+  {
+    let record = try self.record(name)
+    let rows = try elements(name, from: from, count: count)
+    let models: [RowModel] = rows.map { row in
+      let object =
+        (try? JSONSerialization.jsonObject(with: Data(row.json.utf8))) as? [String: Any] ?? [:]
+      let type = object["type"] as? String ?? "Object"
+      let title = object["name"] as? String ?? object["email"] as? String ?? type
+      var detail = "#\(row.position)"
+      if let paging = object["paging_id"] as? Int { detail += " · paging_id \(paging)" }
+      if let latitude = object["latitude"] as? Double,
+        let longitude = object["longitude"] as? Double
+      {
+        detail += String(format: " · %.3f, %.4f", latitude, longitude)
+      }
+      let display =
+        (try? JSONSerialization.data(
+          withJSONObject: ["type": type, "name": title, "detail": detail], options: [.sortedKeys]))
+        .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+      return .object(type: type, json: display)
+    }
+    let last = from + rows.count
+    let header =
+      rows.isEmpty
+      ? "\(name): no elements from \(from)"
+      : "\(name): elements \(from)–\(last - 1) of \(record.count)"
+    let controller = DataSourceController(
+      sections: [Section(sectionData: SectionDataModel(header: header), rows: models)])
+    for type in Set(models.map(\.modelType)) {
+      controller.register(dataController: DetailCellDataController.self, for: type)
+    }
+    return controller
+  }
+
   private static func record(_ row: Row) -> RepositoryRecord {
     let text: String = row["options"]
     let options = (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]

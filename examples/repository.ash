@@ -60,6 +60,22 @@ repo fetch favourites
 expect fails "data[0].id: '42' is not a UUID"
 repo state favourites
 
+# The server failing in the middle of 'repo fetch --all': the pages fetched so far stay stored,
+# and the next fetch goes on from them.
+repo new paged /users/me/locations --limit 3
+net fault GET /users/me/locations --status 500 --after 2
+repo fetch paged --all
+expect fails "HTTP 500"
+repo state paged
+expect contains "count:           6"
+repo fetch paged --all
+expect contains "at_end:          yes"
+
+# Trips nest a Profile value object and Location model objects; a repository keeps them too.
+repo new trips /users/me/trips --limit 3
+repo fetch trips
+repo show trips --count 2
+
 # Mistakes are one line each.
 repo new broken /users/me/locations --mode realtime
 expect fails "needs an order"

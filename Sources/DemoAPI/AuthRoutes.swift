@@ -78,6 +78,13 @@ extension Envelope {
     """
   }
 
+  /// A user's profile, a value object.
+  static func profile(_ account: Accounts.Account) -> String {
+    let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
+    let display = name.prefix(1).uppercased() + name.dropFirst()
+    return #"{"type":"Profile","display_name":\#(quote(display)),"avatar_url":null,"bio":null}"#
+  }
+
   /// A user in the convention: snake_case, `type` and `id`, `null` for absent fields.
   static func user(_ account: Accounts.Account) -> String {
     let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
@@ -86,7 +93,7 @@ extension Envelope {
       {"type":"User","id":\(quote(account.id)),"email":\(quote(account.email)),\
       "first_name":\(quote(display)),"last_name":null,\
       "phone_number":null,"user_status":"Active",\
-      "profile":{"type":"Profile","display_name":\(quote(display)),"avatar_url":null,"bio":null},\
+      "profile":\(profile(account)),\
       "created_at":\(account.createdAt),"updated_at":\(account.createdAt)}
       """
   }

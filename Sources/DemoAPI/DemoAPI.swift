@@ -68,6 +68,7 @@ public final class DemoAPI: @unchecked Sendable {
     router.add(middleware: FaultMiddleware(faults: faults))
     addAuthRoutes(to: router, accounts: accounts)
     addLocationRoutes(to: router, accounts: accounts, locations: locations)
+    addTripRoutes(to: router, accounts: accounts, locations: locations)
     addEchoRoute(to: router)
     router.get("products") { request, _ -> Response in
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)

@@ -31,9 +31,14 @@ public struct Fault: Sendable, Equatable {
   public var remaining: Int?
   /// How many requests it has applied to.
   public var hits = 0
+  /// How many matching requests it lets through, answered normally, before it applies.
+  public var skip = 0
 
   /// Creates a fault.
-  public init(method: String, path: String, kind: Kind, delay: Double = 0, times: Int? = 1) {
+  public init(
+    method: String, path: String, kind: Kind, delay: Double = 0, times: Int? = 1, after: Int = 0
+  ) {
+    self.skip = max(0, after)
     self.method = method.uppercased()
     self.path = path
     self.kind = kind
@@ -95,6 +100,10 @@ public final class FaultTable: @unchecked Sendable {
   public func take(method: String, path: String) -> Fault? {
     lock.withLock {
       guard let index = faults.firstIndex(where: { $0.matches(method: method, path: path) }) else {
+        return nil
+      }
+      if faults[index].skip > 0 {
+        faults[index].skip -= 1
         return nil
       }
       faults[index].hits += 1

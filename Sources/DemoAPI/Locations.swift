@@ -84,7 +84,43 @@ public final class LocationCatalog: @unchecked Sendable {
   }
 }
 
+extension LocationCatalog {
+  /// Trip `n` (1-based): from location n to location n + 1, by way of location n + 2, with the
+  /// user's profile; nested objects inside an object, as the convention has them.
+  static func trip(_ n: Int, profile: String) -> String {
+    let id = Accounts.uuid(time: 1_767_300_000 + n, counter: n)
+    return """
+      {"type":"Trip","id":"\(id)","paging_id":\(n),"profile":\(profile),\
+      "start_location":\(location(n)),"end_location":\(location(n + 1)),\
+      "stops":[\(location(n + 2))],"distance_meters":\(1000 + (n * 137) % 9000)}
+      """
+  }
+}
+
 extension DemoAPI {
+  /// `GET /users/me/trips`, protected: the user's trips, one fewer than half the locations,
+  /// newest first, by offset and limit.
+  static func addTripRoutes(
+    to router: Router<DemoContext>, accounts: Accounts, locations: LocationCatalog
+  ) {
+    router.get("users/me/trips") { request, _ -> Response in
+      guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
+        return json(
+          .unauthorized,
+          Envelope.error("Unauthorized", "a valid bearer token is required for /users/me/trips"))
+      }
+      let total = max(0, locations.count / 2 - 1)
+      let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
+      let limit = min(1000, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
+      let end = min(total, offset + limit)
+      let profile = Envelope.profile(account)
+      let items =
+        offset < end
+        ? (offset..<end).map { LocationCatalog.trip(total - $0, profile: profile) } : []
+      return json(.ok, Envelope.collection(items, offset: offset, total: total))
+    }
+  }
+
   /// `GET /users/me/locations` and `GET /users/{id}/locations`, protected.
   static func addLocationRoutes(
     to router: Router<DemoContext>, accounts: Accounts, locations: LocationCatalog

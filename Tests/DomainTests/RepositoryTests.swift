@@ -152,6 +152,25 @@ struct RepositoryTests {
     #expect(next.parameters == ["limit=5", "offset=5"] && next.record.count == 10)
   }
 
+  @Test("the server failing in the middle of paging keeps the pages fetched so far")
+  func failsMidway() async throws {
+    let paging = try await Paging.start(locations: 20)
+    defer { paging.server.stop() }
+    try paging.create("mid")
+    paging.server.faults.add(
+      Fault(method: "GET", path: "/users/me/locations", kind: .status(500, body: nil), after: 2))
+    var fetched = 0
+    do {
+      while let result = try await paging.fetch("mid"), !result.record.atEnd { fetched += 1 }
+      Issue.record("the third fetch should have failed")
+    } catch {
+      #expect("\(error)".contains("HTTP 500"))
+    }
+    #expect(fetched == 2)
+    let record = try paging.factory.api.repositoryStore.record("mid")
+    #expect(record.count == 10 && record.fetchState == .error && record.lastPagingId == 10)
+  }
+
   @Test("an expired token in the middle of paging is refreshed and the page replayed once")
   func expiredMidPaging() async throws {
     let paging = try await Paging.start(locations: 10)

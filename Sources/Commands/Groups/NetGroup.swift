@@ -48,6 +48,9 @@ enum NetGroup {
     "redirect", .text, value: "URL", "answer 307 with a Location on this base URL")
   /// `net fault --delay DURATION`.
   static let delayOption = Option("delay", .duration, "wait this long first")
+  /// `net fault --after N`.
+  static let afterOption = Option(
+    "after", .integer(1...1_000_000), value: "N", "let N matching requests through first")
   /// `net fault --times N|always`.
   static let timesOption = Option(
     "times", .text, value: "N|always", "how many requests it applies to", default: "1")
@@ -163,13 +166,14 @@ enum NetGroup {
       """,
     signature: Signature([
       methodArgument, faultPathArgument, statusOption, bodyOption, emptyFlag, malformedFlag,
-      dropFlag, redirectOption, delayOption, timesOption,
+      dropFlag, redirectOption, delayOption, timesOption, afterOption,
     ]),
     examples: [
       "net fault GET /products/42 --status 503",
       "net fault GET /products/* --drop --times 2",
       "net fault GET /products/1 --delay 2s",
       "net fault GET /echo --redirect /v2",
+      "net fault GET /users/me/locations --status 500 --after 2",
       "net fault clear",
     ]
   ) { invocation in
@@ -239,13 +243,16 @@ enum NetGroup {
       }
       times = count
     }
+    let after = invocation[afterOption] ?? 0
     let added = Fault(
-      method: method.text, path: path.text, kind: kind, delay: delay, times: times)
+      method: method.text, path: path.text, kind: kind, delay: delay, times: times, after: after)
     try faultTable(invocation.session).add(added)
     let scope =
       times.map { $0 == 1 ? "the next request" : "the next \($0) requests" }
       ?? "every request until 'net fault clear'"
-    return .text("fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)")
+    let start = after > 0 ? " after \(plural(after, "request")) answered normally" : ""
+    return .text(
+      "fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)\(start)")
   }
 
   static let faults = Command(

@@ -152,4 +152,28 @@ struct ModelTests {
         "data: a User is a model: it needs an 'id'"
       ])
   }
+
+  @Test("a dotted apiKeyPath walks into nested objects; a missing step is a missing field")
+  func dottedKeyPath() throws {
+    let registry = ModelRegistry(types: [
+      ModelType(
+        name: "Place", isModel: false,
+        mappers: [
+          APIFieldMapper("coordinate.latitude", "latitude", required: true),
+          APIFieldMapper("coordinate.longitude", "longitude"),
+        ])
+    ])
+    var warnings: [MappingWarning] = []
+    let place = try registry.map(
+      try StrictJSON.parse(#"{"type":"Place","coordinate":{"latitude":51.5}}"#), at: "$",
+      warnings: &warnings)
+    #expect(place["latitude"] == .json(.number("51.5")))
+    #expect(place["longitude"] == .null)
+    #expect(warnings.isEmpty)
+    _ = try registry.map(
+      try StrictJSON.parse(#"{"type":"Place","coordinate":7}"#), at: "$", warnings: &warnings)
+    #expect(
+      warnings.map(\.description) == ["$.coordinate.latitude: required field 'latitude' is missing"]
+    )
+  }
 }

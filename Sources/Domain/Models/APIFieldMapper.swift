@@ -40,6 +40,13 @@ public struct ModelType: Sendable, Equatable {
   public let isModel: Bool
   /// The fields, in model order.
   public let mappers: [APIFieldMapper]
+
+  /// Creates a type.
+  public init(name: String, isModel: Bool, mappers: [APIFieldMapper]) {
+    self.name = name
+    self.isModel = isModel
+    self.mappers = mappers
+  }
 }
 
 /// Why a JSON value could not be mapped: one line, with the place inside the value.
@@ -107,6 +114,9 @@ public struct MappingWarning: Sendable, Equatable, CustomStringConvertible {
 public struct ModelRegistry: Sendable {
   /// The types, in the order they were registered.
   public let types: [ModelType]
+
+  /// A registry of `types`.
+  public init(types: [ModelType]) { self.types = types }
 
   /// The example app's types.
   public static let bdModules = ModelRegistry(types: [

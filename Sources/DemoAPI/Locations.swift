@@ -59,11 +59,10 @@ public final class LocationCatalog: @unchecked Sendable {
     if let text = query["since_id"] {
       // Newer than since_id (exclusive): ascending from just after it; descending from the top.
       guard let since = Int(text), since >= 0 else { return nil }
-      let newest = min(total, since + (descending ? total : limit))
       ids =
         descending
         ? Array(stride(from: total, to: max(since, total - limit), by: -1))
-        : Array(stride(from: since + 1, through: newest, by: 1))
+        : Array(stride(from: since + 1, through: min(total, since + limit), by: 1))
       offset = descending ? 0 : min(since, total)
     } else if let text = query["max_id"] {
       // Older than max_id (exclusive): descending from just below it; ascending from the oldest.

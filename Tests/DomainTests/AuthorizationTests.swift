@@ -36,11 +36,7 @@ private struct LoggedIn: @unchecked Sendable {
         group.enter()
         authorization.perform(
           "GET \(path)", observer: { collector.observe(number, $0) },
-          makeTask: { header, span, handler in
-            try manager.performRequest(
-              method: .get, path: path, headers: header.map { [("Authorization", $0)] } ?? [],
-              parentSpan: span, handler: handler)
-          },
+          makeTask: OAuth2Authorization.request(manager, method: .get, path: path),
           completion: { outcome in
             collector.finish(number, outcome)
             group.leave()
@@ -172,12 +168,7 @@ struct OAuth2AuthorizationTests {
         group.enter()
         authorization.perform(
           "GET /users/me", observer: { collector.observe(number, $0) },
-          makeTask: { header, span, handler in
-            try manager.performRequest(
-              method: .get, path: "/users/me",
-              headers: header.map { [("Authorization", $0)] } ?? [], parentSpan: span,
-              handler: handler)
-          },
+          makeTask: OAuth2Authorization.request(manager, method: .get, path: "/users/me"),
           completion: { outcome in
             collector.finish(number, outcome)
             group.leave()

@@ -35,12 +35,9 @@ enum APIGroup {
       let api = invocation.session.factory.api
       let manager = try api.apiSessionManager()
       let response = try api.oAuth2Authorization.performAndWait(
-        "GET \(source.text)", isCancelled: invocation.session.interruptCheck
-      ) { header, span, handler in
-        try manager.performRequest(
-          method: .get, path: source.text, headers: header.map { [("Authorization", $0)] } ?? [],
-          parentSpan: span, handler: handler)
-      }.get()
+        "GET \(source.text)", isCancelled: invocation.session.interruptCheck,
+        makeTask: OAuth2Authorization.request(manager, method: .get, path: source.text)
+      ).get()
       if let error = response.error { throw error }
       json = try ValueInput.check(response.data, file: nil, at: source, what: "the response")
     }

@@ -35,11 +35,7 @@ struct BurstRun {
         authorization.perform(
           "GET \(target) #\(number)",
           observer: { event in recorder.record(number, event) },
-          makeTask: { header, span, handler in
-            try manager.performRequest(
-              method: .get, path: target, headers: header.map { [("Authorization", $0)] } ?? [],
-              parentSpan: span, handler: handler)
-          },
+          makeTask: OAuth2Authorization.request(manager, method: .get, path: target),
           completion: { outcome in
             recorder.finish(number, outcome)
             group.leave()

@@ -72,23 +72,15 @@ enum SessionGroup {
     let parameters = try invocation[parameterOption].map { try pair($0, separator: "=") }
     let headers = try invocation[headerOption].map { try header($0) }
     let files = try invocation[fileOption].map { try file($0) }
-    if !files.isEmpty, verb.sendsParametersInQuery {
-      throw ShellError(
-        "\(verb.rawValue) sends its parameters in the query, so it cannot carry files",
-        hint: "send files with POST, PUT or PATCH", at: method.offset)
-    }
     let api = invocation.session.factory.api
     let manager = try api.apiSessionManager()
     let response: APIResponse
     if invocation[authFlag] {
       let outcome = try api.oAuth2Authorization.performAndWait(
-        "\(verb.rawValue) \(path.text)", isCancelled: invocation.session.interruptCheck
-      ) { authorization, span, handler in
-        try manager.performRequest(
-          method: verb, path: path.text, parameters: parameters,
-          headers: headers + (authorization.map { [("Authorization", $0)] } ?? []),
-          files: files, parentSpan: span, handler: handler)
-      }
+        "\(verb.rawValue) \(path.text)", isCancelled: invocation.session.interruptCheck,
+        makeTask: OAuth2Authorization.request(
+          manager, method: verb, path: path.text, parameters: parameters, headers: headers,
+          files: files))
       response = try outcome.get()
     } else {
       let task = try manager.performRequest(

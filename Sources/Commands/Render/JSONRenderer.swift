@@ -107,21 +107,7 @@ public struct JSONRenderer: Sendable {
   }
 
   private static func writeString(_ string: String, into text: inout String) {
-    text += "\""
-    for scalar in string.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case let control where control.value < 0x20:
-        let hex = String(control.value, radix: 16)
-        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default:
-        text.unicodeScalars.append(scalar)
-      }
-    }
-    text += "\""
+    JSONSerializer.quote(string, into: &text)
   }
+
 }

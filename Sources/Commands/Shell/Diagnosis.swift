@@ -68,6 +68,8 @@ enum Diagnosis {
       return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
     case UserAPIError.authorization(let error):
       return hint(for: error)
+    case APISessionError.filesNeedBody:
+      return "send files with POST, PUT or PATCH"
     case RepositoryError.unknown(_, nil):
       return "'repo list' lists them; 'repo new NAME PATH' defines one"
     case let error as ParserError:

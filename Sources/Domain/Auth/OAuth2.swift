@@ -108,7 +108,7 @@ public final class OAuth2SessionManager {
   ) -> Result<OAuth2Credential, OAuth2Error> {
     let form = fields.merging(["client_id": clientID, "client_secret": clientSecret]) { $1 }
     let body = form.sorted { $0.key < $1.key }.map { key, value in
-      "\(Self.encode(key))=\(Self.encode(value))"
+      "\(APISessionManager.encode(key))=\(APISessionManager.encode(value))"
     }.joined(separator: "&")
     let request = NetworkRequest(
       method: "POST",
@@ -134,11 +134,6 @@ public final class OAuth2SessionManager {
     }
   }
 
-  /// Percent-encodes a form value.
-  static func encode(_ text: String) -> String {
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-  }
 }
 
 /// The logged-in account: its email and OAuth2 credential, kept in the workspace's `user` store

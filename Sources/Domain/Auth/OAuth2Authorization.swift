@@ -70,6 +70,21 @@ public final class OAuth2Authorization: @unchecked Sendable {
     self.tracer = tracer
   }
 
+  /// The usual request: `method path` through `sessionManager`, with `headers` and the
+  /// `Authorization` header this authorization gives (none when logged out).
+  public static func request(
+    _ sessionManager: APISessionManager, method: APISessionManager.Method, path: String,
+    parameters: [(key: String, value: String)] = [],
+    headers: [(name: String, value: String)] = [], files: [any MultipartFile] = []
+  ) -> MakeTask {
+    { authorization, span, handler in
+      try sessionManager.performRequest(
+        method: method, path: path, parameters: parameters,
+        headers: headers + (authorization.map { [("Authorization", $0)] } ?? []), files: files,
+        parentSpan: span, handler: handler)
+    }
+  }
+
   /// How many refreshes this authorization has made.
   public var refreshCount: Int { lock.withLock { refreshes } }
 

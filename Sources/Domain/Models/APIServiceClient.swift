@@ -36,18 +36,13 @@ public final class APIServiceClient {
     method: APISessionManager.Method, path: String,
     parameters: [(key: String, value: String)] = [], files: [any MultipartFile] = []
   ) throws -> MappedObject {
-    let sessionManager = self.sessionManager
     return try tracer.withSpan(
       "APIServiceClient", "\(method.rawValue) \(path)", attributes: [("type", type)]
     ) { _ in
       let outcome = authorization.performAndWait(
-        "\(method.rawValue) \(path)", isCancelled: isCancelled
-      ) { header, span, handler in
-        try sessionManager.performRequest(
-          method: method, path: path, parameters: parameters,
-          headers: header.map { [("Authorization", $0)] } ?? [], files: files, parentSpan: span,
-          handler: handler)
-      }
+        "\(method.rawValue) \(path)", isCancelled: isCancelled,
+        makeTask: OAuth2Authorization.request(
+          sessionManager, method: method, path: path, parameters: parameters, files: files))
       let data = try outcome.get().result.get()
       let mapped = try modelFactory.objectParser(data)
       guard mapped.object.type == type else {

@@ -84,7 +84,9 @@ public struct JSONSerializer: Sendable {
     text += "\n" + String(repeating: "  ", count: depth)
   }
 
-  static func quote(_ string: String, into text: inout String) {
+  /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
+  /// escaped, everything else as it is.
+  public static func quote(_ string: String, into text: inout String) {
     text += "\""
     for scalar in string.unicodeScalars {
       switch scalar {

@@ -49,10 +49,12 @@ public enum APISessionError: Error, Equatable, CustomStringConvertible, SubjectE
     }
   }
 
-  /// The input the error concerns.
+  /// The input the error concerns: the path, or the method that cannot carry files.
   public var subject: ErrorSubject? {
-    if case .invalidPath(let path) = self { return ErrorSubject(.value, path) }
-    return nil
+    switch self {
+    case .invalidPath(let path): return ErrorSubject(.value, path)
+    case .filesNeedBody(let method): return ErrorSubject(.value, method)
+    }
   }
 }
 
@@ -162,8 +164,6 @@ public final class APISessionTask: @unchecked Sendable {
     done.signal()
     return response
   }
-
-  var isCancelled: Bool { lock.withLock { cancelled } }
 
   /// Records the exchange in flight, so that `cancel()` reaches it; false when already cancelled.
   func attach(_ exchange: HTTPExchange) -> Bool {
@@ -389,7 +389,7 @@ public final class APISessionManager: @unchecked Sendable {
 
   // MARK: - Encoding
 
-  /// Percent-encodes a query key or value.
+  /// Percent-encodes a query or form key or value.
   static func encode(_ text: String) -> String {
     let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
     return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

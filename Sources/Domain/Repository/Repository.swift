@@ -84,18 +84,14 @@ public final class Repository {
     let record = try store.record(name)
     let parameters = Self.parameters(for: record)
     let path = record.definition.path
-    let sessionManager = self.sessionManager
     return try tracer.withSpan(
       "Repository", "fetch \(name)", attributes: [("parameters", Self.text(parameters))]
     ) { span in
       do {
-        let outcome = authorization.performAndWait("GET \(path)", isCancelled: isCancelled) {
-          header, parent, handler in
-          try sessionManager.performRequest(
-            method: .get, path: path, parameters: parameters,
-            headers: header.map { [("Authorization", $0)] } ?? [], parentSpan: parent,
-            handler: handler)
-        }
+        let outcome = authorization.performAndWait(
+          "GET \(path)", isCancelled: isCancelled,
+          makeTask: OAuth2Authorization.request(
+            sessionManager, method: .get, path: path, parameters: parameters))
         let data = try outcome.get().result.get()
         let page = try modelFactory.collectionParser(data)
         let serializer = JSONSerializer()

@@ -135,12 +135,6 @@ public final class Tracer: Tracing, @unchecked Sendable {
     }
   }
 
-  /// The innermost span running on this thread, or nil.
-  public var currentSpan: Span? {
-    let thread = Self.currentThread
-    return lock.withLock { enabled ? stacks[thread]?.last : nil }
-  }
-
   /// Runs `body` on this thread with `parent` as its innermost span, so that spans `body` opens
   /// become its children: work handed to another thread stays in the tree it belongs to.
   public func withParent<T>(_ parent: Span?, _ body: () throws -> T) rethrows -> T {

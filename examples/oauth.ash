@@ -30,7 +30,10 @@ trace off
 
 # Twenty requests at once after expiry: twenty 401s, one refresh, twenty replays, twenty 200s.
 # (Without --summary, 'auth burst' prints each request's timeline.)
+# The server holds the first twenty answers for 300ms, so that all twenty leave before any 401
+# comes back; without it, on a busy machine the last requests may already carry the new token.
 auth expire
+net fault GET /users/me --delay 300ms --times 20
 auth burst 20 /users/me --summary
 expect contains "20 requests, 20 × 401, 1 refresh, 20 replays, 20 × 200 delivered"
 

@@ -84,6 +84,10 @@ struct OAuth2AuthorizationTests {
     let session = try await LoggedIn.start()
     defer { session.server.stop() }
     #expect(session.server.accounts.expireAccessTokens() == 1)
+    // The first 50 answers wait 300 ms on the server, so that all 50 requests leave with the
+    // expired token before any 401 (and so the refresh) comes back, even on a busy machine.
+    session.server.faults.add(
+      Fault(method: "GET", path: "/users/me", kind: .delayOnly, delay: 0.3, times: 50))
 
     let outcomes = try await session.burst(50)
 

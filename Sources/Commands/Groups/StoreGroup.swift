@@ -46,7 +46,7 @@ enum StoreGroup {
   ).concerning(.store)
 
   /// `persist`'s key.
-  static let keyArgument = Argument("KEY", .text, "the key", completion: keyNames)
+  static let keyArgument = Argument("KEY", .name, "the key", completion: keyNames)
 
   /// `persist`'s value, or @PATH.
   static let valueArgument = Argument(
@@ -61,7 +61,7 @@ enum StoreGroup {
     "age", .duration, value: "DURATION", "an age limit for this entry alone")
 
   /// The keys `retrieve` and `remove` work on.
-  static let keysArgument = Many.arguments("KEY", .text, "the keys", completion: keyNames)
+  static let keysArgument = Many.arguments("KEY", .name, "the keys", completion: keyNames)
 
   /// `keys --prefix`.
   static let prefixOption = Option("prefix", .text, value: "P", "only keys that start with P")
@@ -70,7 +70,7 @@ enum StoreGroup {
   static let limitOption = Option("limit", .integer(0...Int.max), value: "N", "at most N keys")
 
   /// `bytes`'s optional key.
-  static let oneKey = Option.argument("KEY", .text, "one key", completion: keyNames)
+  static let oneKey = Option.argument("KEY", .name, "one key", completion: keyNames)
 
   /// `limits --bytes`.
   static let byteLimitOption = Option("bytes", .bytes, value: "N", "the byte limit, such as 50MB")

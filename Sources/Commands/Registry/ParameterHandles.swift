@@ -12,9 +12,10 @@ public struct Kind<Value>: Sendable {
 extension Kind where Value == Word {
   /// Any text; the value is the word, so errors can point at it.
   public static var text: Kind { Kind(type: .text) { word, _ in word } }
-  /// A file path.
+  /// A file path; an empty word is refused.
   public static var path: Kind { Kind(type: .path) { word, _ in word } }
-  /// The name of something that lives in the session (a store, a variable, a component).
+  /// The name of something that lives in the session (a store, a key, a variable, a component);
+  /// an empty word is refused.
   public static var name: Kind { Kind(type: .name) { word, _ in word } }
   /// One of a fixed set of words; completion offers them.
   public static func choice(_ words: [String]) -> Kind {
@@ -43,8 +44,12 @@ extension Kind where Value == Int {
 
 extension Kind where Value == Double {
   /// A duration such as `90s`, `30d` or `0`, in seconds.
-  public static var duration: Kind {
-    Kind(type: .duration) { _, converted in
+  public static var duration: Kind { duration(atMost: nil) }
+
+  /// A duration of at most `maximum` seconds; parsing refuses a longer one, and the hint for a
+  /// word that is not a duration gives examples within the bound.
+  public static func duration(atMost maximum: Double?) -> Kind {
+    Kind(type: .duration(maximum: maximum)) { _, converted in
       if case .seconds(let value) = converted { return value }
       return nil
     }

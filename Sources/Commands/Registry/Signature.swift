@@ -9,14 +9,15 @@ public enum ValueType: Sendable, Equatable {
   case integer(ClosedRange<Int>)
   /// One of a fixed set of words; completion offers them.
   case choice([String])
-  /// A file path.
+  /// A file path; never empty.
   case path
-  /// A name of something that lives in the session (a store, a variable, a component).
+  /// A name of something that lives in the session (a store, a key, a variable, a component);
+  /// never empty.
   case name
   /// A byte count such as `1024` or `50MB`.
   case bytes
-  /// A duration such as `90s`, `30d` or `0`.
-  case duration
+  /// A duration such as `90s`, `30d` or `0`, of at most `maximum` seconds when there is one.
+  case duration(maximum: Double?)
   /// A date such as `2026-11-01` or `2026-11-01T12:00:00Z`.
   case date
 
@@ -466,17 +467,31 @@ extension Signature {
     throws(ShellError) -> Converted
   {
     switch type {
-    case .text, .path, .name:
+    case .text:
+      return .word
+    case .path, .name:
+      // Quotes around nothing give an empty word, which names nothing: refused here, once, for
+      // every command that takes a name or a path.
+      guard !word.text.isEmpty else {
+        throw ShellError(
+          "\(label()) cannot be empty", hint: type == .path ? "give a file's path" : "give a name",
+          at: word.offset)
+      }
       return .word
     case .bytes:
       return .integer(
         try quantity(
           word, label(), Quantities.bytes, "a byte count", hint: "for example 1024, 64KB or 50MB"))
-    case .duration:
-      return .seconds(
-        try quantity(
-          word, label(), Quantities.duration, "a duration",
-          hint: "for example 90s, 12h, 30d or 0 for none"))
+    case .duration(let maximum):
+      let seconds = try quantity(
+        word, label(), Quantities.duration, "a duration",
+        hint: durationHint(for: word.text, maximum: maximum))
+      if let maximum, seconds > maximum {
+        throw ShellError(
+          "expected at most \(format(bound: maximum)) for \(label()), not '\(word.text)'",
+          at: word.offset)
+      }
+      return .seconds(seconds)
     case .date:
       return .date(
         try quantity(
@@ -502,6 +517,27 @@ extension Signature {
       }
       return .word
     }
+  }
+
+  /// The hint for a word that is not a duration: examples within the parameter's own bound, and
+  /// for a bare number, the same number with a unit.
+  static func durationHint(for text: String, maximum: Double?) -> String {
+    let bound = maximum.map { "; at most \(format(bound: $0))" } ?? ""
+    if let number = Double(text), number > 0, number <= (maximum ?? .infinity) {
+      return "a duration needs a unit, such as \(text)s\(bound)"
+    }
+    guard let maximum else { return "for example 90s, 12h, 30d or 0 for none" }
+    let examples = ["500ms", "2s", "90s", "15m", "12h", "30d"].filter {
+      (Quantities.duration($0) ?? .infinity) <= maximum
+    }.suffix(2)
+    guard !examples.isEmpty else { return "at most \(format(bound: maximum))" }
+    return "for example \(examples.joined(separator: " or "))\(bound)"
+  }
+
+  /// A duration's bound as its help states it: in seconds up to two minutes (`60s`, not `1m`).
+  private static func format(bound: Double) -> String {
+    bound <= 120 && bound.rounded() == bound
+      ? "\(Int(bound))s" : Quantities.format(duration: bound)
   }
 
   /// A quantity read by `read`, or an error that names what was expected.

@@ -197,7 +197,7 @@ struct CompleterTests {
 
   @Test("options, choice values and live values complete from the declarations")
   func arguments() {
-    #expect(completer.complete("trace export --") == ["--format"])
+    #expect(completer.complete("trace export --") == ["--format", "--help"])
     #expect(completer.complete("trace export --format ") == ["mermaid"])
     #expect(completer.complete("output ") == ["json", "table"])
     #expect(
@@ -214,8 +214,8 @@ struct CompleterTests {
     #expect(completer.complete("help ds section s") == ["set"])
     #expect(completer.complete("help trace export ") == [])
     #expect(completer.complete("time factory g") == ["get", "graph"])
-    #expect(completer.complete("set x y --") == ["--secret"])
-    #expect(completer.complete("set x y --secret --") == [])
+    #expect(completer.complete("set x y --") == ["--help", "--secret"])
+    #expect(completer.complete("set x y --secret --") == ["--help"])
   }
 
   @Test("store names and keys complete live from the workspace, by prefix")
@@ -249,7 +249,7 @@ struct CompleterTests {
     #expect(completer.complete("time time factory g") == ["get", "graph"])
     #expect(completer.complete("time ") == completer.complete(""))
     #expect(completer.complete("trace export -- --") == [])
-    #expect(completer.complete("trace export --format=mermaid --") == [])
+    #expect(completer.complete("trace export --format=mermaid --") == ["--help"])
   }
 }
 

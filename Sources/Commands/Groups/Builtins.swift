@@ -35,8 +35,11 @@ enum Builtins {
 
   static let help = Command(
     "help", summary: "show the commands, a group's verbs, or one command in full",
-    discussion:
-      "With --markdown, print the whole command reference as Markdown (docs/commands.md).",
+    discussion: """
+      '--help' after a group, a command or a builtin shows the same: 'store persist --help' is \
+      'help store persist', and 'factory --help' is 'help factory'. With --markdown, print the \
+      whole command reference as Markdown (docs/commands.md).
+      """,
     signature: Signature([topicArgument, verbArgument, subverbArgument, markdownFlag]),
     examples: [
       "help", "help trace", "help trace export", "help ds section", "help ds section set",

@@ -194,3 +194,34 @@ public final class CommandRegistry: Sendable {
     }
   }
 }
+
+extension CommandRegistry {
+  /// The words of the `help` command that a line asking for help with `--help` means:
+  /// `store persist KEY --help` is `help store persist`, and `factory --help` is `help factory`.
+  ///
+  /// `--help` counts only where an option could go: not quoted, not an option's value, not after
+  /// `--`, and not inside a command line that another command runs (`time store keys --help`
+  /// asks for `store keys`' help, which that command's own parse finds). Nil for any other line.
+  public func helpRequest(_ words: [Word]) -> [Word]? {
+    guard
+      let index = words.firstIndex(where: { !$0.isQuoted && $0.text == "--help" }), index > 0
+    else { return nil }
+    let topic: ArraySlice<Word>
+    switch lookup(Array(words[..<index])) {
+    case .incomplete:
+      // A group, or the first word of a two-word verb: `factory --help`, `ds section --help`.
+      topic = words[..<index]
+    case .found(let resolution):
+      let signature = resolution.command.signature
+      let partial = signature.partial(words[resolution.argumentStart..<index])
+      guard partial.acceptsOption, partial.passthroughStart == nil,
+        signature.slot(named: "help", .flag) == nil
+      else { return nil }
+      topic = words[..<resolution.argumentStart]
+    case .unknown:
+      return nil
+    }
+    return [Word("help", offset: words[0].offset)]
+      + topic.map { Word($0.text, offset: $0.offset) }
+  }
+}

@@ -15,6 +15,7 @@ public enum Help {
     lines.append("")
     lines.append(
       "'help GROUP' lists a group's commands; 'help GROUP VERB' or 'help BUILTIN' shows one.")
+    lines.append("'--help' after a group, a command or a builtin shows the same.")
     return lines.joined(separator: "\n")
   }
 

@@ -45,7 +45,9 @@ public struct Completer {
     let resolution: CommandRegistry.Resolution
     switch registry.lookup(words) {
     case .found(let found): resolution = found
-    case .incomplete(_, let candidates): return candidates
+    case .incomplete(_, let candidates):
+      // After a group word, `--help` shows the group's help.
+      return current.hasPrefix("-") && !words.isEmpty ? ["--help"] : candidates
     case .unknown: return []
     }
     let signature = resolution.command.signature
@@ -57,7 +59,7 @@ public struct Completer {
       return signature.parameters.filter {
         $0.kind != .positional && !partial.givenNames.contains($0.name)
       }
-      .map { "--\($0.name)" }
+      .map { "--\($0.name)" } + ["--help"]
     }
     guard let parameter = partial.awaiting else { return [] }
     let context = CompletionContext(

@@ -27,10 +27,12 @@ public final class ParsedCommand {
   /// Resolves and parses `words`.
   ///
   /// A command whose signature takes a command line parses that line as well, one level deep: it
-  /// cannot take itself.
+  /// cannot take itself. A line that asks for help with `--help` (`store persist --help`) is
+  /// parsed as the `help` command that shows it.
   public static func parse(_ words: [Word], registry: CommandRegistry) throws(ShellError)
     -> ParsedCommand
   {
+    if let help = registry.helpRequest(words) { return try parse(help, registry: registry) }
     let resolution = try registry.resolve(words)
     let signature = resolution.command.signature
     let arguments = try signature.parse(

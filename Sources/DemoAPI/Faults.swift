@@ -96,6 +96,19 @@ public final class FaultTable: @unchecked Sendable {
     }
   }
 
+  /// Removes the faults added for `path` (as it was given, so `/products/*` removes the prefix
+  /// fault, not the faults on single products), and only those for `method` when it is given;
+  /// returns them, in the order they were added.
+  @discardableResult
+  public func clear(path: String, method: String? = nil) -> [Fault] {
+    lock.withLock {
+      let method = method?.uppercased()
+      let removed = faults.filter { $0.path == path && (method == nil || $0.method == method) }
+      faults.removeAll { $0.path == path && (method == nil || $0.method == method) }
+      return removed
+    }
+  }
+
   /// The fault that applies to a request, counting it as used (the server calls this).
   public func take(method: String, path: String) -> Fault? {
     lock.withLock {

@@ -83,4 +83,68 @@ struct NewUserConvenienceTests {
     // An unknown group is still an unknown command.
     #expect(try run("stor --help").stderr.contains("unknown command 'stor'"))
   }
+
+  @Test("store drop removes a created store with its entries; the seed's stores are refused")
+  func storeDrop() throws {
+    let db = try Binary.makeTemporaryDirectory() + "/workspace.sqlite"
+    let made = try Binary.run([
+      "--no-rc", "--db", db, "-c",
+      "store create scratch; store persist scratch a 1234; store persist scratch b 56",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let dropped = try Binary.run(["--no-rc", "--db", db, "-c", "store drop scratch"])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    #expect(dropped.stdout == "dropped store 'scratch' with 2 entries, 6 bytes\n")
+    // Gone in the next process, with its entries: a store of that name starts empty.
+    let after = try Binary.run([
+      "--no-rc", "--db", db, "-c", "store stores; store create scratch; store keys scratch",
+    ])
+    #expect(after.status == 0, "\(after.stderr)")
+    #expect(!after.stdout.contains("scratch  "))
+    #expect(after.stdout.contains("key\n---\n"))
+    #expect(!after.stdout.contains("\na\n"))
+
+    let seed = try Binary.run(["--no-rc", "--db", db, "-c", "store drop bookmarks"])
+    #expect(seed.status == 1)
+    #expect(
+      seed.stderr
+        == "-c:1:12: error: 'bookmarks' is one of the seed's stores, which cannot be dropped ('store trim bookmarks --to-bytes 0' removes its entries)\n"
+    )
+    let unknown = try Binary.run(["--no-rc", "--db", db, "-c", "store drop scratc"])
+    #expect(unknown.stderr.contains("unknown store 'scratc' (did you mean 'scratch'?)"))
+    #expect(
+      try Binary.run(["--no-rc", "--db", db, "help", "store", "drop"]).stdout.contains(
+        "usage: store drop NAME"))
+  }
+
+  @Test("net fault clear PATH removes that path's faults, --method only one of them")
+  func clearOneFault() throws {
+    let result = try run(
+      """
+      net fault GET /products/1 --status 503 --times always
+      net fault POST /products/1 --status 500
+      net fault GET /products/2 --drop
+      net fault clear /products/1 --method get
+      net faults
+      net fault clear /products/1
+      net faults
+      net get /products/1
+      """)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains("removed 1 fault: GET /products/1"))
+    #expect(lines.contains("removed 1 fault: POST /products/1"))
+    // After the first clear, the POST and /products/2 remain; after the second, /products/2.
+    #expect(lines.filter { $0.hasPrefix("POST    /products/1") }.count == 1)
+    #expect(lines.filter { $0.hasPrefix("GET     /products/2") }.count == 2)
+    #expect(lines.contains("status:  200"), "\(result.stdout)")
+
+    let missing = try run("net fault GET /products/1 --drop; net fault clear /products/9")
+    #expect(missing.status == 1)
+    #expect(
+      missing.stderr
+        == "-c:1:51: error: no fault for '/products/9' (did you mean '/products/1'?)\n")
+    let misplaced = try run("net fault GET /products/1 --drop --method GET")
+    #expect(misplaced.stderr.contains("--method goes with 'net fault clear PATH'"))
+  }
 }

@@ -24,13 +24,16 @@ enum NetGroup {
 
   /// `net fault METHOD`, or `clear`.
   static let methodArgument = Argument(
-    "METHOD", .text, "GET, POST, ... or *; or 'clear' to remove every fault"
+    "METHOD", .text, "GET, POST, ... or *; or 'clear' to remove faults"
   ) { context in
     ["GET", "POST", "PUT", "DELETE", "*", "clear"].filter { $0.hasPrefix(context.prefix) }
   }
-  /// `net fault METHOD PATH`.
+  /// `net fault METHOD PATH`, or `net fault clear [PATH]`.
   static let faultPathArgument = Option.argument(
-    "PATH", .text, "the path, such as /products/42 or /products/*")
+    "PATH", .text, "the path, such as /products/42 or /products/*; after 'clear', whose faults go")
+  /// `net fault clear PATH --method M`.
+  static let clearMethodOption = Option(
+    "method", .text, value: "METHOD", "with 'clear PATH': only the fault for this method")
   /// `net fault --status N`.
   static let statusOption = Option(
     "status", .integer(100...599), value: "N", "answer with this HTTP status")
@@ -162,11 +165,13 @@ enum NetGroup {
       the swapped base URL); --delay alone answers normally, late. PATH is \
       matched without the query; a trailing * matches a prefix. METHOD * matches any method. A \
       fault applies to the next request only, unless --times says otherwise ('always' keeps it \
-      until 'net fault clear'). The first fault added that matches applies.
+      until 'net fault clear'). The first fault added that matches applies. 'net fault clear' \
+      removes every fault; 'net fault clear PATH' removes those added for PATH (written as it was \
+      added, such as /products/*), and --method M only the one for method M.
       """,
     signature: Signature([
       methodArgument, faultPathArgument, statusOption, bodyOption, emptyFlag, malformedFlag,
-      dropFlag, redirectOption, delayOption, timesOption, afterOption,
+      dropFlag, redirectOption, delayOption, timesOption, afterOption, clearMethodOption,
     ]),
     examples: [
       "net fault GET /products/42 --status 503",
@@ -174,16 +179,17 @@ enum NetGroup {
       "net fault GET /products/1 --delay 2s",
       "net fault GET /echo --redirect /v2",
       "net fault GET /users/me/locations --status 500 --after 2",
+      "net fault clear /products/42",
+      "net fault clear /products/* --method GET",
       "net fault clear",
     ]
   ) { invocation in
     let method = try invocation[methodArgument]
-    if method.text == "clear" {
-      if let extra = invocation[faultPathArgument] {
-        throw ShellError("'net fault clear' takes nothing more", at: extra.offset)
-      }
-      let count = try faultTable(invocation.session).clear()
-      return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
+    if method.text == "clear" { return try clearFaults(invocation) }
+    if let only = invocation[clearMethodOption] {
+      throw ShellError(
+        "--method goes with 'net fault clear PATH'",
+        hint: "the fault's method is the word after 'net fault'", at: only.offset)
     }
     guard let path = invocation[faultPathArgument] else {
       throw ShellError(
@@ -253,6 +259,33 @@ enum NetGroup {
     let start = after > 0 ? " after \(plural(after, "request")) answered normally" : ""
     return .text(
       "fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)\(start)")
+  }
+
+  /// `net fault clear [PATH [--method M]]`: every fault, or those added for PATH.
+  static func clearFaults(_ invocation: Invocation) throws -> Output {
+    let table = try faultTable(invocation.session)
+    let only = invocation[clearMethodOption]
+    guard let path = invocation[faultPathArgument] else {
+      if let only {
+        throw ShellError(
+          "--method needs the PATH of the fault to clear",
+          hint: "for example 'net fault clear /products/42 --method GET'", at: only.offset)
+      }
+      let count = table.clear()
+      return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
+    }
+    let removed = table.clear(path: path.text, method: only?.text)
+    guard !removed.isEmpty else {
+      let paths = Array(Set(table.active.map(\.path))).sorted()
+      let which = only.map { "no \($0.text.uppercased()) fault" } ?? "no fault"
+      throw ShellError(
+        "\(which) for '\(path.text)'",
+        hint: ShellError.didYouMean(path.text, among: paths)
+          ?? (paths.isEmpty ? "no fault is set" : "'net faults' lists them"),
+        at: path.offset)
+    }
+    let names = removed.map { "\($0.method) \($0.path)" }.joined(separator: ", ")
+    return .text("removed \(plural(removed.count, "fault")): \(names)")
   }
 
   static let faults = Command(

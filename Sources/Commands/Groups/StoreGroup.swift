@@ -15,7 +15,9 @@ enum StoreGroup {
       data set (PINCache forbids that, the seed promises it); a key's byte count is its value's \
       length, not its size on disk.
       """,
-    commands: [stores, create, persist, retrieve, remove, keys, entries, bytes, limits, trim])
+    commands: [
+      stores, create, drop, persist, retrieve, remove, keys, entries, bytes, limits, trim,
+    ])
 
   // MARK: - Completion
 
@@ -126,6 +128,29 @@ enum StoreGroup {
     try PersistenceController.createStore(
       name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
     return .text("created store '\(name.text)'")
+  }
+
+  /// `drop`'s store.
+  static let dropName = Argument(
+    "NAME", .name, "a store created with 'store create'", completion: storeNames
+  ).concerning(.store)
+
+  static let drop = Command(
+    "drop", summary: "drop a store created with 'store create', with its entries",
+    discussion: """
+      Says how many entries and bytes went with it. The seed's stores (generalCache, bookmarks, \
+      issues, issueAssets, articleStyles, articleAssets, user, productCache) cannot be dropped: \
+      the controllers persist into them; 'store trim NAME --to-bytes 0' empties one.
+      """,
+    signature: Signature([dropName]),
+    examples: ["store drop productCopies"]
+  ) { invocation in
+    let name = try invocation[dropName]
+    let dropped = try PersistenceController.dropStore(
+      name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
+    let entries = dropped.entries == 1 ? "1 entry" : "\(dropped.entries) entries"
+    return .text(
+      "dropped store '\(name.text)' with \(entries), \(plural(dropped.bytes, "byte"))")
   }
 
   static let persist = Command(

@@ -42,6 +42,8 @@ enum Diagnosis {
       return "make the file writable, or choose another workspace with --db"
     case PersistenceController.Error.unknownStore(_, nil):
       return "'store stores' lists them"
+    case PersistenceController.Error.builtInStore(let store):
+      return "'store trim \(store) --to-bytes 0' removes its entries"
     case PersistenceController.Error.objectFailedToPersist(let store, _):
       return "raise it with 'store limits \(store) --bytes N'"
     case let error as APIError:

@@ -59,6 +59,8 @@ public final class PersistenceController: @unchecked Sendable {
     case storeExists(String)
     /// The name cannot be a store name.
     case invalidStoreName(String)
+    /// The store is one of the seed's, which cannot be dropped.
+    case builtInStore(String)
 
     /// The input the error concerns.
     public var subject: ErrorSubject? {
@@ -66,7 +68,8 @@ public final class PersistenceController: @unchecked Sendable {
       case .objectFailedToPersist: return .value
       case .objectNotFound(let store, let keys):
         return keys.first.map(ErrorSubject.key) ?? .store(store)
-      case .unknownStore(let name, _), .storeExists(let name), .invalidStoreName(let name):
+      case .unknownStore(let name, _), .storeExists(let name), .invalidStoreName(let name),
+        .builtInStore(let name):
         return .store(name)
       }
     }
@@ -87,6 +90,8 @@ public final class PersistenceController: @unchecked Sendable {
         return "store '\(name)' already exists"
       case .invalidStoreName(let name):
         return "'\(name)' cannot name a store (use letters, digits, '_', '-' and '.', at most 64)"
+      case .builtInStore(let name):
+        return "'\(name)' is one of the seed's stores, which cannot be dropped"
       }
     }
   }

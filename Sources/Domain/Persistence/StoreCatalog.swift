@@ -54,6 +54,33 @@ extension PersistenceController {
     }
   }
 
+  /// Drops a store that a user created, with its entries, and returns what it held.
+  ///
+  /// The seed's stores (`Identifier`) are refused: the controllers that the factories build
+  /// persist into them.
+  @discardableResult
+  public static func dropStore(_ name: String, in workspace: Workspace, tracer: Tracing) throws
+    -> StoreSummary
+  {
+    guard Identifier(rawValue: name) == nil else { throw Error.builtInStore(name) }
+    return try tracer.withSpan("PersistenceController", "dropStore", attributes: [("store", name)])
+    { span in
+      try workspace.write("dropping a store") { db in
+        let state = try PersistenceController(
+          identifier: name, workspace: workspace, tracer: tracer
+        ).storeState(db)
+        // The entries go first and explicitly, rather than through the foreign key's cascade,
+        // so that the drop never depends on a connection's foreign_keys setting.
+        try db.execute(sql: "DELETE FROM entry WHERE store = ?", arguments: [name])
+        try db.execute(sql: "DELETE FROM store WHERE name = ?", arguments: [name])
+        span.setAttribute("sql", "DELETE entry, store")
+        span.setAttribute("entries", String(state.entries))
+        return StoreSummary(
+          name: name, entries: state.entries, bytes: state.totalBytes, limits: state.limits)
+      }
+    }
+  }
+
   /// Whether `name` can name a store.
   public static func isValidStoreName(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.count <= 64

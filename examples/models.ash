@@ -48,5 +48,6 @@ expect fails "the object is a 'User', not a 'Location'"
 # 'api lint' checks a response against the convention; each finding is one located line.
 api lint /users/me/locations
 expect contains "conforms"
+# Findings make it fail, as a linter does: it prints them, then exits 1 unless an expect follows.
 api lint @examples/files/bad-collection.json
-expect contains "data[0].paging_id: expected a whole number"
+expect fails "8 findings"

@@ -19,6 +19,10 @@ enum APIGroup {
 
   static let lint = Command(
     "lint", summary: "each way a response departs from the convention, one located line each",
+    discussion: """
+      With findings, it prints them and fails (status 1), as a linter does; in a walkthrough, \
+      follow it with 'expect fails'.
+      """,
     signature: Signature([sourceArgument]),
     examples: ["api lint /users/me/locations", "api lint @response.json"]
   ) { invocation in
@@ -43,6 +47,10 @@ enum APIGroup {
     }
     let findings = APIConvention.lint(json, registry: invocation.session.factory.model.registry)
     guard !findings.isEmpty else { return .text("conforms to the BDModules API convention") }
-    return .text(findings.map(\.description).joined(separator: "\n"))
+    throw FailureWithOutput(
+      output: .text(findings.map(\.description).joined(separator: "\n")),
+      error: ShellError(
+        "\(plural(findings.count, "finding")): the response departs from the BDModules API convention",
+        at: source.offset))
   }
 }

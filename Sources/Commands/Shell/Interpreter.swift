@@ -195,13 +195,15 @@ public final class Interpreter {
       exitStatus = request.status ?? failures.exitStatus(interactive: interactive)
       return false
     } catch {
-      emit(.empty)
+      // A linter fails and still shows its findings.
+      let shown = (error as? FailureWithOutput)?.output ?? .empty
+      emit(shown)
       // A command that did not parse may still be an `expect`, which the failure policy treats
       // as the expectation failing.
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
-        isTransparent: isTransparent)
+        isTransparent: isTransparent, output: shown)
     }
   }
 
@@ -216,20 +218,22 @@ public final class Interpreter {
   /// Records a failure, prints it unless it was printed already, and says whether to go on.
   private func failed(
     _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool = false,
-    isTransparent: Bool = false
+    isTransparent: Bool = false, output: Output = .empty
   ) -> Bool {
     let description: String
     if let reported = error as? AlreadyReported {
       description = reported.description
     } else {
-      let shellError = (error as? ShellError) ?? ShellError(describing: error, command: nil)
+      let shellError =
+        (error as? ShellError) ?? (error as? FailureWithOutput)?.error
+        ?? ShellError(describing: error, command: nil)
       description = shellError.description
       report(shellError.located(at: fallbackOffset), line: line)
     }
     lastErrorDescription = description
     session.lastStatus = 1
     if !isExpect && !(isTransparent && error is AlreadyReported) {
-      previous = CommandRecord(succeeded: false, output: .empty, error: description)
+      previous = CommandRecord(succeeded: false, output: output, error: description)
     }
     return failures.failed(
       interactive: frames.last?.isInteractive ?? true, isExpectation: isExpect, settings: settings)
@@ -267,6 +271,8 @@ public final class Interpreter {
     do {
       return try parsed.resolution.command.run(invocation)
     } catch let error as ShellError {
+      throw error
+    } catch let error as FailureWithOutput {
       throw error
     } catch let error as ExitRequest {
       throw error

@@ -43,3 +43,14 @@ public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
     Suggestion.nearest(to: word, among: candidates).map { "did you mean '\($0)'?" }
   }
 }
+
+/// A command that failed after producing output that still belongs on standard output, such as a
+/// linter's findings: the interpreter prints `output`, then reports `error`, and the status is 1.
+struct FailureWithOutput: Error, CustomStringConvertible, Sendable {
+  /// What the command found, printed as a successful command's output would be.
+  var output: Output
+  /// Why the command counts as failed.
+  var error: ShellError
+
+  var description: String { error.description }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// What commands print and the status they end with, as a user of the binary sees them.
+@Suite("output through the binary", .serialized)
+struct OutputEndToEndTests {
+  @Test("'api lint' with findings prints them, one a line, and exits 1 as a linter does")
+  func lintFails() throws {
+    let file = "examples/files/bad-collection.json"
+    let result = try Binary.run(["--db", ":memory:", "-c", "api lint @\(file)"])
+    #expect(result.status == 1)
+    let findings = result.stdout.split(separator: "\n")
+    #expect(findings.count == 8)
+    #expect(findings.contains("data[0].paging_id: expected a whole number"))
+    #expect(
+      result.stderr
+        == "-c:1:10: error: 8 findings: the response departs from the BDModules API convention\n")
+    // A walkthrough examines the failure with expect, which then passes.
+    let examined = try Binary.run([
+      "--db", ":memory:", "-c", "api lint @\(file); expect fails '8 findings'",
+    ])
+    #expect(examined.status == 0)
+    #expect(examined.stdout.split(separator: "\n").count == 8)
+  }
+}

@@ -22,4 +22,18 @@ struct OutputEndToEndTests {
     #expect(examined.status == 0)
     #expect(examined.stdout.split(separator: "\n").count == 8)
   }
+
+  @Test("a singleton's first construction is traced once under 'factory get', not twice")
+  func singletonTracedOnce() throws {
+    let result = try Binary.run([
+      "--db", ":memory:", "-c",
+      "trace on; factory get repositoryStore; factory get repositoryStore",
+    ])
+    #expect(result.status == 0)
+    let spans = result.stdout.split(separator: "\n").filter { $0.contains("make repositoryStore") }
+    #expect(spans.count == 2, "one build, then one reuse: \(spans)")
+    #expect(spans.first?.contains("(lifetime: singleton, instance: built)") == true, "\(spans)")
+    #expect(spans.first?.hasPrefix("└─ APIFactory") == true, "\(spans)")
+    #expect(spans.last?.contains("instance: shared") == true, "\(spans)")
+  }
 }

@@ -97,16 +97,27 @@ public final class ApplicationFactory: @unchecked Sendable {
     guard let obtain = component.obtain else {
       throw FactoryError.needsInput(name, input: component.input ?? "an input")
     }
+    // A singleton's first construction is traced where every singleton is built, by the core;
+    // a span here too would show that construction twice, one inside the other.
+    if component.lifetime == .singleton, !core.isBuilt(name) {
+      return product(component, instance: try obtain(self), wasCreated: true)
+    }
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
     return try tracer.withSpan(component.factory, "make \(name)", attributes: attributes) { span in
       let wasBuilt = core.isBuilt(name)
       let instance = try obtain(self)
       let created = component.lifetime == .prototype || !wasBuilt
       span.setAttribute("instance", created ? "built" : "shared")
-      return FactoryProduct(
-        component: component, instance: instance, wasCreated: created,
-        identity: identity(of: instance))
+      return product(component, instance: instance, wasCreated: created)
     }
+  }
+
+  private func product(_ component: FactoryComponent, instance: Any, wasCreated: Bool)
+    -> FactoryProduct
+  {
+    FactoryProduct(
+      component: component, instance: instance, wasCreated: wasCreated,
+      identity: identity(of: instance))
   }
 
   /// The number of an instance handed out by `make`; the instances are kept, so that a number

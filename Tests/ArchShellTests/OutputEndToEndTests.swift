@@ -36,4 +36,41 @@ struct OutputEndToEndTests {
     #expect(spans.first?.hasPrefix("└─ APIFactory") == true, "\(spans)")
     #expect(spans.last?.contains("instance: shared") == true, "\(spans)")
   }
+
+  @Test("'db check' on a damaged file prints each problem on its own line, and counts them")
+  func damagedCheck() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/damaged.sqlite"
+    let keys = (0..<300).map { "store persist generalCache k\($0) v\($0)" }.joined(separator: "\n")
+    #expect(try Binary.run(["--db", db], input: keys + "\n").status == 0)
+    #expect(try Binary.run(["--db", db, "-c", "db check"]).stdout == "ok\n")
+    // The index of entries by access time is pointed at another index's empty tree: every entry
+    // is then missing from it, which SQLite reports one problem at a time.
+    let damage = Process()
+    damage.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    damage.arguments = [
+      db,
+      """
+      PRAGMA writable_schema = ON;
+      UPDATE sqlite_schema SET rootpage = (SELECT rootpage FROM sqlite_schema
+        WHERE name = 'ds_block_by_order') WHERE name = 'entry_by_access';
+      """,
+    ]
+    try damage.run()
+    damage.waitUntilExit()
+    #expect(damage.terminationStatus == 0)
+
+    let result = try Binary.run(["--db", db, "-c", "db check"])
+    #expect(result.status == 1)
+    let problems = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+      .dropLast()
+    #expect(problems.count == 100)
+    #expect(problems.contains("row 1 missing from index entry_by_access"))
+    #expect(!result.stdout.contains("\\n"))
+    #expect(!result.stdout.contains("*** in database"))
+    #expect(
+      result.stderr
+        == "-c:1:1: error: integrity check failed: at least 100 problems (copy the file aside before changing it)\n"
+    )
+  }
 }

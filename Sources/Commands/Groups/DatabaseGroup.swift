@@ -25,15 +25,22 @@ enum DatabaseGroup {
   }
 
   static let check = Command(
-    "check", summary: "run SQLite's integrity check", examples: ["db check"]
+    "check", summary: "run SQLite's integrity check",
+    discussion: """
+      Prints ok, or each problem on its own line and fails with their count. SQLite stops \
+      looking after \(Workspace.integrityCheckLimit) problems.
+      """,
+    examples: ["db check"]
   ) { invocation in
-    let lines = try invocation.session.factory.workspace.integrityCheck()
-    guard lines == ["ok"] else {
-      throw ShellError(
-        "integrity check failed: \(lines.prefix(3).joined(separator: "; "))",
-        hint: "copy the file aside before changing it")
-    }
-    return .text("ok")
+    let problems = try invocation.session.factory.workspace.integrityCheck()
+    guard problems != ["ok"] else { return .text("ok") }
+    let count =
+      problems.count >= Workspace.integrityCheckLimit
+      ? "at least \(problems.count) problems" : plural(problems.count, "problem")
+    throw FailureWithOutput(
+      output: .text(problems.joined(separator: "\n")),
+      error: ShellError(
+        "integrity check failed: \(count)", hint: "copy the file aside before changing it"))
   }
 
   static let path = Command(

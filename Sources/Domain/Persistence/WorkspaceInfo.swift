@@ -33,11 +33,17 @@ extension Workspace {
   /// Runs `PRAGMA integrity_check`, then checks that each store's entry count and byte total
   /// (kept by triggers) match its entries.
   ///
-  /// Returns `["ok"]` when all is sound.
+  /// Returns `["ok"]` when all is sound, and otherwise one problem per element. SQLite reports
+  /// at most `integrityCheckLimit` problems.
   public func integrityCheck() throws -> [String] {
     try read { db in
       let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-      guard lines == ["ok"] else { return lines }
+      guard lines == ["ok"] else {
+        // SQLite puts a database's problems in one row, one per line, under a line that names
+        // the database (`*** in database main ***`).
+        return lines.flatMap { $0.split(separator: "\n").map(String.init) }
+          .filter { !$0.hasPrefix("*** in database ") }
+      }
       let mismatches = try Row.fetchAll(
         db,
         sql: """
@@ -53,6 +59,9 @@ extension Workspace {
       }
     }
   }
+
+  /// The most problems SQLite's integrity check reports before it stops looking.
+  public static let integrityCheckLimit = 100
 
   /// The size of the database file and its WAL file, in bytes.
   private static func fileSize(_ path: String) -> Int {

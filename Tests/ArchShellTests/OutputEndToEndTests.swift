@@ -73,4 +73,11 @@ struct OutputEndToEndTests {
         == "-c:1:1: error: integrity check failed: at least 100 problems (copy the file aside before changing it)\n"
     )
   }
+
+  @Test("an empty list prints as [], not as nothing")
+  func emptyList() throws {
+    let result = try Binary.run(["--db", ":memory:", "-c", "session request GET /echo"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("parameters: {}, parts: []}}"), "\(result.stdout)")
+  }
 }

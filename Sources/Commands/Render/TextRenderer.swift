@@ -44,6 +44,8 @@ public struct TextRenderer: Sendable {
     case .double(let number): return formatDouble(number)
     case .bool(let flag): return flag ? "yes" : "no"
     case .null: return "-"
+    // An empty list says so: as nothing, `{parts: }` looked like a value gone missing.
+    case .list(let values) where values.isEmpty: return "[]"
     case .list(let values): return values.map(text(of:)).joined(separator: ", ")
     case .object(let fields):
       return "{" + fields.map { "\($0.key): \(text(of: $0.value))" }.joined(separator: ", ") + "}"

@@ -56,7 +56,7 @@ ds render shop --from 6 --count 2
 ds render shop --style collection --from 0 --count 5 --width 76
 
 # A data source from a sections file: a model type of its own (Dish) needs a registration.
-ds new menu --sections @examples/menu.json
+ds new menu --sections @menu.json
 ds register menu Dish DetailCell
 ds register menu Text BasicCell
 ds render menu --width 44

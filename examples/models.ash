@@ -8,10 +8,10 @@ model types
 
 # A trip nests a Profile value object and Location model objects (one value array of stops).
 # JSON null becomes nil ('-').
-model map Trip @examples/files/trip.json
+model map Trip @files/trip.json
 expect contains "identity:  Trip 6955b900-0000-4000-8000-00000000a001"
 # The same object as JSON, pretty-printed by JSONFactory's serializer.
-model map Trip @examples/files/trip.json --json
+model map Trip @files/trip.json --json
 
 # A missing required field is logged under the tag Model, and the object is still built.
 model map Location '{"type":"Location","id":"6955b900-0000-4000-8000-000000000001","latitude":51.5,"longitude":-0.1}'
@@ -49,5 +49,5 @@ expect fails "the object is a 'User', not a 'Location'"
 api lint /users/me/locations
 expect contains "conforms"
 # Findings make it fail, as a linter does: it prints them, then exits 1 unless an expect follows.
-api lint @examples/files/bad-collection.json
+api lint @files/bad-collection.json
 expect fails "8 findings"

@@ -12,7 +12,7 @@ expect contains "parameters: {name: Ada}"
 
 # Files go as multipart parts, beside the parameters; each part arrives with its name, file name,
 # type and size. --json prints the whole response, headers and body included.
-session request PUT /echo -p caption=me --file avatar=@examples/files/avatar.png --file 'menu=@examples/menu.json;type=text/plain' --json
+session request PUT /echo -p caption=me --file avatar=@files/avatar.png --file 'menu=@menu.json;type=text/plain' --json
 
 # A redirect's Location swaps dynamicBaseURL, for this session manager and for APIFactory. The
 # demo API also answers under /v2, so the swapped base keeps working.
@@ -34,9 +34,9 @@ session request GET /echo -H "Bad Header:x"
 expect fails "'Bad Header' is not a header name"
 session request GET /echo -H X-Client
 expect fails "is not NAME:VALUE"
-session request POST /echo --file avatar=@examples/files/missing.png
-expect fails "no file at 'examples/files/missing.png'"
-session request GET /echo --file avatar=@examples/files/avatar.png
+session request POST /echo --file avatar=@files/missing.png
+expect fails "files/missing.png' (a relative path starts in the script's folder"
+session request GET /echo --file avatar=@files/avatar.png
 expect fails "cannot carry files"
 
 # A server that does not answer in time.

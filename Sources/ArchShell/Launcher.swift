@@ -62,6 +62,7 @@ enum Launcher {
     settings.colorOutput = StandardStreams.allowsColor(1)
     settings.colorErrors = StandardStreams.allowsColor(2)
     let interpreter = Interpreter(session: session, sink: StandardStreams(), settings: settings)
+    interpreter.terminalWidth = TerminalWidth.ofStandardOutput
 
     defer { session.factory.shutdown() }
     if options.atomic {
@@ -88,9 +89,9 @@ enum Launcher {
       return 1
     }
     let status = body()
-    // A failed command's error line already says that everything rolled back; any other
-    // unsuccessful end (exit N, an unreadable script) says it here.
-    if status != 0, !interpreter.hadFailure {
+    // Whatever ended the run unsuccessfully (a failure no `expect` examined, exit N, an
+    // unreadable script) was reported already; this says what became of the transaction.
+    if status != 0 {
       StandardStreams.write(
         "archsh: the run ended with status \(status); rolled back: nothing this run did was saved (--atomic)\n",
         to: 2)
@@ -107,12 +108,16 @@ enum Launcher {
 
   static func runScripts(_ interpreter: Interpreter, _ options: LaunchOptions) -> Int32 {
     if !options.actions.isEmpty || !options.words.isEmpty {
-      for action in options.actions {
+      // The -c and -f options form one script: a failure at the end of one part may be examined
+      // by an `expect` at the start of the next.
+      for (index, action) in options.actions.enumerated() {
+        let continued =
+          index < options.actions.count - 1 || (!options.hasScript && !options.words.isEmpty)
         let outcome: RunOutcome
         switch action {
         case .line(let text):
           var source = ScriptLineSource(contents: Array(text.utf8))
-          outcome = interpreter.run(&source, name: "-c", interactive: false)
+          outcome = interpreter.run(&source, name: "-c", interactive: false, continued: continued)
         case .file(let path):
           switch ScriptLineSource.open(path: path) {
           case .failure(let error):
@@ -123,7 +128,7 @@ enum Launcher {
             let directory = (path as NSString).deletingLastPathComponent
             outcome = interpreter.run(
               &source, name: path, directory: directory.isEmpty ? "." : directory,
-              arguments: options.words, interactive: false)
+              arguments: options.words, interactive: false, continued: continued)
           }
         }
         switch outcome {

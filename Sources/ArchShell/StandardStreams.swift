@@ -7,7 +7,7 @@ import Glibc
 /// a 100,000-line script then makes a few dozen writes instead of one per command. The buffer is
 /// flushed before anything goes to standard error, so results and errors keep their order, before
 /// each prompt, and before the process exits.
-final class StandardStreams: OutputSink {
+final class StandardStreams: ProgressSink {
   nonisolated(unsafe) private static var buffer: [UInt8] = []
   private static let outputIsTerminal = isatty(1) != 0
   private static let bufferLimit = 64 * 1024
@@ -27,6 +27,14 @@ final class StandardStreams: OutputSink {
   }
 
   func flush() { Self.flush() }
+
+  private static let errorIsTerminal = isatty(2) != 0
+
+  /// A progress line on standard error, rewritten in place; only when it is a terminal.
+  func progress(_ text: String?) {
+    guard Self.errorIsTerminal else { return }
+    Self.write("\r\u{1B}[K" + (text ?? ""), to: 2)
+  }
 
   /// Writes out what standard output holds.
   static func flush() {

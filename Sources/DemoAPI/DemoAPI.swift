@@ -39,7 +39,15 @@ public final class DemoAPI: @unchecked Sendable {
     let application = makeApplication(
       port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
       locations: locations, bound: bound)
-    let task = Task { try await application.run() }
+    // A port that cannot be bound ends run() at once: say so instead of waiting for a port.
+    let task = Task<Void, Error> {
+      do {
+        try await application.run()
+      } catch {
+        bound.set(nil)
+        throw error
+      }
+    }
     guard let actual = bound.wait(seconds: 10) else {
       task.cancel()
       throw DemoAPIError.couldNotStart(port: port)
@@ -170,8 +178,10 @@ final class BoundPort: @unchecked Sendable {
   private var port: Int?
   private var done = false
 
+  /// Records the outcome; the first one counts.
   func set(_ port: Int?) {
     condition.withLock {
+      guard !done else { return }
       self.port = port
       done = true
       condition.broadcast()

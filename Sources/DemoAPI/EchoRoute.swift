@@ -37,7 +37,9 @@ struct Echo {
     headers = request.headers.compactMap { field in
       let name = field.name.canonicalName
       guard name != "x-archsh-base-path" else { return nil }
-      return (name, name == "authorization" ? Self.redacted(field.value) : field.value)
+      // Credentials and session cookies come back redacted, as archsh's own logs show them.
+      let secret = ["authorization", "proxy-authorization", "cookie"].contains(name)
+      return (name, secret ? Self.redacted(field.value) : field.value)
     }
     query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
     let contentType = request.headers[.contentType] ?? ""
@@ -49,7 +51,7 @@ struct Echo {
     }
   }
 
-  /// An Authorization value with only its scheme and last four characters.
+  /// A credential with only its scheme and last four characters.
   static func redacted(_ value: String) -> String {
     let parts = value.split(separator: " ", maxSplits: 1)
     let secret = parts.count == 2 ? String(parts[1]) : value

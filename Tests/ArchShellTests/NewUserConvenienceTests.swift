@@ -147,4 +147,67 @@ struct NewUserConvenienceTests {
     let misplaced = try run("net fault GET /products/1 --drop --method GET")
     #expect(misplaced.stderr.contains("--method goes with 'net fault clear PATH'"))
   }
+
+  @Test("in a script, every relative path starts in the script's folder, from any directory")
+  func scriptRelativePaths() throws {
+    // The walkthrough that reads @files/trip.json runs from another directory.
+    let elsewhere = try Binary.makeTemporaryDirectory()
+    let models = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "-f", Binary.root + "/examples/models.ash"],
+      directory: elsewhere)
+    #expect(models.status == 0, "\(models.stderr)")
+    #expect(!models.stderr.contains("error"), "\(models.stderr)")
+    #expect(models.stdout.contains("Trip"))
+
+    // A script in its own folder: parse acknowledgements, @FILE, --file NAME=@PATH, source
+    // and trace export all start there; a sourced script's paths start in its own folder.
+    let folder = try Binary.makeTemporaryDirectory()
+    try FileManager.default.createDirectory(
+      atPath: folder + "/lib", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: Binary.root + "/examples/Pods-acknowledgements.plist",
+      toPath: folder + "/acks.plist")
+    try "from the script's folder".write(
+      toFile: folder + "/value.txt", atomically: true, encoding: .utf8)
+    try "from lib".write(toFile: folder + "/lib/value.txt", atomically: true, encoding: .utf8)
+    try "store persist generalCache inner @value.txt\n".write(
+      toFile: folder + "/lib/inner.ash", atomically: true, encoding: .utf8)
+    try """
+    parse acknowledgements acks.plist
+    expect contains "libraries: 6"
+    store persist generalCache outer @value.txt
+    source lib/inner.ash
+    store retrieve generalCache outer inner
+    trace on
+    factory get tracer
+    trace export trace.mmd
+    """.write(toFile: folder + "/tour.ash", atomically: true, encoding: .utf8)
+    let tour = try Binary.run(["--no-rc", "--db", ":memory:", "-f", folder + "/tour.ash"])
+    #expect(tour.status == 0, "\(tour.stderr)")
+    #expect(tour.stdout.contains("outer  from the script's folder"), "\(tour.stdout)")
+    #expect(tour.stdout.contains("inner  from lib"), "\(tour.stdout)")
+    #expect(tour.stdout.contains("wrote a Mermaid sequence diagram to \(folder)/trace.mmd"))
+    #expect(FileManager.default.fileExists(atPath: folder + "/trace.mmd"))
+
+    // A missing file says where a relative path started, in a script and at the prompt.
+    try "store persist generalCache k @nowhere.json\n".write(
+      toFile: folder + "/missing.ash", atomically: true, encoding: .utf8)
+    let missing = try Binary.run(["--no-rc", "--db", ":memory:", "-f", folder + "/missing.ash"])
+    #expect(
+      missing.stderr
+        == "\(folder)/missing.ash:1:29: error: cannot read the value file '\(folder)/nowhere.json': no such file (a relative path starts in the script's folder, '\(folder)'; write @@ for a value that starts with @)\n"
+    )
+    // At the prompt (and for -c), a relative path starts in the current directory.
+    let here = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "-c", "parse acknowledgements acks.plist"],
+      directory: folder)
+    #expect(here.status == 0, "\(here.stderr)")
+    let away = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "-c", "store persist generalCache k @value.txt"],
+      directory: elsewhere)
+    #expect(
+      away.stderr.contains(
+        "no such file (a relative path starts in the current directory, '\(elsewhere)'"),
+      "\(away.stderr)")
+  }
 }

@@ -74,6 +74,55 @@ struct OutputEndToEndTests {
     )
   }
 
+  @Test("wide characters take two columns: CJK rows stay inside the 'ds render' boxes")
+  func wideCharacters() throws {
+    let result = try Binary.run([
+      "--db", ":memory:", "-c",
+      "ds new cjk --rows '東京タワーの夜景と富士山の朝焼け' 'café au lait' 'e\u{301}👍 한국어'; "
+        + "ds register cjk Text BasicCell; ds render cjk --width 30",
+    ])
+    #expect(result.status == 0)
+    let box = result.stdout.split(separator: "\n").filter { $0.hasPrefix("│") || $0.hasPrefix("┌") }
+    #expect(
+      box == [
+        "┌────────────────────────────┐",
+        "│ 東京タワーの夜景と富士山…  │",
+        "│                ‹basicCell› │",
+        "│ café au lait   ‹basicCell› │",
+        "│ e\u{301}👍 한국어     ‹basicCell› │",
+      ])
+  }
+
+  @Test("at a terminal, wide tables fit its width; through a pipe they never depend on it")
+  func tablesFitTheTerminal() throws {
+    // The pseudo-terminal is 100 columns wide; 'factory list' is about 190 and 'model types' 300.
+    var environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--db", ":memory:", "--no-rc", "-c", "factory list; model types"],
+      environment: environment)
+    #expect(try terminal.waitForExit() == 0)
+    let lines = terminal.transcript.components(separatedBy: "\r\n")
+    #expect(lines.contains { $0.hasPrefix("name:") && $0.hasSuffix("tracer") })
+    #expect(lines.contains { $0.hasPrefix("Trip ") })
+    let widest = lines.max { $0.count < $1.count } ?? ""
+    #expect(widest.count <= 100, "\(widest.count) columns: \(widest)")
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binary.path)
+    process.arguments = ["--db", ":memory:", "--no-rc", "-c", "factory list"]
+    environment["COLUMNS"] = "80"
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let piped = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let rows = piped.split(separator: "\n")
+    #expect(rows.first?.hasPrefix("name ") == true, "one row per product, as before")
+    #expect(rows.contains { $0.count > 150 })
+  }
+
   @Test("an empty list prints as [], not as nothing")
   func emptyList() throws {
     let result = try Binary.run(["--db", ":memory:", "-c", "session request GET /echo"])

@@ -29,7 +29,7 @@ enum APIGroup {
     let source = try invocation[sourceArgument]
     let json: JSONValue
     if source.text.hasPrefix("@") {
-      json = try ValueInput.json(source, what: "the response").json
+      json = try ValueInput.json(source, what: "the response", paths: invocation.paths).json
     } else {
       guard source.text.hasPrefix("/") else {
         throw ShellError(

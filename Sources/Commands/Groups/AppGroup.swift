@@ -17,6 +17,10 @@ enum AppGroup {
       tree' shows what is alive. The session id is a secret: it is stored, never shown.
       The app's state (root flow, selected tab, alert, every stack) is saved in the workspace \
       after each change and restored on the next start; 'app reset' clears it.
+      Two sessions, kept apart as the seeds keep them: the app's session id (this group, the \
+      MVC+C guide) and the OAuth2 credential of 'auth login' (BDModules) are separate. After \
+      'auth login', 'app start' still shows the login flow and 'app state' says 'session: none'; \
+      'app login EMAIL' (or 'app start --session ID') logs the app in.
       """,
     commands: [start, state, relaunch, reset, login, logout, error])
 

@@ -26,6 +26,9 @@ enum AuthGroup {
       without a second refresh. The embedded demo API keeps the tokens it grants in the \
       workspace too (table embedded_api), so a later session with the same --db is still \
       logged in, as against a real API that outlives the app.
+      This credential is BDModules' and is not the MVC+C app's session: 'auth login' does not log \
+      the app in ('app start' still shows the login flow); 'app login EMAIL' does that. The two \
+      seeds keep their sessions apart, and so does archsh.
       """,
     commands: [login, show, refresh, expire, lifetime, burst, logout])
 
@@ -166,14 +169,22 @@ enum AuthGroup {
       }
       return line
     }
-    guard PasswordInput.canPrompt, let typed = PasswordInput.prompt("password for \(email.text): ")
-    else {
+    let needsPassword = ShellError(
+      "'auth login' needs a password",
+      hint: "give a variable set with --secret, or --password-stdin",
+      at: email.offset)
+    guard PasswordInput.canPrompt else { throw needsPassword }
+    switch PasswordInput.prompt("password for \(email.text): ") {
+    case .entered(let typed): return typed
+    case .ended: throw needsPassword
+    case .cancelled:
+      // The terminal is restored by now. Where nothing handles Ctrl-C (a script run with -c or
+      // -f), the process ends as Ctrl-C would have ended it; at the prompt the login is cancelled.
+      PasswordInput.deliverInterruptIfUnhandled()
       throw ShellError(
-        "'auth login' needs a password",
-        hint: "give a variable set with --secret, or --password-stdin",
+        "the login was cancelled", hint: "Ctrl-C at the password prompt; nothing was sent",
         at: email.offset)
     }
-    return typed
   }
 
   static func record(email: String, credential: OAuth2Credential) -> Output {

@@ -169,7 +169,8 @@ enum Builtins {
   static let source = Command(
     "source", summary: "run a script file here, as if its lines were typed",
     discussion: """
-      The path is relative to the including file (or to the working directory at the prompt). \
+      A relative path starts in the including script's folder (at the prompt, in the current \
+      directory), as every path a command reads or writes does. \
       ARGs become the script's $1…$9 and $#. The script stops at its first error unless \
       --keep-going was given; errors inside it name the include chain. Nesting deeper than 64 \
       files is an error.
@@ -364,7 +365,16 @@ extension Builtins {
     examples: ["sleep 1s", "sleep 250ms"]
   ) { invocation in
     let seconds = try invocation[durationArgument]
-    Thread.sleep(forTimeInterval: seconds)
+    // In slices, so that Ctrl-C ends the wait at once and makes it fail ($? is 1).
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if invocation.session.interruptCheck() {
+        throw ShellError(
+          "'sleep' was interrupted", hint: "Ctrl-C ended the wait early",
+          at: invocation.word(for: durationArgument)?.offset)
+      }
+      Thread.sleep(forTimeInterval: min(0.02, max(0, deadline.timeIntervalSinceNow)))
+    }
     return .empty
   }
 }

@@ -66,7 +66,8 @@ enum DataSourceGroup {
   // MARK: - Parameters of one command
 
   /// `new --products`.
-  static let productsFlag = Flag("products", "one section per family of the cached products")
+  static let productsFlag = Flag(
+    "products", "one section per family of the example app's fifteen products")
   /// `new --sections @FILE`.
   static let sectionsOption = Option("sections", .text, value: "@FILE", "a JSON file of sections")
   /// `new --generate N`.
@@ -107,8 +108,8 @@ enum DataSourceGroup {
     "new", summary: "create a data source from rows, cached products, or a sections file",
     discussion: """
       With --rows, one section of the given rows. With --products, one section per family of \
-      the products in productCache, headed by the family (the example app's list); when the \
-      cache is empty, the example app's fifteen products are fetched into it first. With \
+      the example app's fifteen products (the ones Discover lists), headed by the family: each is \
+      read from productCache, and fetched into it first when missing. With \
       --sections @FILE, a JSON array of {"header","footer","rows":[...]}. With --generate N, one \
       section of N text rows, for large experiments. Registers nothing: see 'ds register'.
       """,
@@ -129,7 +130,9 @@ enum DataSourceGroup {
       let products = try invocation.session.factory.api.productCatalog().cachedOrExampleProducts()
       sources.append(Section.byFamily(products, counting: "product"))
     }
-    if let file = invocation[sectionsOption] { sources.append(try SectionsFile.read(file)) }
+    if let file = invocation[sectionsOption] {
+      sources.append(try SectionsFile.read(file, paths: invocation.paths))
+    }
     if let count = invocation[generateOption] {
       sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
     }
@@ -263,7 +266,7 @@ enum DataSourceGroup {
     signature: Signature([nameArgument, fileArgument, quiet]),
     examples: ["ds section set menu @menu.json"]
   ) { invocation in
-    let sections = try SectionsFile.read(try invocation[fileArgument])
+    let sections = try SectionsFile.read(try invocation[fileArgument], paths: invocation.paths)
     return try mutate(invocation, "update(allSections:)") {
       $0.update(allSections: sections, notify: $1)
     }

@@ -60,7 +60,7 @@ enum ModelGroup {
           ?? "see 'model types'", at: typeWord.offset)
     }
     let word = try invocation[jsonArgument]
-    let json = try ValueInput.json(word, what: "the object").json
+    let json = try ValueInput.json(word, what: "the object", paths: invocation.paths).json
     let mapped = try located(word) { try factory.object(from: json, expected: type.name) }
     if invocation[jsonFlag] {
       let object = JSONSerializer.json(mapped.object)
@@ -81,7 +81,7 @@ enum ModelGroup {
     let factory = invocation.session.factory.model
     var objects: [ValueObject] = []
     for word in [try invocation[jsonArgument], try invocation[otherArgument]] {
-      let json = try ValueInput.json(word, what: "the object").json
+      let json = try ValueInput.json(word, what: "the object", paths: invocation.paths).json
       objects.append(try located(word) { try factory.object(from: json) }.object)
     }
     let (a, b) = (objects[0], objects[1])

@@ -207,7 +207,9 @@ enum NetGroup {
     var kinds: [Fault.Kind] = []
     if let status = invocation[statusOption] {
       let body = try invocation[bodyOption].map {
-        String(decoding: try ValueInput.json($0, what: "the body").data, as: UTF8.self)
+        String(
+          decoding: try ValueInput.json($0, what: "the body", paths: invocation.paths).data,
+          as: UTF8.self)
       }
       kinds.append(.status(status, body: body))
     } else if let body = invocation[bodyOption] {

@@ -26,7 +26,8 @@ enum ParseGroup {
     examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"]
   ) { invocation in
     let file = try invocation[plistFile]
-    let parser = try invocation.session.factory.model.acknowParser(plistPath: file.text)
+    let parser = try invocation.session.factory.model.acknowParser(
+      plistPath: invocation.paths.resolve(file.text))
     let (header, footer) = parser.parseHeaderAndFooter()
     let acknowledgements = parser.parseAcknowledgements()
     return .sequence([

@@ -84,14 +84,42 @@ enum RepoGroup {
     let name = try invocation[nameArgument]
     let repository = try invocation.session.factory.api.repository(named: name.text)
     var results: [FetchResult] = []
+    let started = Date()
+    // --all shows its progress on a terminal: pages, elements and the rate.
+    defer { if invocation[allFlag] { invocation.interpreter.progress(nil) } }
+    func cancelled(elements: Int) -> ShellError {
+      ShellError(
+        "the fetch of '\(name.text)' was cancelled after \(plural(results.count, "page")) this run",
+        hint:
+          "Ctrl-C; the \(plural(elements, "element")) stored are kept, and 'repo fetch \(name.text) --all' goes on from there",
+        at: name.offset)
+    }
     repeat {
-      guard let result = try repository.fetch() else {
+      let fetched: FetchResult?
+      do {
+        fetched = try repository.fetch()
+      } catch RepositoryError.cancelled(_, let elements) {
+        throw cancelled(elements: elements)
+      }
+      guard let result = fetched else {
         return .text("a fetch of '\(name.text)' is already in flight")
       }
       results.append(result)
+      if invocation[allFlag] {
+        let seconds = max(Date().timeIntervalSince(started), 0.001)
+        let count = result.record.count
+        let total = result.record.total.map { " of \($0)" } ?? ""
+        invocation.interpreter.progress(
+          "repo fetch \(name.text): \(plural(results.count, "page")), \(count)\(total) elements, \(Int(Double(results.count) / seconds)) pages/s (Ctrl-C stops, keeping what was fetched)"
+        )
+      }
       if !invocation[allFlag] || result.record.atEnd || result.added == 0 { break }
     } while !invocation.session.interruptCheck()
     guard let last = results.last else { return .empty }
+    if invocation[allFlag], !last.record.atEnd, last.added > 0, invocation.session.interruptCheck()
+    {
+      throw cancelled(elements: last.record.count)
+    }
     var lines = results.map { result in
       "sent \(result.parameters.joined(separator: "&")): +\(result.added) new (\(result.duplicates) duplicates)"
     }

@@ -30,7 +30,12 @@ enum SessionGroup {
     "param", short: "p", .text, value: "KEY=VALUE", "a parameter (query or JSON body)")
   /// `request -H NAME:VALUE`.
   static let headerOption = Many.option(
-    "header", short: "H", .text, value: "NAME:VALUE", "a request header")
+    "header", short: "H", .text, value: "NAME:VALUE",
+    "a request header; an Authorization, Proxy-Authorization or Cookie header is a secret"
+  ).secret { header in
+    Redaction.isSecretHeader(
+      String(header.prefix { $0 != ":" }).trimmingCharacters(in: .whitespaces))
+  }
   /// `request --file NAME=@PATH[;type=MIME]`.
   static let fileOption = Many.option(
     "file", .text, value: "NAME=@PATH[;type=MIME]",
@@ -71,7 +76,7 @@ enum SessionGroup {
     let path = try invocation[pathArgument]
     let parameters = try invocation[parameterOption].map { try pair($0, separator: "=") }
     let headers = try invocation[headerOption].map { try header($0) }
-    let files = try invocation[fileOption].map { try file($0) }
+    let files = try invocation[fileOption].map { try file($0, paths: invocation.paths) }
     let api = invocation.session.factory.api
     let manager = try api.apiSessionManager()
     let response: APIResponse
@@ -154,25 +159,25 @@ enum SessionGroup {
     return (name, value.trimmingCharacters(in: .whitespaces))
   }
 
-  /// `NAME=@PATH[;type=MIME]`, read from disk.
-  static func file(_ word: Word) throws -> FilePart {
+  /// `NAME=@PATH[;type=MIME]`, read from disk; a relative PATH starts where `paths` say.
+  static func file(_ word: Word, paths: RelativePaths) throws -> FilePart {
     let (name, rest) = try pair(word, separator: "=")
     guard rest.hasPrefix("@") else {
       throw ShellError(
         "'\(word.text)' is not NAME=@PATH", hint: "for example image=@photo.png", at: word.offset)
     }
-    var path = String(rest.dropFirst())
+    var given = String(rest.dropFirst())
     var mimeType: String?
-    if let range = path.range(of: ";type=") {
-      mimeType = String(path[range.upperBound...])
-      path = String(path[..<range.lowerBound])
+    if let range = given.range(of: ";type=") {
+      mimeType = String(given[range.upperBound...])
+      given = String(given[..<range.lowerBound])
     }
+    let path = paths.resolve(given)
     guard let data = FileManager.default.contents(atPath: path) else {
       let exists = FileManager.default.fileExists(atPath: path)
       throw ShellError(
         exists ? "cannot read '\(path)'" : "no file at '\(path)'",
-        hint: "a relative path starts in the directory archsh was started in",
-        at: word.offset + name.utf8.count + 2)
+        hint: exists ? nil : paths.hint(for: given), at: word.offset + name.utf8.count + 2)
     }
     let fileName = (path as NSString).lastPathComponent
     return FilePart(

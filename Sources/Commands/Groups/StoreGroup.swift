@@ -156,7 +156,8 @@ enum StoreGroup {
   static let persist = Command(
     "persist", summary: "persist a value under a key, replacing any previous value",
     discussion: """
-      VALUE is text; @PATH reads the value from a file (write @@ for a value that starts with @). \
+      VALUE is text; @PATH reads the value from a file (write @@ for a value that starts with @); \
+      a relative PATH starts in the script's folder, or in the current directory at the prompt. \
       With --json the value must be valid JSON (RFC 8259: no trailing commas, comments or single \
       quotes); an error names the line and column inside the value or the file. A value larger \
       than the store's byte limit is rejected; a write that takes the store over its limit trims the least recently accessed \
@@ -170,7 +171,7 @@ enum StoreGroup {
     ]
   ) { invocation in
     let valueWord = try invocation[valueArgument]
-    let input = try ValueInput.value(of: valueWord)
+    let input = try ValueInput.value(of: valueWord, paths: invocation.paths)
     let value = input.data
     if invocation[jsonFlag] {
       _ = try ValueInput.check(value, file: input.file, at: valueWord)
@@ -290,14 +291,24 @@ enum StoreGroup {
     let byteLimit = invocation[byteLimitOption]
     let ageLimit = invocation[ageLimitOption]
     let ttl = invocation[ttlOption].map { $0.text == "on" }
-    let limits =
+    let change =
       byteLimit == nil && ageLimit == nil && ttl == nil
-      ? try controller.limits()
-      : try controller.setLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
-    return .record([
+      ? LimitsChange(limits: try controller.limits(), trimmed: [])
+      : try controller.changeLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
+    let limits = change.limits
+    let record = Output.record([
       Field("store", .string(controller.identifier)), Field("byte_limit", .int(limits.byteLimit)),
       Field("age_limit", .string(Quantities.format(duration: limits.ageLimit))),
       Field("ttl", .bool(limits.ttl)),
+    ])
+    guard !change.trimmed.isEmpty else { return record }
+    let bytes = change.trimmed.reduce(0) { $0 + $1.bytes }
+    let keys = change.trimmed.map { "\($0.key) (\(plural($0.bytes, "byte")))" }
+    return .sequence([
+      record,
+      .events([
+        "trimmed \(change.trimmed.count == 1 ? "1 entry" : "\(change.trimmed.count) entries"), \(plural(bytes, "byte")), to stay within the byte limit: \(keys.joined(separator: ", "))"
+      ]),
     ])
   }
 

@@ -59,12 +59,13 @@ enum TraceGroup {
     guard let file = invocation[fileArgument] else {
       return .diagram(format: "mermaid", text: diagram)
     }
+    let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {
-      try PrivateFile.write(diagram + "\n", to: file.text)
+      try PrivateFile.write(diagram + "\n", to: path)
     } catch {
       throw error.located(at: file.offset)
     }
-    return .text("wrote a Mermaid sequence diagram to \(file.text)")
+    return .text("wrote a Mermaid sequence diagram to \(path)")
   }
 
   private static func recorded(_ session: Session) throws(ShellError) -> [Span] {

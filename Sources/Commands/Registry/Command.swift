@@ -19,6 +19,9 @@ public struct Invocation {
   public var arguments: Arguments { parsed.arguments }
   /// The command's full name, for example `store keys`.
   public var commandName: String { parsed.resolution.name }
+  /// Where the relative paths the command reads or writes start: the running script's folder,
+  /// or the current directory at the prompt.
+  var paths: RelativePaths { interpreter.paths }
 }
 
 /// One command: its name, its declared signature, its help, and what it does.

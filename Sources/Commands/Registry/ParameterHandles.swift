@@ -205,6 +205,16 @@ extension SubjectDeclaring {
   }
 }
 
+extension Many {
+  /// The same option, with the values that `isSecret` picks treated as secrets: a line that gives
+  /// one stays out of history, and traces show the value redacted.
+  func secret(when isSecret: @escaping @Sendable (String) -> Bool) -> Self {
+    var copy = self
+    copy.parameter.isSecretValue = isSecret
+    return copy
+  }
+}
+
 extension Argument: SubjectDeclaring {}
 extension Option: SubjectDeclaring {}
 extension Many: SubjectDeclaring {}

@@ -82,6 +82,9 @@ public struct Parameter: Sendable {
   public var defaultValue: String?
   /// Whether the value is a secret: the whole line is kept out of history and traces.
   public var isSecret: Bool
+  /// Which values are secret when not every value is (a header is secret when it is an
+  /// `Authorization` header): a line that gives one is treated as one with a secret argument.
+  public var isSecretValue: (@Sendable (String) -> Bool)?
   /// The placeholder for an option's value in usage lines (`N` in `--limit N`).
   public var valueName: String?
   /// Live values for completion, beyond a choice type's own words.
@@ -243,9 +246,20 @@ public struct Arguments {
     return concerned.first?.word.offset
   }
 
-  /// Whether any parameter declared secret was given a value.
+  /// Whether any parameter declared secret was given a value, or a value that is secret.
   public var containsSecret: Bool {
-    entries.contains { signature.secretSlots[$0.slot] }
+    entries.contains(where: isSecret)
+  }
+
+  /// The offsets of the words that hold a secret: the values of secret parameters, values that
+  /// their parameter calls secret, and words interpolated from a secret variable.
+  public var secretWordOffsets: [Int] {
+    entries.filter { isSecret($0) || $0.word.isSecret }.map(\.word.offset)
+  }
+
+  private func isSecret(_ entry: Given) -> Bool {
+    signature.secretSlots[entry.slot]
+      || signature.parameters[entry.slot].isSecretValue?(entry.word.text) == true
   }
 
   /// The value of a required argument.

@@ -159,7 +159,7 @@ struct TableViewDrawing {
     var lines: [String] = []
     let right = [view.accessory, tag].filter { !$0.isEmpty }.joined(separator: "  ")
     for (index, text) in view.lines.enumerated() {
-      if index == 0, text.count + 1 + right.count > inner {
+      if index == 0, text.displayWidth + 1 + right.displayWidth > inner {
         // No room beside the text: the detail and the identifier go on a line of their own.
         lines.append(layout(text, "", inner))
         lines.append(layout("", right, inner))
@@ -196,7 +196,7 @@ struct TableViewDrawing {
     let inner = width - 4
     let message = controller.delegate?.backgroundEmptyView() ?? ""
     let text = cut(message, inner)
-    let left = (inner - text.count) / 2
+    let left = (inner - text.displayWidth) / 2
     let centred = pad(String(repeating: " ", count: left) + text, inner)
     return [
       "0 sections, 0 rows; the delegate's background is shown and separators are off",
@@ -211,19 +211,12 @@ struct TableViewDrawing {
   /// `left` and `right` on one line of `width` columns; the left text is cut first.
   private func layout(_ left: String, _ right: String, _ width: Int) -> String {
     let right = cut(right, width)
-    let room = width - right.count - (right.isEmpty ? 0 : 1)
+    let room = width - right.displayWidth - (right.isEmpty ? 0 : 1)
     let left = cut(left, max(0, room))
-    return left + String(repeating: " ", count: max(0, width - left.count - right.count)) + right
+    return left.padded(toWidth: width - right.displayWidth) + right
   }
 
-  private func pad(_ text: String, _ width: Int) -> String {
-    text + String(repeating: " ", count: max(0, width - text.count))
-  }
+  private func pad(_ text: String, _ width: Int) -> String { text.padded(toWidth: width) }
 
-  /// Cuts text to `width` columns, ending with `…` when it was longer.
-  private func cut(_ text: String, _ width: Int) -> String {
-    guard text.count > width else { return text }
-    guard width > 0 else { return "" }
-    return String(text.prefix(width - 1)) + "…"
-  }
+  private func cut(_ text: String, _ width: Int) -> String { text.cut(toWidth: width) }
 }

@@ -2,14 +2,22 @@
 ///
 /// Tables get a header and a rule, with numbers right-aligned; records are `key: value` lines with
 /// the values aligned; trees use box-drawing characters. Colour is used only when asked for, which
-/// the shell does when standard output is a terminal and `NO_COLOR` is unset.
+/// the shell does when standard output is a terminal and `NO_COLOR` is unset. Widths are display
+/// widths (`DisplayWidth`), so wide characters stay aligned.
 public struct TextRenderer: Sendable {
   /// Whether to use ANSI colour.
   public var useColor: Bool
+  /// The terminal's width in columns; nil when the text is not for a terminal.
+  ///
+  /// Text for a pipe, a file or `expect` has no width. With a width, a table too wide for it wraps
+  /// its prose columns between words, or, when that is not enough, shows each row as a record;
+  /// long record values wrap too.
+  public var maxWidth: Int?
 
   /// Creates a renderer.
-  public init(useColor: Bool = false) {
+  public init(useColor: Bool = false, maxWidth: Int? = nil) {
     self.useColor = useColor
+    self.maxWidth = maxWidth
   }
 
   /// The text for `output`, without a trailing newline; empty for `.empty`.
@@ -61,23 +69,36 @@ public struct TextRenderer: Sendable {
   }
 
   private func record(_ fields: [Field]) -> String {
-    let width = fields.map { $0.key.count }.max() ?? 0
+    let width = fields.map { $0.key.displayWidth }.max() ?? 0
+    // Below 16 columns for values, wrapping would only make a tall narrow column.
+    let room = maxWidth.map { $0 - width - 2 }.flatMap { $0 >= 16 ? $0 : nil }
     return fields.map { field in
-      let key = field.key + ":" + String(repeating: " ", count: width - field.key.count)
+      let key = (field.key + ":").padded(toWidth: width + 1)
       let value = Self.text(of: field.value)
-      let indented = value.split(separator: "\n", omittingEmptySubsequences: false)
-        .joined(separator: "\n" + String(repeating: " ", count: width + 2))
+      let lines =
+        room.map { room in value.wrapped(toWidth: room) }
+        ?? value.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      let indented = lines.joined(separator: "\n" + String(repeating: " ", count: width + 2))
       return trimTrailing("\(bold(key)) \(indented)")
     }.joined(separator: "\n")
   }
 
   private func table(_ table: Table) -> String {
     let cells = table.rows.map { row in row.map { Self.text(of: $0).replacingNewlines() } }
-    var widths = table.columns.map(\.count)
+    var widths = table.columns.map(\.displayWidth)
     for row in cells {
       for (column, cell) in row.enumerated() where column < widths.count {
-        widths[column] = max(widths[column], cell.count)
+        widths[column] = max(widths[column], cell.displayWidth)
       }
+    }
+    if let maxWidth, !cells.isEmpty, widths.reduce(2 * (widths.count - 1), +) > maxWidth {
+      guard let fitted = Self.fit(widths, columns: table.columns, cells: cells, into: maxWidth)
+      else {
+        return table.rows.map { row in
+          record(zip(table.columns, row).map { Field($0, $1) })
+        }.joined(separator: "\n\n")
+      }
+      widths = fitted
     }
     let numeric = table.columns.indices.map { column in
       !table.rows.isEmpty
@@ -89,18 +110,50 @@ public struct TextRenderer: Sendable {
           }
         }
     }
-    func line(_ row: [String]) -> String {
-      let padded = row.enumerated().map { column, cell in
-        let gap = String(repeating: " ", count: max(0, widths[column] - cell.count))
-        return numeric[column] ? gap + cell : cell + gap
+    // A cell wider than its column (only when fitting a terminal) wraps onto more lines.
+    func rowLines(_ row: [String]) -> [String] {
+      let parts = row.enumerated().map { column, cell in
+        cell.displayWidth > widths[column] ? cell.wrapped(toWidth: widths[column]) : [cell]
       }
-      return trimTrailing(padded.joined(separator: "  "))
+      let height = parts.map { $0.count }.max() ?? 1
+      return (0..<height).map { index in
+        let padded = parts.enumerated().map { column, part in
+          let cell = index < part.count ? part[index] : ""
+          let gap = String(repeating: " ", count: max(0, widths[column] - cell.displayWidth))
+          return numeric[column] ? gap + cell : cell + gap
+        }
+        return trimTrailing(padded.joined(separator: "  "))
+      }
     }
-    var lines = [bold(line(table.columns))]
+    var lines = rowLines(table.columns).map(bold)
     lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
-    lines += cells.map(line)
+    lines += cells.flatMap(rowLines)
     if cells.isEmpty { lines.append("(no rows)") }
     return lines.joined(separator: "\n")
+  }
+
+  /// Column widths that fit `maxWidth`, or nil.
+  ///
+  /// Only prose columns (a cell holds a space) narrow, since they wrap between words; never below
+  /// their header or 16 columns. The widest gives up a column at a time, so long columns end up
+  /// equal. Names and types are never broken.
+  private static func fit(
+    _ natural: [Int], columns: [String], cells: [[String]], into maxWidth: Int
+  ) -> [Int]? {
+    var widths = natural
+    let floors = natural.indices.map { column in
+      let isProse = cells.contains { column < $0.count && $0[column].contains(" ") }
+      let header = column < columns.count ? columns[column].displayWidth : 0
+      return isProse ? min(natural[column], max(header, 16)) : natural[column]
+    }
+    var excess = widths.reduce(2 * (widths.count - 1), +) - maxWidth
+    while excess > 0 {
+      let narrowable = widths.indices.filter { widths[$0] > floors[$0] }
+      guard let widest = narrowable.max(by: { widths[$0] < widths[$1] }) else { return nil }
+      widths[widest] -= 1
+      excess -= 1
+    }
+    return widths
   }
 
   private func tree(_ root: TreeNode) -> String {

@@ -23,6 +23,17 @@ enum Diagnosis {
   static func shellError(_ error: Error, in parsed: ParsedCommand) -> ShellError {
     if let error = error as? ShellError { return error }
     var located = shellError(error, command: parsed.resolution.name)
+    switch error {
+    case APIError.notEmbedded(let url):
+      located.message =
+        "'\(parsed.resolution.name)' needs the embedded demo API, and archsh is using \(url)"
+    case OAuth2Error.network,
+      OAuth2Error.refused(_, _, _, nil)
+    where parsed.resolution.name == "auth login":
+      // A first login has no credential to keep.
+      located.hint = "is the API running? nothing was stored; 'auth show' shows any stored login"
+    default: break
+    }
     if let subject = (error as? SubjectError)?.subject {
       located.offset = parsed.arguments.offset(of: subject)
     }
@@ -40,6 +51,8 @@ enum Diagnosis {
       return nil
     case WorkspaceError.readOnly:
       return "make the file writable, or choose another workspace with --db"
+    case WorkspaceError.busy:
+      return "run it again when the other process is done, or use another workspace with --db"
     case PersistenceController.Error.unknownStore(_, nil):
       return "'store stores' lists them"
     case PersistenceController.Error.builtInStore(let store):

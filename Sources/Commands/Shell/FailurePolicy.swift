@@ -1,8 +1,9 @@
 /// What a failed command does to the run: the prompt shrugs it off; a script holds it until the
 /// next command, which may be an `expect` that examines it, and otherwise stops.
 ///
-/// `--keep-going` lets a script run on (the exit status is still 1), and `--atomic` stops at the
-/// first failure, which no `expect` can excuse.
+/// `--keep-going` lets a script run on (the exit status is still 1). `--atomic` follows the same
+/// rules: a failure that an `expect` examines is not a failure of the script, and the run rolls
+/// back only when the script stops.
 struct FailurePolicy {
   /// A failed script command that no `expect` has examined yet.
   private(set) var isPending = false
@@ -14,10 +15,6 @@ struct FailurePolicy {
     -> Bool
   {
     guard !interactive else { return true }
-    if settings.atomic {
-      hadFailure = true
-      return false
-    }
     if isExpectation {
       isPending = false
       hadFailure = true

@@ -16,6 +16,13 @@ extension OutputSink {
   public func flush() {}
 }
 
+/// A sink that can show a progress line while a long command runs.
+public protocol ProgressSink: OutputSink {
+  /// Shows `text` as the current progress (replacing the last one), or clears it when nil; only
+  /// on a terminal, so scripts and transcripts never see it.
+  func progress(_ text: String?)
+}
+
 /// How the interpreter behaves, from the process options.
 public struct InterpreterSettings: Sendable {
   /// Keep running a script after a failed command; the exit status is still 1.
@@ -30,8 +37,8 @@ public struct InterpreterSettings: Sendable {
   public var colorOutput = false
   /// Colour standard error.
   public var colorErrors = false
-  /// The run is one transaction (`--atomic`): a script stops at its first failure, which no
-  /// `expect` can excuse, and the error line says that everything was rolled back.
+  /// The run is one transaction (`--atomic`): it commits when the script succeeds, and rolls back
+  /// when it stops; a failure that an `expect` examines does not stop it.
   public var atomic = false
 
   /// Default settings.
@@ -82,6 +89,9 @@ public final class Interpreter {
   public var settings: InterpreterSettings
   /// Asked between commands: true when Ctrl-C was pressed, which stops a running script.
   public var interruptRequested: () -> Bool = { false }
+  /// Asked before each result is printed: the width of the terminal that standard output is, or
+  /// nil when it is not one, so that what a pipe or a transcript gets never depends on a window.
+  public var terminalWidth: () -> Int? = { nil }
 
   let sink: OutputSink
   var frames: [ScriptFrame] = []
@@ -114,15 +124,19 @@ public final class Interpreter {
   ///   - directory: where `source` resolves relative paths.
   ///   - arguments: `$1`…`$9`.
   ///   - interactive: whether errors leave the loop running.
+  ///   - continued: whether more parts of the same script follow (several `-c` and `-f` options
+  ///     form one script): a failure at the end of this part is then left for the next part's
+  ///     first line, which may be an `expect` that examines it.
   public func run(
     _ source: inout some LineSource, name: String?, directory: String = ".",
-    arguments: [String] = [], interactive: Bool
+    arguments: [String] = [], interactive: Bool, continued: Bool = false
   ) -> RunOutcome {
     let frame = ScriptFrame(
       name: name, directory: directory, arguments: arguments, scriptName: name ?? "archsh",
       includedFrom: nil, isInteractive: interactive)
     let outcome = run(&source, frame: frame)
     guard frames.isEmpty else { return outcome }
+    if continued, case .finished = outcome { return outcome }
     return failures.finish(outcome, keepGoing: settings.keepGoing)
   }
 
@@ -211,7 +225,10 @@ public final class Interpreter {
   private func interpolated(_ raw: RawCommand) throws(ShellError) -> ParsedCommand {
     var words: [Word] = []
     words.reserveCapacity(raw.words.count)
-    for word in raw.words { words.append(try word.expanded(lookup)) }
+    for word in raw.words {
+      words.append(
+        try word.expanded(lookup) { [session] in session.variables[$0]?.isSecret == true })
+    }
     return try ParsedCommand.parse(words, registry: registry)
   }
 
@@ -249,6 +266,13 @@ public final class Interpreter {
   public func announce(_ text: String) {
     sink.standardOutput(text + "\n")
     sink.flush()
+  }
+
+  /// Shows a progress line on standard error's terminal, replacing the last one; nil clears it.
+  ///
+  /// Nothing is shown when standard error is not a terminal.
+  public func progress(_ text: String?) {
+    (sink as? ProgressSink)?.progress(text)
   }
 
   /// Forgets earlier failures, so that an error in the rc file does not decide the exit status of
@@ -311,7 +335,7 @@ public final class Interpreter {
       .map(TraceRendering.tree)
     switch session.outputMode {
     case .table:
-      let renderer = TextRenderer(useColor: settings.colorOutput)
+      let renderer = TextRenderer(useColor: settings.colorOutput, maxWidth: terminalWidth())
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
       for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }

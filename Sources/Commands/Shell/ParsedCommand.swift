@@ -58,10 +58,18 @@ public final class ParsedCommand {
     arguments.containsSecret || inner.contains { $0.containsSecret }
   }
 
-  /// How traces name the command: its words, or its name alone when it holds a secret.
+  /// How traces name the command: its words, each secret one redacted (a secret parameter's
+  /// value, a secret header, or a word that holds a secret variable's value).
   public var traceLabel: String {
-    containsSecret
-      ? "\(resolution.name) \(Span.redacted)" : words.map(\.text).joined(separator: " ")
+    let secret = Set(secretWordOffsets + words.filter(\.isSecret).map(\.offset))
+    guard !secret.isEmpty else { return words.map(\.text).joined(separator: " ") }
+    return words.map { secret.contains($0.offset) ? Span.redacted : $0.text }
+      .joined(separator: " ")
+  }
+
+  /// The offsets of the secret words, here and in the command it runs.
+  var secretWordOffsets: [Int] {
+    arguments.secretWordOffsets + inner.flatMap(\.secretWordOffsets)
   }
 }
 

@@ -1,10 +1,38 @@
 import Foundation
 
+/// Where the relative paths that a command reads or writes start: the folder of the script that
+/// runs it, or the current directory at the prompt (and for `-c` lines and standard input, whose
+/// folder is `.`).
+///
+/// One rule for every path a command line gives: `source FILE`, `@FILE` values, `--file
+/// NAME=@PATH`, `parse acknowledgements FILE` and `trace export FILE` all resolve here, so a
+/// script runs the same from any directory.
+struct RelativePaths: Sendable {
+  /// The folder; `.` is the current directory.
+  var directory: String
+
+  /// `path` as it is opened: an absolute path as it is, a relative one inside `directory`.
+  func resolve(_ path: String) -> String {
+    path.hasPrefix("/") || directory == "." ? path : directory + "/" + path
+  }
+
+  /// For a relative path that names no file, where it started; nil for an absolute path.
+  func hint(for path: String) -> String? {
+    guard !path.hasPrefix("/") else { return nil }
+    guard directory == "." else {
+      return "a relative path starts in the script's folder, '\(directory)'"
+    }
+    return
+      "a relative path starts in the current directory, '\(FileManager.default.currentDirectoryPath)'"
+  }
+}
+
 /// One running source of lines: the prompt, a script, or a file included with `source`.
 struct ScriptFrame {
   /// The name errors give for the source, or nil at the prompt.
   var name: String?
-  /// Where `source` resolves relative paths.
+  /// Where relative paths start: the script's folder, or `.` (the current directory) at the
+  /// prompt, for `-c` lines and for standard input.
   var directory: String
   /// `$1`…`$9`.
   var arguments: [String]
@@ -19,6 +47,9 @@ struct ScriptFrame {
 }
 
 extension Interpreter {
+  /// Where the relative paths of the command running now start.
+  var paths: RelativePaths { RelativePaths(directory: frames.last?.directory ?? ".") }
+
   /// The value of `$name`: a script's `$0`…`$9`, `$#` and `$?`, or a session variable.
   func lookup(_ name: String) -> String? {
     guard let frame = frames.last else { return session.variables[name]?.value }
@@ -50,15 +81,13 @@ extension Interpreter {
         "'source' is nested deeper than 64 files", hint: "does '\(path.text)' source itself?",
         at: path.offset)
     }
-    let display =
-      path.text.hasPrefix("/") || current.directory == "."
-      ? path.text : current.directory + "/" + path.text
+    let paths = RelativePaths(directory: current.directory)
+    let display = paths.resolve(path.text)
     var script: ScriptLineSource
     switch ScriptLineSource.open(path: display) {
     case .success(let opened): script = opened
     case .failure(let error):
-      throw ShellError(
-        error.message, hint: "the path is relative to the including file", at: path.offset)
+      throw ShellError(error.message, hint: paths.hint(for: path.text), at: path.offset)
     }
     let directory = (display as NSString).deletingLastPathComponent
     let includedFrom = current.name.map { "\($0):\(current.currentLine)" }
@@ -123,10 +152,8 @@ extension Interpreter {
       chain += chain.isEmpty ? "; in file included from " : ", from "
       chain += count > 1 ? "\(place) (×\(count))" : place
     }
-    let rolledBack =
-      settings.atomic ? "; rolled back: nothing this run did was saved (--atomic)" : ""
     sink.standardError(
-      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\(rolledBack)\n"
+      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\n"
     )
   }
 }

@@ -4,10 +4,12 @@ import Foundation
 /// A sections file for `ds new --sections` and `ds sections`: a JSON array of sections, each with
 /// an optional header and footer and rows that are text or JSON model objects.
 enum SectionsFile {
-  /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`.
-  static func read(_ word: Word) throws -> [Section] {
-    let path = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
-    let data = try ValueInput.contents(of: path, at: word)
+  /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`; a
+  /// relative path starts where `paths` say.
+  static func read(_ word: Word, paths: RelativePaths) throws -> [Section] {
+    let given = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
+    let data = try ValueInput.contents(of: given, at: word, paths: paths)
+    let path = paths.resolve(given)
     let json = try ValueInput.check(data, file: path, at: word)
     guard let array = json.foundationObject() as? [[String: Any]] else {
       throw ShellError(

@@ -76,9 +76,21 @@ public final class Session {
         databasePath: options.databasePath ?? ":memory:", apiURL: options.apiURL,
         startEmbeddedAPI: {
           // The demo API keeps its tokens in the workspace, so that a stored credential still
-          // works in the next session.
-          let storage = try root.factory.map { WorkspaceTokenStorage(try $0.workspace) }
-          return try DemoAPI.start(accounts: Accounts(storage: storage))
+          // works in the next session, and its port, so that its URLs (the product cache's
+          // keys) stay the same from run to run: the last port when it is free, else a new one.
+          let workspace = try root.factory.map { try $0.workspace }
+          let state = workspace.map(EmbeddedAPIState.init)
+          let accounts = Accounts(storage: workspace.map(WorkspaceTokenStorage.init))
+          let api: DemoAPI
+          if let port = state?.savedPort(),
+            let started = try? DemoAPI.start(port: port, accounts: accounts)
+          {
+            api = started
+          } else {
+            api = try DemoAPI.start(accounts: accounts)
+          }
+          if let port = api.baseURL.port { state?.adopt(port: port) }
+          return api
         }))
     root.factory = factory
     self.options = options
@@ -97,6 +109,7 @@ private final class RootHolder: @unchecked Sendable {
 private final class WorkspaceTokenStorage: TokenStorage, @unchecked Sendable {
   private let state: EmbeddedAPIState
   init(_ workspace: Workspace) { state = EmbeddedAPIState(workspace: workspace) }
+  init(_ state: EmbeddedAPIState) { self.state = state }
   func loadTokens() -> Data? { state.loadTokens() }
   func saveTokens(_ data: Data) { state.saveTokens(data) }
 }

@@ -8,6 +8,8 @@ import Glibc
 /// A value that a command takes as one word: text as written, `@PATH` for a file's contents, `@@`
 /// for text that starts with `@`; and JSON, checked strictly, with errors that say where.
 ///
+/// A relative `PATH` starts where `paths` say: in a script, the script's folder.
+///
 /// Every group that takes a value or JSON reads it here, so that `store persist`, `net fault
 /// --body`, `ds new --sections` and `ds row add` accept and reject the same things.
 enum ValueInput {
@@ -15,27 +17,31 @@ enum ValueInput {
   struct Contents {
     /// The bytes.
     var data: Data
-    /// The file named by `@PATH`, or nil for text on the command line.
+    /// The file named by `@PATH`, as it was opened, or nil for text on the command line.
     var file: String?
   }
 
   /// Reads `word` and says where the value came from.
-  static func value(of word: Word) throws(ShellError) -> Contents {
+  static func value(of word: Word, paths: RelativePaths) throws(ShellError) -> Contents {
     let text = word.text
     if text.hasPrefix("@@") { return Contents(data: Data(text.dropFirst().utf8)) }
     guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: Data(text.utf8)) }
     let path = String(text.dropFirst())
-    return Contents(data: try contents(of: path, at: word), file: path)
+    return Contents(data: try contents(of: path, at: word, paths: paths), file: paths.resolve(path))
   }
 
-  /// A file's contents; a directory or a device is refused before reading, since reading
-  /// `/dev/zero` would never end.
-  static func contents(of path: String, at word: Word) throws(ShellError) -> Data {
+  /// A file's contents, its relative path resolved by `paths`; a directory or a device is refused
+  /// before reading, since reading `/dev/zero` would never end.
+  static func contents(of given: String, at word: Word, paths: RelativePaths) throws(ShellError)
+    -> Data
+  {
+    let path = paths.resolve(given)
     var status = stat()
     guard stat(path, &status) == 0 else {
+      let hint = [paths.hint(for: given), "write @@ for a value that starts with @"]
       throw ShellError(
         "cannot read the value file '\(path)': no such file",
-        hint: "write @@ for a value that starts with @", at: word.offset)
+        hint: hint.compactMap { $0 }.joined(separator: "; "), at: word.offset)
     }
     switch status.st_mode & S_IFMT {
     case S_IFDIR:
@@ -54,10 +60,10 @@ enum ValueInput {
   /// Reads `word` and checks that it is JSON (RFC 8259, nothing more lenient).
   ///
   /// - Parameter what: what the value is, for the error: `the value`, `the row`, `the body`.
-  static func json(_ word: Word, what: String = "the value") throws(ShellError) -> (
-    data: Data, json: JSONValue
-  ) {
-    let value = try value(of: word)
+  static func json(_ word: Word, what: String = "the value", paths: RelativePaths)
+    throws(ShellError) -> (data: Data, json: JSONValue)
+  {
+    let value = try value(of: word, paths: paths)
     return (value.data, try check(value.data, file: value.file, at: word, what: what))
   }
 

@@ -47,20 +47,29 @@ public struct Word: Equatable, Sendable {
   public var offset: Int
   /// Whether the word was quoted, so `"--help"` stays a positional argument.
   public var isQuoted: Bool
+  /// Whether the text holds the value of a variable set with `--secret`: traces and exports show
+  /// the word redacted.
+  public var isSecret = false
 
   /// Creates a word.
-  public init(_ text: String, offset: Int = 0, isQuoted: Bool = false) {
+  public init(_ text: String, offset: Int = 0, isQuoted: Bool = false, isSecret: Bool = false) {
     self.text = text
     self.offset = offset
     self.isQuoted = isQuoted
+    self.isSecret = isSecret
   }
 }
 
 extension RawWord {
   /// Interpolates variables through `lookup`; an undefined variable is an error that names it.
-  public func expanded(_ lookup: (String) -> String?) throws(ShellError) -> Word {
+  ///
+  /// A word that takes the value of a variable for which `isSecret` is true is secret itself.
+  public func expanded(
+    _ lookup: (String) -> String?, isSecret: (String) -> Bool = { _ in false }
+  ) throws(ShellError) -> Word {
     guard hasVariables else { return Word(text, offset: offset, isQuoted: isQuoted) }
     var result = ""
+    var secret = false
     for part in parts {
       switch part {
       case .literal(let text):
@@ -76,8 +85,9 @@ extension RawWord {
           throw ShellError("undefined variable '\(name)'", hint: hint, at: at)
         }
         result += value
+        secret = secret || isSecret(name)
       }
     }
-    return Word(result, offset: offset, isQuoted: isQuoted)
+    return Word(result, offset: offset, isQuoted: isQuoted, isSecret: secret)
   }
 }

@@ -140,6 +140,23 @@ public enum Redaction {
     ("password", 0), ("client_secret", 0),
   ]
 
+  /// Header names whose values are secret, lower-cased.
+  static let secretHeaders: Set<String> = [
+    "authorization", "proxy-authorization", "cookie", "set-cookie",
+  ]
+
+  /// Whether a header of this name carries a secret (credentials or a session cookie).
+  public static func isSecretHeader(_ name: String) -> Bool {
+    secretHeaders.contains(name.lowercased())
+  }
+
+  /// A secret header's value as it may be shown: a bearer token keeps its last four characters,
+  /// anything else is replaced whole.
+  public static func headerValue(_ value: String) -> String {
+    let scrubbed = scrub(value)
+    return scrubbed == value ? "…" : scrubbed
+  }
+
   /// `text` with every bearer token and secret field value redacted.
   public static func scrub(_ text: String) -> String {
     guard

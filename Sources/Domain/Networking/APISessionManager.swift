@@ -292,8 +292,8 @@ public final class APISessionManager: @unchecked Sendable {
     let shown = headers.map { header in
       NetworkHeader(
         name: header.name,
-        value: header.name.lowercased() == "authorization"
-          ? Redaction.scrub(header.value) : header.value)
+        value: Redaction.isSecretHeader(header.name)
+          ? Redaction.headerValue(header.value) : header.value)
     }
     logger?.logInfo(
       "[REQUEST] \(method) \(url.absoluteString)"

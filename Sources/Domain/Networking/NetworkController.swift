@@ -362,9 +362,9 @@ public final class NetworkController: @unchecked Sendable {
         path: parent.isEmpty ? key.stringValue : parent + "." + key.stringValue,
         detail: "the field is missing")
     case .typeMismatch(let type, let context):
-      return .decoding(path: path(context), detail: "expected \(type)")
+      return .decoding(path: path(context), detail: "expected \(jsonKind(type))")
     case .valueNotFound(let type, let context):
-      return .decoding(path: path(context), detail: "expected \(type), found null")
+      return .decoding(path: path(context), detail: "expected \(jsonKind(type)), found null")
     case .dataCorrupted(let context):
       return .decoding(path: path(context), detail: "the body is not valid JSON")
     @unknown default:
@@ -378,4 +378,21 @@ private final class ResultBox: @unchecked Sendable {
   private var value: Result<TransportResponse, Error>?
   func set(_ result: Result<TransportResponse, Error>) { lock.withLock { value = result } }
   func get() -> Result<TransportResponse, Error>? { lock.withLock { value } }
+}
+
+/// How a Swift type that a decoder expected reads as JSON: `an object`, not
+/// `Dictionary<String, Any>`.
+func jsonKind(_ type: Any.Type) -> String {
+  let name = String(describing: type)
+  if name.hasPrefix("Dictionary<") || name.hasPrefix("KeyedDecodingContainer") {
+    return "an object"
+  }
+  if name.hasPrefix("Array<") || name.hasPrefix("UnkeyedDecodingContainer") { return "an array" }
+  switch name {
+  case "String": return "a string"
+  case "Bool": return "true or false"
+  case "Int", "Int64", "Int32", "UInt", "UInt64": return "a whole number"
+  case "Double", "Float", "Decimal": return "a number"
+  default: return name
+  }
 }

@@ -65,10 +65,13 @@ public struct AcknowParser: Sendable {
 
   /// Loads the plist at `plistPath`.
   public init(plistPath: String) throws(ParserError) {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: plistPath, isDirectory: &isDirectory)
+    if exists, isDirectory.boolValue {
+      throw .unreadable(path: plistPath, reason: "it is a directory")
+    }
     guard let data = FileManager.default.contents(atPath: plistPath) else {
-      let reason =
-        FileManager.default.fileExists(atPath: plistPath) ? "permission denied" : "no such file"
-      throw .unreadable(path: plistPath, reason: reason)
+      throw .unreadable(path: plistPath, reason: exists ? "permission denied" : "no such file")
     }
     let root = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     guard let dictionary = root as? [String: Any] else { throw .notAPropertyList(path: plistPath) }

@@ -60,18 +60,32 @@ extension PersistenceController {
 
   /// Deletes entries in `order` until the store holds at most `limit` bytes.
   private func trimOrdered(_ db: Database, toBytes limit: Int, order: String) throws -> [String] {
+    try trimOrderedEntries(db, toBytes: limit, order: order).map(\.key)
+  }
+
+  /// Deletes the least recently accessed entries until the store holds at most `limit` bytes, and
+  /// returns each one removed with its byte count.
+  func trimLeastRecentlyUsedEntries(_ db: Database, toBytes limit: Int) throws -> [RemovedEntry] {
+    guard limit > 0 else { return [] }
+    return try trimOrderedEntries(db, toBytes: limit, order: "accessed_at, key")
+  }
+
+  private func trimOrderedEntries(_ db: Database, toBytes limit: Int, order: String) throws
+    -> [RemovedEntry]
+  {
     var total = try storeState(db).totalBytes
     guard total > limit else { return [] }
-    var removed: [String] = []
+    var removed: [RemovedEntry] = []
     let rows = try Row.fetchCursor(
       db, sql: "SELECT key, bytes FROM entry WHERE store = ? ORDER BY \(order)",
       arguments: [identifier])
     while total > limit, let row = try rows.next() {
-      removed.append(row["key"])
-      total -= row["bytes"] as Int
+      let entry = RemovedEntry(key: row["key"], bytes: row["bytes"])
+      removed.append(entry)
+      total -= entry.bytes
     }
     let delete = try db.cachedStatement(sql: "DELETE FROM entry WHERE store = ? AND key = ?")
-    for key in removed { try delete.execute(arguments: [identifier, key]) }
+    for entry in removed { try delete.execute(arguments: [identifier, entry.key]) }
     return removed
   }
 

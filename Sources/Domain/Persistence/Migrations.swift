@@ -26,6 +26,7 @@ enum WorkspaceSchema {
       LogBook.migration,
       EmbeddedAPIState.migration,
       RepositoryStore.migration,
+      EmbeddedAPIState.addressMigration,
     ]
 
   /// A migrator with every migration registered, in order.

@@ -98,6 +98,12 @@ extension PersistenceController {
 
   /// Changes the store's limits; a lower byte limit trims at once, least recently accessed first.
   public func setLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> Limits {
+    try changeLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl).limits
+  }
+
+  /// Changes the store's limits and returns them with the entries that a lower byte limit
+  /// trimmed at once, least recently accessed first.
+  public func changeLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> LimitsChange {
     try tracer.withSpan("PersistenceController", "setLimits", attributes: [("store", identifier)]) {
       span in
       try workspace.write("setting a store's limits") { db in
@@ -108,11 +114,35 @@ extension PersistenceController {
         try db.execute(
           sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
           arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, identifier])
-        let removed = try trimLeastRecentlyUsed(db, toBytes: limits.byteLimit)
+        let removed = try trimLeastRecentlyUsedEntries(db, toBytes: limits.byteLimit)
         span.setAttribute("sql", "UPDATE store")
-        if !removed.isEmpty { span.setAttribute("trimmed", removed.joined(separator: ", ")) }
-        return limits
+        if !removed.isEmpty {
+          span.setAttribute("trimmed", removed.map(\.key).joined(separator: ", "))
+        }
+        return LimitsChange(limits: limits, trimmed: removed)
       }
     }
+  }
+}
+
+/// An entry that a trim removed: its key and how many bytes its value held.
+public struct RemovedEntry: Equatable, Sendable {
+  /// The key.
+  public var key: String
+  /// The value's byte count.
+  public var bytes: Int
+}
+
+/// New limits, and what they trimmed at once.
+public struct LimitsChange: Equatable, Sendable {
+  /// The limits now in force.
+  public var limits: PersistenceController.Limits
+  /// The entries removed to fit a lower byte limit, in the order they were removed.
+  public var trimmed: [RemovedEntry]
+
+  /// Creates a change.
+  public init(limits: PersistenceController.Limits, trimmed: [RemovedEntry]) {
+    self.limits = limits
+    self.trimmed = trimmed
   }
 }

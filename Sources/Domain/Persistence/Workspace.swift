@@ -18,6 +18,8 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
   case readOnly(path: String, operation: String)
   /// The file could not be created or opened.
   case cannotOpen(path: String, detail: String)
+  /// Another connection holds the write lock for longer than the busy timeout.
+  case busy(path: String, operation: String)
   /// SQLite refused an operation.
   case database(String)
 
@@ -39,6 +41,9 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
       return "the workspace '\(path)' is read-only, so \(operation) cannot write; reads still work"
     case .cannotOpen(let path, let detail):
       return "cannot open the workspace '\(path)': \(detail)"
+    case .busy(let path, let operation):
+      return
+        "the workspace '\(path)' is busy: another archsh process has held its write lock for 5 s (an --atomic run holds it until it ends), so \(operation) gave up"
     case .database(let message):
       return message
     }
@@ -123,6 +128,7 @@ public final class Workspace: @unchecked Sendable {
     if !exists { try Self.createPrivateFile(path) }
     isReadOnly = Self.isWriteProtected(path)
     configuration.readonly = isReadOnly
+    if !isReadOnly { Self.repairSidecars(of: path) }
     // Opened without touching the journal mode: a file is checked before anything is written to
     // it, and switched to WAL only once it is known to be an archsh workspace.
     do {
@@ -146,8 +152,19 @@ public final class Workspace: @unchecked Sendable {
     do {
       return try queue.inDatabase { db in
         if db.isInsideTransaction {
+          // Inside an atomic run, each operation is a savepoint: one that fails leaves nothing
+          // behind, as its own transaction would, and the run can go on after an `expect`.
           try flushTouches(db)
-          return try body(db)
+          try FastStatement(db, "SAVEPOINT operation").step()
+          do {
+            let result = try body(db)
+            try FastStatement(db, "RELEASE operation").step()
+            return result
+          } catch {
+            _ = try? FastStatement(db, "ROLLBACK TO operation").step()
+            _ = try? FastStatement(db, "RELEASE operation").step()
+            throw error
+          }
         }
         // Recorded reads are written in a transaction of their own first, so that a command
         // that fails and rolls back cannot take them with it.
@@ -295,6 +312,9 @@ public final class Workspace: @unchecked Sendable {
     if error.resultCode == .SQLITE_READONLY {
       return WorkspaceError.readOnly(path: path, operation: operation)
     }
+    if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+      return WorkspaceError.busy(path: path, operation: operation)
+    }
     if error.resultCode == .SQLITE_CORRUPT {
       return WorkspaceError.damaged(path: path, detail: Self.sqliteMessage(error))
     }
@@ -331,6 +351,26 @@ public final class Workspace: @unchecked Sendable {
       throw .cannotOpen(path: path, detail: String(cString: strerror(errno)))
     }
     close(descriptor)
+  }
+
+  /// Gives the write-ahead log and the shared-memory file the database's own mode when this user
+  /// cannot write them, so that a writable open can use them.
+  ///
+  /// SQLite creates `-wal` and `-shm` with the database file's mode. A session that opened a
+  /// 0400 workspace therefore left a 0400 `-shm`, and after `chmod 600` on the workspace every
+  /// write still failed as read-only until the file was deleted by hand. Both files belong to the
+  /// database (the `-shm` is rebuilt from the log), so their owner may give them the
+  /// database's mode.
+  static func repairSidecars(of path: String) {
+    var database = stat()
+    guard stat(path, &database) == 0 else { return }
+    for suffix in ["-wal", "-shm"] {
+      let sidecar = path + suffix
+      var status = stat()
+      guard stat(sidecar, &status) == 0, access(sidecar, W_OK) != 0, status.st_uid == geteuid()
+      else { continue }
+      chmod(sidecar, database.st_mode & 0o777)
+    }
   }
 
   /// Whether the file cannot, or should not, be written: no write access, or no write bit at all.

@@ -132,19 +132,18 @@ public final class ProductCatalog {
     return found
   }
 
-  /// Every cached product, one per id, in id order; with none cached, the example app's media
-  /// items, fetched first.
+  /// The example app's product list, in id order: the fifteen products Discover lists, each read
+  /// from the cache or fetched when missing.
+  ///
+  /// It does not depend on what else happens to be cached: after `product update 42` alone it
+  /// still lists all fifteen (it listed only product 42 before).
   public func cachedOrExampleProducts() throws -> [Product] {
-    var products = try cachedProducts().compactMap(\.product)
-    if products.isEmpty {
-      let updater = try api.productUpdater()
-      for id in ProductMediaLibrary.discoverIDs {
-        products.append(try updater.updateProduct(from: try remoteURL(for: String(id))).get())
-      }
+    let cached = try cachedByID()
+    let updater = try api.productUpdater()
+    return try ProductMediaLibrary.discoverIDs.map { id in
+      if let product = cached[id] { return product }
+      return try updater.updateProduct(from: try remoteURL(for: String(id))).get()
     }
-    var seen: [Int: Product] = [:]
-    for product in products where seen[product.id] == nil { seen[product.id] = product }
-    return seen.values.sorted { $0.id < $1.id }
   }
 
   /// The product a name gives, cached or else fetched from the API in use.

@@ -115,6 +115,11 @@ public final class Repository {
           parameters: parameters.map { "\($0.key)=\($0.value)" }, received: models.count,
           added: added, record: after)
       } catch {
+        // A cancelled fetch is no failure of the repository: its state stays what it was, and
+        // the error says what was kept, not what the cancelled request happened to be doing.
+        if isCancelled() {
+          throw RepositoryError.cancelled(name, elements: record.count)
+        }
         try? store.fail(name, error: String(describing: error))
         throw error
       }

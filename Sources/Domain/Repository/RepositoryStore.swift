@@ -91,6 +91,8 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
   case exists(String)
   /// Realtime paging needs an order.
   case realtimeNeedsOrder
+  /// The fetch was cancelled before its page arrived; the pages stored before it are kept.
+  case cancelled(String, elements: Int)
 
   /// A one-line description.
   public var description: String {
@@ -102,13 +104,17 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
     case .realtimeNeedsOrder:
       return
         "Realtime paging pages by since_id or max_id, so it needs an order: Ascending or Descending"
+    case .cancelled(let name, let elements):
+      return
+        "the fetch of '\(name)' was cancelled; the \(elements) element\(elements == 1 ? "" : "s") stored before it are kept"
     }
   }
 
   /// The input the error concerns: the repository's name.
   public var subject: ErrorSubject? {
     switch self {
-    case .unknown(let name, _), .exists(let name): return ErrorSubject(.value, name)
+    case .unknown(let name, _), .exists(let name), .cancelled(let name, _):
+      return ErrorSubject(.value, name)
     case .realtimeNeedsOrder: return nil
     }
   }

@@ -34,9 +34,11 @@ lint:
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks Fuzz
 
-# Regenerates the command reference that a test compares with the binary's own help.
+# Regenerates the command reference and the README's list of groups, which tests compare with the
+# binary's own help.
 docs: build
 	.build/debug/archsh help --markdown > docs/commands.md
+	scripts/readme-groups .build/debug/archsh README.md
 
 bench: release
 	Benchmarks/run.sh $(ARCHSH_RELEASE)

@@ -215,13 +215,20 @@ struct InterpreterTests {
     )
   }
 
-  @Test("a missing sourced file is an error at the path")
+  @Test("a missing sourced file is an error at the path, saying where a relative path starts")
   func sourceMissing() {
     let harness = Harness()
     harness.script(["source nowhere.ash"])
+    let here = FileManager.default.currentDirectoryPath
     #expect(
       harness.sink.stderr
-        == "test.ash:1:8: error: cannot read 'nowhere.ash': no such file (the path is relative to the including file)\n"
+        == "test.ash:1:8: error: cannot read 'nowhere.ash': no such file (a relative path starts in the current directory, '\(here)')\n"
+    )
+    let nested = Harness()
+    nested.script(["source nowhere.ash"], directory: "scripts")
+    #expect(
+      nested.sink.stderr
+        == "test.ash:1:8: error: cannot read 'scripts/nowhere.ash': no such file (a relative path starts in the script's folder, 'scripts')\n"
     )
   }
 

@@ -123,6 +123,23 @@ struct OutputEndToEndTests {
     #expect(rows.contains { $0.count > 150 })
   }
 
+  @Test("at the prompt, the caret stands under the word it points at, after wide characters too")
+  func caretAfterWideCharacters() throws {
+    var environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--db", ":memory:", "--no-rc"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    let mark = terminal.mark
+    terminal.type("echo 東京 $nope\r")
+    try terminal.waitFor("error:", after: mark)
+    let lines = terminal.transcript[mark...].components(separatedBy: "\r\n")
+    // "archsh> echo 東京 " takes 18 columns: the prompt 8, "echo " 5, two ideographs 2 each, 1.
+    #expect(lines.contains(String(repeating: " ", count: 18) + "^"), "\(lines)")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
   @Test("an empty list prints as [], not as nothing")
   func emptyList() throws {
     let result = try Binary.run(["--db", ":memory:", "-c", "session request GET /echo"])

@@ -101,8 +101,8 @@ enum ScreenGroup {
   /// The navigation bar: the title centred in a rule.
   static func titleBar(_ title: String, width: Int) -> String {
     let text = " \(title) "
-    let side = max(2, (width - text.count) / 2)
-    let rest = max(2, width - text.count - side)
+    let side = max(2, (width - text.displayWidth) / 2)
+    let rest = max(2, width - text.displayWidth - side)
     return String(repeating: "━", count: side) + text + String(repeating: "━", count: rest)
   }
 

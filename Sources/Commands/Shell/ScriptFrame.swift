@@ -129,8 +129,10 @@ extension Interpreter {
     guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {
       var text = ""
       if let offset = error.offset, line.isSinglePhysicalLine {
-        let column = line.location(of: offset).column
-        text += String(repeating: " ", count: settings.prompt.count + column - 1) + "^\n"
+        // The caret goes as many columns in as the text before the word takes on the screen.
+        let before = String(decoding: line.text.utf8.prefix(offset), as: UTF8.self)
+        let indent = settings.prompt.displayWidth + before.displayWidth
+        text += String(repeating: " ", count: indent) + "^\n"
       }
       sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
       return

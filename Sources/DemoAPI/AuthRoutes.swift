@@ -3,6 +3,11 @@ import Hummingbird
 
 extension DemoAPI {
   /// `POST /oauth/token` and the protected `GET /users/me`.
+  ///
+  /// The token endpoint takes its fields as a JSON object, which is how BDModules'
+  /// `OAuth2SessionManager` sends them (its `APISessionManager` serializes requests as JSON), or as
+  /// a form, as RFC 6749 has it. It answers as the original's `login_stub.json`: `access_token`
+  /// and `refresh_token` at the top level, beside `"code":"OK"`.
   static func addAuthRoutes(to router: Router<DemoContext>, accounts: Accounts) {
     router.post("oauth/token") { request, _ -> Response in
       let body = try await request.body.collect(upTo: 64 * 1024)
@@ -50,7 +55,8 @@ extension DemoAPI {
     return String(parts[1])
   }
 
-  /// The fields of a form-encoded body, or of a JSON object body with string values.
+  /// The fields of a JSON object body (the string members; a JSON content type says which) or of
+  /// a form-encoded body.
   static func formFields(_ body: String, contentType: String) -> [String: String] {
     if contentType.lowercased().hasPrefix("application/json") {
       let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]

@@ -10,13 +10,18 @@ struct AuthEndToEndTests {
     let first = try Binary.run(
       ["--db", db, "-c", "auth login ada@example.com --password-stdin"], input: "lovelace\n")
     #expect(first.status == 0, "\(first.stderr)")
-    #expect(first.stdout.hasPrefix("email:         ada@example.com\naccess_token:  …"))
+    #expect(first.stdout.hasPrefix("email:         ada@example.com\nuser:          User "))
     let stored = try credential(in: db)
     #expect(stored.access.count == 64)
     let second = try Binary.run(["--db", db, "-c", "auth show"])
+    let lines = second.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == 6, "\(second.stdout)")
+    #expect(lines.first == "email:         ada@example.com")
     #expect(
-      second.stdout
-        == "email:         ada@example.com\naccess_token:  …\(stored.access.suffix(4))\nrefresh_token: …\(stored.refresh.suffix(4))\nstored_in:     the workspace's 'user' store (a keychain on iOS)\n"
+      lines.count > 1 && lines[1].hasPrefix("user:          User ") && lines[1].contains("(Ada"))
+    #expect(
+      lines.dropFirst(2).joined(separator: "\n")
+        == "access_token:  …\(stored.access.suffix(4))\nrefresh_token: …\(stored.refresh.suffix(4))\nstored_in:     the workspace's 'user' store (a keychain on iOS)\n"
     )
     // A new process: login, expire and refresh.
     let third = try Binary.run(
@@ -53,8 +58,8 @@ struct AuthEndToEndTests {
     let db = directory + "/work.sqlite"
     let result = try Binary.run([
       "--db", db, "--json", "-c", "set pw lovelace --secret", "-c", "trace on",
-      "-c", "auth login ada@example.com $pw", "-c", "auth show", "-c", "trace show",
-      "-c", "vars",
+      "-c", "auth login ada@example.com $pw", "-c", "auth show", "-c", "user me --cached",
+      "-c", "trace show", "-c", "vars",
     ])
     #expect(result.status == 0, "\(result.stderr)")
     // The credential the login stored is the one the output must never show whole.
@@ -97,8 +102,7 @@ struct AuthEndToEndTests {
     #expect(result.stdout.contains("OAuth2Authorization refresh"))
     // The burst's Mermaid export names every object on the path.
     for participant in [
-      "auth", "OAuth2Authorization", "APISessionManager", "OAuth2SessionManager",
-      "NetworkController",
+      "auth", "UserAPI", "OAuth2Authorization", "APISessionManager", "OAuth2SessionManager",
     ] {
       #expect(result.stdout.contains("participant \(participant)\\n"), "\(participant)")
     }
@@ -183,7 +187,7 @@ struct AuthEndToEndTests {
       "APIServiceClient GET /users/me (type: User)", "OAuth2Authorization authorize GET /users/me",
       "~ 401: queued, refresh started", "ModelFactory map (type: User)",
       "status: 401)", "OAuth2Authorization refresh (queued: 1)",
-      "OAuth2SessionManager refreshToken (status: 200)", "NetworkController POST /oauth/token",
+      "OAuth2SessionManager refreshToken (status: 200)", "APISessionManager POST /oauth/token",
       "status: 200)",
     ] {
       #expect(trace.contains(step), "the trace lacks \(step)")
@@ -196,6 +200,84 @@ struct AuthEndToEndTests {
     #expect(fields?["email"] as? String == "ada@example.com")
     #expect(fields?["lastName"] is NSNull)
     #expect((fields?["profile"] as? [String: Any])?["displayName"] as? String == "Ada")
+  }
+
+  @Test(
+    "auth login is a token grant, then me(): the User is kept; auth show and user me --cached read it without a request, in a later session too; logout forgets it"
+  )
+  func loginKeepsUser() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/work.sqlite"
+    let login = try Binary.run(
+      ["--db", db, "-c", "auth login ada@example.com --password-stdin"], input: "lovelace\n")
+    #expect(login.status == 0, "\(login.stderr)")
+    let userLine = try #require(login.stdout.split(separator: "\n").dropFirst().first)
+    #expect(userLine.hasPrefix("user:          User ") && userLine.contains(" (Ada"), "\(userLine)")
+    // The user is stored as the JSON object the API sent under data.
+    let stored = try sqlite(
+      db, "SELECT CAST(value AS TEXT) FROM entry WHERE store = 'user' AND key = 'accountUser'")
+    let object = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any]
+    #expect(object?["type"] as? String == "User")
+    #expect(object?["email"] as? String == "ada@example.com")
+    #expect(object?["first_name"] as? String == "Ada")
+
+    // A later session: /users/me would fail, but nothing asks it.
+    let later = try Binary.run([
+      "--db", db, "-c", "net fault GET /users/me --status 500", "-c", "auth show", "-c",
+      "user me --cached", "-c", "output json", "-c", "net faults", "-c", "user me --cached",
+    ])
+    #expect(later.status == 0, "\(later.stderr)")
+    #expect(later.stdout.contains("email:         ada@example.com\n\(userLine)\naccess_token:  …"))
+    #expect(later.stdout.contains("type:      User\nkind:      model object\n"))
+    // The mapped fields' table, whatever its column widths.
+    #expect(
+      later.stdout.range(
+        of: "\nemail +email +Default +yes +ada@example.com\n", options: .regularExpression)
+        != nil, "\(later.stdout)")
+    #expect(
+      later.stdout.contains(
+        #"[{"method":"GET","path":"/users/me","fault":"status 500","remaining":1,"hits":0}]"#),
+      "\(later.stdout)")
+    let last = try #require(later.stdout.split(separator: "\n").last)
+    let cached = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+    #expect(cached?["type"] as? String == "User")
+    #expect((cached?["fields"] as? [String: Any])?["email"] as? String == "ada@example.com")
+
+    // Logged out, the credential and the user are gone.
+    let out = try Binary.run([
+      "--db", db, "--keep-going", "-c", "auth logout", "-c", "auth show", "-c", "user me --cached",
+    ])
+    #expect(out.stdout == "logged out\nlogged_in: no\n")
+    #expect(
+      out.stderr
+        == "-c:1:1: error: nobody is logged in, so no user is stored (log in with 'auth login EMAIL')\n"
+    )
+    #expect(try sqlite(db, "SELECT count(*) FROM entry WHERE store = 'user'") == "0\n")
+  }
+
+  @Test(
+    "when me() fails after the grant, auth login says the credential is kept and the user was not fetched; user me fetches and stores it"
+  )
+  func meFailsAfterGrant() throws {
+    let result = try Binary.run([
+      "--db", ":memory:", "--keep-going", "-c", "net fault GET /users/me --status 500", "-c",
+      "auth login ada@example.com lovelace", "-c", "auth show", "-c", "user me --cached", "-c",
+      "user me", "-c", "auth show",
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == """
+        -c:1:12: error: logged in as 'ada@example.com' and the credential is kept, but the user could not be fetched: HTTP 500 InternalError: injected fault: HTTP 500 for /users/me ('user me' fetches the user again; 'auth show' shows the stored login)
+        -c:1:1: error: no user is stored with the credential ('user me' fetches the user and stores it)
+
+        """)
+    let shows = result.stdout.components(separatedBy: "email:         ada@example.com\n")
+      .dropFirst()
+    #expect(shows.count == 2, "\(result.stdout)")
+    #expect(
+      shows.first?.hasPrefix("user:          none stored ('user me' fetches it and stores it)\n")
+        == true)
+    #expect(shows.last?.hasPrefix("user:          User ") == true, "\(result.stdout)")
   }
 
   /// The stored credential, read with sqlite3 from the workspace file.

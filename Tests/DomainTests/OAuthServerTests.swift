@@ -255,9 +255,10 @@ private final class CredentialRecorder: OAuth2SessionManagerDelegate, @unchecked
 @Suite("OAuth2SessionManager against the demo API", .serialized)
 struct OAuth2SessionManagerTests {
   private func manager(on server: DemoAPI) -> (OAuth2SessionManager, CredentialRecorder) {
-    let network = NetworkController(baseURL: server.baseURL, timeout: 5, tracer: Tracer())
+    let session = APISessionManager(
+      dynamicBaseURL: server.baseURL, timeout: 5, logger: nil, tracer: Tracer())
     let manager = OAuth2SessionManager(
-      networkController: network, baseURL: server.baseURL, clientID: APIFactory.clientID,
+      sessionManager: session, clientID: APIFactory.clientID,
       clientSecret: APIFactory.clientSecret, tracer: Tracer())
     let recorder = CredentialRecorder()
     manager.delegate = recorder

@@ -6,12 +6,21 @@ enum AuthGroup {
   static let group = CommandGroup(
     "auth", summary: "log in with OAuth2 and keep the credential (OAuth2SessionManager)",
     discussion: """
-      OAuth2SessionManager posts a password grant or a refresh grant to the API's /oauth/token \
-      as the client 'archsh'; AccountUserProvider keeps the credential it gets (access and \
-      refresh token) with the email. On iOS the seed keeps them in the keychain; here they live \
-      in the workspace's 'user' store, in a file of mode 0600, so a later session is still logged \
-      in. Tokens are only ever shown redacted to their last four characters, and a line that \
-      holds a password never reaches the history or a trace.
+      'auth login' is the seed's UserAPI.login: OAuth2SessionManager posts a password grant to \
+      the API's /oauth/token as the client 'archsh', then UserAPI's me() fetches the user \
+      (GET /users/me). AccountUserProvider keeps what they get: the credential (access and \
+      refresh token) through its OAuth2SessionManagerDelegate, with the email, and the User \
+      through its userPersistenceHandler, as the JSON object the API sent, mapped again by \
+      ModelFactory when it is read. If the grant succeeds and me() fails, the login says so: \
+      the credential is kept, no user is stored, and 'user me' fetches it later. On iOS the seed \
+      keeps the credential and the user in the keychain; here they live in the workspace's \
+      'user' store, in a file of mode 0600, so a later session is still logged in. 'auth show' \
+      and 'user me --cached' show them without a request; 'auth logout' forgets all of it.
+      As in the seed, OAuth2SessionManager is an APISessionManager: its grants go out as a JSON \
+      body (client_id, client_secret, grant_type, then username and password, or \
+      refresh_token), and it reads access_token and refresh_token at the top level of the \
+      answer, beside "code":"OK". Tokens are only ever shown redacted to their last four \
+      characters, and a line that holds a password never reaches the history or a trace.
       The demo API's account is ada@example.com with the password lovelace; 'serve --user' adds \
       accounts. A password comes from a prompt without echo at a terminal, from a variable set \
       with 'set NAME VALUE --secret', or from the first line of standard input with \
@@ -96,7 +105,7 @@ enum AuthGroup {
   }
 
   static let login = Command(
-    "login", summary: "get a credential with a password grant and keep it",
+    "login", summary: "log in: a password grant, then me(); keep the credential and the user",
     signature: Signature([
       emailArgument, passwordArgument, passwordStdinFlag,
     ]),
@@ -108,22 +117,28 @@ enum AuthGroup {
     let email = try invocation[emailArgument]
     let password = try password(invocation, email: email)
     let api = invocation.session.factory.api
-    let credential = try api.oAuth2SessionManager().tokenGrant(
-      username: email.text, password: password
-    ).get()
-    try api.accountUserProvider.logIn(email: email.text)
-    return record(email: email.text, credential: credential)
+    let provider = try api.accountUserProvider
+    let login = try api.userAPI().login(
+      email: email.text, password: password,
+      userPersistenceHandler: provider.userPersistenceHandler())
+    return record(email: email.text, user: .success(login.user), credential: login.credential)
   }
 
   static let show = Command(
-    "show", summary: "the logged-in account and its tokens, redacted",
+    "show", summary: "the logged-in account, its user and its tokens (redacted), as stored",
+    discussion: """
+      Reads the workspace only: no request is sent. The user is the one the login (or the last \
+      'user me') stored; 'user me --cached' shows all of its fields.
+      """,
     examples: ["auth show"]
   ) { invocation in
     let provider = try invocation.session.factory.api.accountUserProvider
     guard let credential = try provider.credential() else {
       return .record([Field("logged_in", .bool(false))])
     }
-    return record(email: try provider.email() ?? "", credential: credential)
+    return record(
+      email: try provider.email() ?? "", user: Result { try provider.user() },
+      credential: credential)
   }
 
   static let refresh = Command(
@@ -134,7 +149,9 @@ enum AuthGroup {
     let provider = try api.accountUserProvider
     guard let current = try provider.credential() else { throw OAuth2Error.notLoggedIn }
     let credential = try api.oAuth2SessionManager().refreshToken(current.refreshToken).get()
-    return record(email: try provider.email() ?? "", credential: credential)
+    return record(
+      email: try provider.email() ?? "", user: Result { try provider.user() },
+      credential: credential)
   }
 
   static let expire = Command(
@@ -147,7 +164,7 @@ enum AuthGroup {
   }
 
   static let logout = Command(
-    "logout", summary: "forget the account and its credential",
+    "logout", summary: "forget the account, its credential and its user",
     examples: ["auth logout"]
   ) { invocation in
     try invocation.session.factory.api.accountUserProvider.logOut()
@@ -187,12 +204,48 @@ enum AuthGroup {
     }
   }
 
-  static func record(email: String, credential: OAuth2Credential) -> Output {
-    .record([
-      Field("email", .string(email)),
-      Field("access_token", .string(OAuth2Credential.redacted(credential.accessToken))),
-      Field("refresh_token", .string(OAuth2Credential.redacted(credential.refreshToken))),
-      Field("stored_in", .string("the workspace's 'user' store (a keychain on iOS)")),
-    ])
+  /// The login as shown: the email, the stored user in one line (all of its fields in JSON), the
+  /// tokens redacted, and where they are kept.
+  static func record(
+    email: String, user: Result<MappedObject?, Error>, credential: OAuth2Credential
+  ) -> Output {
+    let shown: Value
+    let whole: Value
+    switch user {
+    case .success(let mapped?):
+      shown = .string(summary(of: mapped))
+      whole = ModelRendering.value(of: mapped.object)
+    case .success(nil):
+      shown = .string("none stored ('user me' fetches it and stores it)")
+      whole = .null
+    case .failure(let error):
+      shown = .string("stored, but it does not map: \(error)")
+      whole = .null
+    }
+    func fields(user: Value) -> [Field] {
+      [
+        Field("email", .string(email)),
+        Field("user", user),
+        Field("access_token", .string(OAuth2Credential.redacted(credential.accessToken))),
+        Field("refresh_token", .string(OAuth2Credential.redacted(credential.refreshToken))),
+        Field("stored_in", .string("the workspace's 'user' store (a keychain on iOS)")),
+      ]
+    }
+    return .view(
+      text: TextRenderer(useColor: false).render(.record(fields(user: shown))),
+      data: .object(fields(user: whole)))
+  }
+
+  /// A user in one line: its identity, and its name as the API sent it.
+  static func summary(of user: MappedObject) -> String {
+    let identity = (user.object as? ModelObject).map { "\($0.type) \($0.uuid)" } ?? user.object.type
+    guard case .object(let members) = user.json else { return identity }
+    let name = ["first_name", "last_name"].compactMap { key -> String? in
+      guard case .string(let text)? = members.last(where: { $0.key == key })?.value,
+        !text.isEmpty
+      else { return nil }
+      return text
+    }
+    return name.isEmpty ? identity : "\(identity) (\(name.joined(separator: " ")))"
   }
 }

@@ -386,8 +386,9 @@ extension Builtins {
       Listens on 127.0.0.1 only. Port 0 picks a free port; the URL is printed when the server is \
       ready.
       OAuth2: POST /oauth/token takes grant_type=password (username, password, client_id, \
-      client_secret) or grant_type=refresh_token (refresh_token, client_id, client_secret), form \
-      or JSON, and answers {"access_token":...,"refresh_token":...,"code":"OK"}. Tokens are \
+      client_secret) or grant_type=refresh_token (refresh_token, client_id, client_secret), as a \
+      JSON body (as BDModules sends them) or a form, and answers \
+      {"access_token":...,"refresh_token":...,"code":"OK"}. Tokens are \
       random and kept in memory; a refresh token is used up by its refresh. GET /users/me needs \
       'Authorization: Bearer TOKEN' and answers 401 {"code":"Unauthorized"} without one; so do \
       GET /users/me/locations and /users/{id}/locations, which page through the user's favourite \

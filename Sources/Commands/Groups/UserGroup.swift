@@ -1,22 +1,46 @@
 import Domain
 
-/// `user`: BDModules' UserAPI, with the credential `auth login` keeps.
+/// `user`: BDModules' UserAPI, with the credential and the user `auth login` keeps.
 enum UserGroup {
   static let group = CommandGroup(
     "user", summary: "the logged-in user from the API (UserAPI)",
     discussion: """
       UserAPI's me() goes through its APIServiceClient for User: OAuth2Authorization sends the \
       stored bearer token and, on a 401, refreshes it once and replays the request; ModelFactory \
-      maps the answer's data into a User model object.
+      maps the answer's data into a User model object. As in the seed, me() hands the user to \
+      AccountUserProvider's userPersistenceHandler, which keeps it in the workspace beside the \
+      credential: 'auth login' stores it, each 'user me' replaces it, and 'user me --cached' and \
+      'auth show' read it without a request.
       """,
     commands: [me])
 
+  /// `me --cached`.
+  static let cachedFlag = Flag(
+    "cached", "show the user stored at login (or by the last 'user me'), without a request")
+
   static let me = Command(
-    "me", summary: "GET /users/me: the logged-in user, as a model object",
-    examples: ["user me"]
+    "me", summary: "GET /users/me: the logged-in user, as a model object, kept in the workspace",
+    signature: Signature([cachedFlag]),
+    examples: ["user me", "user me --cached"]
   ) { invocation in
     let factory = invocation.session.factory
-    let mapped = try factory.api.userAPI().me()
+    let provider = try factory.api.accountUserProvider
+    let mapped: MappedObject
+    if invocation[cachedFlag] {
+      guard let stored = try provider.user() else {
+        guard try provider.credential() != nil else {
+          throw ShellError(
+            "nobody is logged in, so no user is stored", hint: "log in with 'auth login EMAIL'")
+        }
+        throw ShellError(
+          "no user is stored with the credential",
+          hint: "'user me' fetches the user and stores it")
+      }
+      mapped = stored
+    } else {
+      mapped = try factory.api.userAPI().me(
+        userPersistenceHandler: provider.userPersistenceHandler())
+    }
     guard let type = factory.model.registry.type(named: mapped.object.type) else {
       return .text(mapped.object.type)
     }

@@ -79,6 +79,8 @@ enum Diagnosis {
       }
     case UserAPIError.notLoggedIn:
       return "log in with 'auth login EMAIL'"
+    case UserAPIError.userNotFetched:
+      return "'user me' fetches the user again; 'auth show' shows the stored login"
     case UserAPIError.network(.http(401, _, _)):
       return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
     case UserAPIError.authorization(let error):

@@ -57,27 +57,38 @@ public enum OAuth2Error: Error, Equatable, CustomStringConvertible, SubjectError
   }
 }
 
-/// Grants and refreshes tokens at the API's `/oauth/token` (BDModules' `OAuth2SessionManager`).
+/// Grants and refreshes tokens at the API's token path (BDModules' `OAuth2SessionManager`).
+///
+/// The seed's manager is an `APISessionManager`, whose request serializer is AFNetworking's JSON
+/// serializer, so its grants go out as a JSON body: `client_id`, `client_secret`, `grant_type`,
+/// then `username` and `password`, or `refresh_token`. archsh's manager sends them the same way,
+/// through the `APISessionManager` it is given. It reads the answer as the seed does:
+/// `access_token` and `refresh_token` at the top level of the JSON object (beside the
+/// convention's `"code":"OK"`, which it does not need).
 public final class OAuth2SessionManager {
-  private let networkController: NetworkController
-  private let baseURL: URL
+  private let sessionManager: APISessionManager
+  private let path: String
   private let clientID: String
   private let clientSecret: String
   private let tracer: Tracing
+  private let isCancelled: @Sendable () -> Bool
   /// Told about every new credential.
   public weak var delegate: OAuth2SessionManagerDelegate?
 
-  /// Creates a session manager for one OAuth2 client, posting to `/oauth/token` on `baseURL`
-  /// (the factory's, which a redirect can swap).
+  /// Creates a session manager for one OAuth2 client, posting to `path` through
+  /// `sessionManager` (relative to its `dynamicBaseURL`, which a redirect can swap).
+  ///
+  /// `isCancelled` is polled while a request runs; true cancels it (the shell's Ctrl-C flag).
   public init(
-    networkController: NetworkController, baseURL: URL, clientID: String, clientSecret: String,
-    tracer: Tracing
+    sessionManager: APISessionManager, path: String = "/oauth/token", clientID: String,
+    clientSecret: String, tracer: Tracing, isCancelled: @escaping @Sendable () -> Bool = { false }
   ) {
-    self.networkController = networkController
-    self.baseURL = baseURL
+    self.sessionManager = sessionManager
+    self.path = path
     self.clientID = clientID
     self.clientSecret = clientSecret
     self.tracer = tracer
+    self.isCancelled = isCancelled
   }
 
   /// `grant_type=password`.
@@ -86,45 +97,42 @@ public final class OAuth2SessionManager {
   > {
     request(
       "tokenGrant",
-      ["grant_type": "password", "username": username, "password": password],
+      [("grant_type", "password"), ("username", username), ("password", password)],
       username: username, attributes: [("username", username)])
   }
 
   /// `grant_type=refresh_token`.
   public func refreshToken(_ refreshToken: String) -> Result<OAuth2Credential, OAuth2Error> {
     request(
-      "refreshToken", ["grant_type": "refresh_token", "refresh_token": refreshToken],
+      "refreshToken", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
       username: nil, attributes: [])
   }
 
-  private struct TokenResponse: Decodable, Sendable {
-    let accessToken: String
-    let refreshToken: String
-  }
-
   private func request(
-    _ operation: String, _ fields: [String: String], username: String?,
+    _ operation: String, _ fields: [(key: String, value: String)], username: String?,
     attributes: [(key: String, value: String)]
   ) -> Result<OAuth2Credential, OAuth2Error> {
-    let form = fields.merging(["client_id": clientID, "client_secret": clientSecret]) { $1 }
-    let body = form.sorted { $0.key < $1.key }.map { key, value in
-      "\(APISessionManager.encode(key))=\(APISessionManager.encode(value))"
-    }.joined(separator: "&")
-    let request = NetworkRequest(
-      method: "POST",
-      path: NetworkController.url("/oauth/token", relativeTo: baseURL)?.absoluteString
-        ?? "/oauth/token",
-      headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8))
+    let parameters = [("client_id", clientID), ("client_secret", clientSecret)] + fields
     let result = tracer.withSpan("OAuth2SessionManager", operation, attributes: attributes) {
-      span in
-      let response = networkController.perform(request, decoding: TokenResponse.self)
-      span.setAttribute("status", response.response.map { String($0.statusCode) } ?? "none")
-      return response.result
+      span -> Result<OAuth2Credential, NetworkError> in
+      let task: APISessionTask
+      do {
+        task = try sessionManager.performRequest(method: .post, path: path, parameters: parameters)
+      } catch {
+        return .failure(.badURL(path))
+      }
+      guard let response = task.wait(isCancelled: isCancelled) else {
+        return .failure(.transport(url: task.url.absoluteString, detail: "no response"))
+      }
+      span.setAttribute("status", response.statusCode.map { String($0) } ?? "none")
+      let credential = response.result.flatMap { data in
+        Self.credential(from: data, url: response.url)
+      }
+      if case .failure(let error) = credential { span.setAttribute("error", error.description) }
+      return credential
     }
     switch result {
-    case .success(let token):
-      let credential = OAuth2Credential(
-        accessToken: token.accessToken, refreshToken: token.refreshToken)
+    case .success(let credential):
       delegate?.didUpdateCredential(credential)
       return .success(credential)
     case .failure(.http(let status, let code, let message)):
@@ -134,54 +142,28 @@ public final class OAuth2SessionManager {
     }
   }
 
-}
-
-/// The logged-in account: its email and OAuth2 credential, kept in the workspace's `user` store
-/// (BDModules' `AccountUserProvider`, which keeps them in the keychain on iOS).
-public final class AccountUserProvider: OAuth2SessionManagerDelegate {
-  private let store: PersistenceController
-  private let decoder: JSONDecoder
-  private let encoder: JSONEncoder
-  static let credentialKey = "oauth2Credential"
-  static let emailKey = "oauth2Email"
-
-  /// Creates the provider over the `user` store, coding the credential as JSON.
-  public init(store: PersistenceController, decoder: JSONDecoder, encoder: JSONEncoder) {
-    self.store = store
-    self.decoder = decoder
-    self.encoder = encoder
-  }
-
-  /// The stored credential, or nil when logged out.
-  public func credential() throws -> OAuth2Credential? {
-    guard let data = try? store.retrieve(forKey: Self.credentialKey) else { return nil }
-    return try? decoder.decode(OAuth2Credential.self, from: data)
-  }
-
-  /// The logged-in email, or nil.
-  public func email() throws -> String? {
-    guard let data = try? store.retrieve(forKey: Self.emailKey) else { return nil }
-    return String(decoding: data, as: UTF8.self)
-  }
-
-  /// Records whose credential it keeps, after a password grant.
-  public func logIn(email: String) throws {
-    try store.persist(Data(email.utf8), forKey: Self.emailKey)
-  }
-
-  /// A grant or a refresh produced a credential: it replaces the stored one.
-  public func didUpdateCredential(_ credential: OAuth2Credential) {
-    try? save(credential)
-  }
-
-  /// Forgets the account and its credential.
-  public func logOut() throws {
-    for key in [Self.credentialKey, Self.emailKey] {
-      if (try? store.retrieve(forKey: key)) != nil { try store.remove(forKeys: [key]) }
+  /// The credential in a token response: `access_token` and `refresh_token`, strings at the top
+  /// level of a JSON object, as the seed reads them (it force-unwraps both; archsh names what is
+  /// missing instead).
+  static func credential(from data: Data, url: URL) -> Result<OAuth2Credential, NetworkError> {
+    guard !data.isEmpty else { return .failure(.emptyResponseData(url: url.absoluteString)) }
+    guard let value = try? StrictJSON.parse(data) else {
+      return .failure(.decoding(path: "", detail: "the body is not valid JSON"))
     }
-  }
-
-  private func save(_ credential: OAuth2Credential) throws {
-    try store.persist(try encoder.encode(credential), forKey: Self.credentialKey)
+    guard case .object(let members) = value else {
+      return .failure(.decoding(path: "", detail: "expected an object"))
+    }
+    func token(_ key: String) -> Result<String, NetworkError> {
+      switch members.last(where: { $0.key == key })?.value {
+      case .string(let text)? where !text.isEmpty: return .success(text)
+      case .string?: return .failure(.decoding(path: key, detail: "the token is empty"))
+      case nil: return .failure(.decoding(path: key, detail: "the field is missing"))
+      case .null?: return .failure(.decoding(path: key, detail: "expected a string, found null"))
+      case .some: return .failure(.decoding(path: key, detail: "expected a string"))
+      }
+    }
+    return token("access_token").flatMap { access in
+      token("refresh_token").map { OAuth2Credential(accessToken: access, refreshToken: $0) }
+    }
   }
 }

@@ -82,20 +82,21 @@ public final class APIFactory: Factory {
 
   static let oAuth2SessionManagerComponent = FactoryComponent(
     "oAuth2SessionManager", factory: "APIFactory", type: "OAuth2SessionManager", .prototype,
-    dependencies: ["embeddedAPI", "networkController", "accountUserProvider"],
+    dependencies: ["apiSessionManager", "accountUserProvider"],
     summary: "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
   ) { try $0.api.oAuth2SessionManager() }
 
   static let accountUserProviderComponent = FactoryComponent(
     "accountUserProvider", factory: "APIFactory", type: "AccountUserProvider", .singleton,
-    dependencies: ["persistenceController", "jsonDecoder", "jsonEncoder"],
-    summary: "the logged-in account and its credential, in the 'user' store (a keychain on iOS)"
+    dependencies: ["persistenceController", "jsonDecoder", "jsonEncoder", "jsonSerializer"],
+    summary:
+      "the logged-in account, its credential and its User, in the 'user' store (a keychain on iOS)"
   ) { try $0.api.accountUserProvider }
 
   static let userAPIComponent = FactoryComponent(
     "userAPI", factory: "APIFactory", type: "UserAPI", .prototype,
-    dependencies: ["apiServiceClient", "accountUserProvider"],
-    summary: "the user routes: me() through its APIServiceClient for User (BDModules)"
+    dependencies: ["apiServiceClient", "accountUserProvider", "oAuth2SessionManager"],
+    summary: "the user routes: login (a token grant, then me()) and me() (BDModules)"
   ) { try $0.api.userAPI() }
 
   static let apiServiceClientComponent = FactoryComponent(
@@ -282,35 +283,38 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// A new OAuth2SessionManager for the API in use, whose delegate is the account provider.
+  /// A new OAuth2SessionManager for the API in use, over a new APISessionManager (the seed's
+  /// OAuth2SessionManager is one), whose delegate is the account provider.
   public func oAuth2SessionManager() throws -> OAuth2SessionManager {
     try core.prototype(Self.oAuth2SessionManagerComponent) {
       let manager = OAuth2SessionManager(
-        networkController: try networkController, baseURL: try baseURL().url,
-        clientID: Self.clientID,
-        clientSecret: Self.clientSecret, tracer: root.tracer)
+        sessionManager: try apiSessionManager(), path: "/oauth/token", clientID: Self.clientID,
+        clientSecret: Self.clientSecret, tracer: root.tracer, isCancelled: isCancelled)
       manager.delegate = try accountUserProvider
       return manager
     }
   }
 
-  /// The logged-in account and its credential.
+  /// The logged-in account, its credential and its user.
   public var accountUserProvider: AccountUserProvider {
     get throws {
       try core.singleton(Self.accountUserProviderComponent) {
         AccountUserProvider(
           store: try root.persistenceController(.user), decoder: root.json.decoder(),
-          encoder: root.json.encoder())
+          encoder: root.json.encoder(), serializer: root.json.serializer(),
+          modelFactory: root.model)
       }
     }
   }
 
-  /// A new UserAPI over a service client for `User` and the logged-in account.
+  /// A new UserAPI over a service client for `User`, the logged-in account, and a session
+  /// manager for its login's token grant.
   public func userAPI() throws -> UserAPI {
     try core.prototype(Self.userAPIComponent) {
       UserAPI(
         userServiceClient: try apiServiceClient(type: "User"),
-        accountUserProvider: try accountUserProvider)
+        accountUserProvider: try accountUserProvider,
+        oAuth2SessionManager: try oAuth2SessionManager(), tracer: root.tracer)
     }
   }
 

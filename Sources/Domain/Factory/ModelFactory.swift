@@ -88,6 +88,9 @@ public struct MappedObject: Sendable {
   public let object: ValueObject
   /// The required fields that were missing.
   public let warnings: [MappingWarning]
+  /// The JSON it was mapped from, as the API sent it: what the seed's `ValueObject` keeps as its
+  /// dictionary, and what is stored when the object is kept.
+  public let json: JSONValue
 }
 
 /// A mapped collection: its elements and its `info`.
@@ -130,7 +133,7 @@ extension ModelFactory {
       return object
     }
     report(warnings)
-    return MappedObject(object: object, warnings: warnings)
+    return MappedObject(object: object, warnings: warnings, json: value)
   }
 
   /// The default object parser: the object under `data`.

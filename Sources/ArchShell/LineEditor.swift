@@ -11,17 +11,35 @@ nonisolated(unsafe) private var pendingIndex = 0
 nonisolated(unsafe) private let wordBreaks: UnsafeMutablePointer<CChar>? = strdup(" \t;")
 
 /// libedit's attempted-completion callback: computes the candidates for the word at the cursor.
+///
+/// libedit replaces the text from `start` to the cursor with the candidates' common prefix. Its
+/// word starts after the last blank, even one inside quotes, while the completer's word is the
+/// lexer's: `log level 'Application L` is one word to the completer and `L` to libedit. The part
+/// of the completer's word before libedit's is typed already, so each candidate is cut after it.
 private func attemptCompletion(
   _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
 ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
   // Without this, libedit falls back to completing file names.
   archsh_set_completion_over(1)
   guard let completer = activeCompleter, let buffer = archsh_rl_line_buffer() else { return nil }
-  // `end` counts characters, while the buffer is UTF-8 bytes.
-  let line = String(String(cString: buffer).prefix(Int(end)))
-  pendingMatches = completer.complete(line)
+  // `start` and `end` count characters (libedit's wide characters, Unicode scalars), while the
+  // buffer is UTF-8 bytes.
+  let scalars = String(cString: buffer).unicodeScalars
+  let line = String(String.UnicodeScalarView(scalars.prefix(Int(end))))
+  let completion = completer.completion(line)
+  let wordStart = String(decoding: line.utf8.prefix(completion.start), as: UTF8.self)
+    .unicodeScalars.count
+  let typed = Array(line.unicodeScalars.dropFirst(wordStart).prefix(max(0, Int(start) - wordStart)))
+  pendingMatches = completion.replacements.compactMap { replacement in
+    let candidate = Array(replacement.unicodeScalars)
+    guard Int(start) >= wordStart, candidate.starts(with: typed) else { return nil }
+    return String(String.UnicodeScalarView(candidate.dropFirst(typed.count)))
+  }
   pendingIndex = 0
   guard !pendingMatches.isEmpty else { return nil }
+  // A directory is completed without the space that ends a word, so that Tab can go on into it.
+  let isDirectory = pendingMatches.count == 1 && pendingMatches[0].hasSuffix("/")
+  archsh_set_completion_append_character(isDirectory ? 0 : Int32(UInt8(ascii: " ")))
   return rl_completion_matches(text, generateMatch)
 }
 

@@ -205,6 +205,51 @@ struct InteractiveDetailTests {
     #expect(try terminal.waitForExit() == 0)
   }
 
+  @Test("Tab quotes a name with a space, and completes the file names of @FILE and source")
+  func quotedCompletion() throws {
+    // A short folder, so that the typed lines fit the terminal's 80 columns.
+    let folder = "/tmp/ash-" + UUID().uuidString.prefix(6)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createDirectory(
+      atPath: folder + "/sub dir", withIntermediateDirectories: true)
+    try "hello notes".write(toFile: folder + "/my notes.txt", atomically: true, encoding: .utf8)
+    try "echo sourced-from-sub-dir\n".write(
+      toFile: folder + "/sub dir/inner.ash", atomically: true, encoding: .utf8)
+    let terminal = try start()
+
+    // "App" completes to the tag, quoted, so that the next word is the level.
+    var mark = terminal.mark
+    terminal.press("log level App\t")
+    mark = try terminal.waitFor("'Application Lifecycle' ", after: mark)
+    terminal.type("Warning\r")
+    mark = try terminal.waitFor(
+      "Application Lifecycle: lines at Warning and above are kept", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // @FILE completes a file name with a space, quoting the whole word.
+    mark = terminal.mark
+    terminal.press("store persist generalCache note @\(folder)/my\t")
+    mark = try terminal.waitFor(" notes.txt' ", after: mark)
+    terminal.type("\r")
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
+    terminal.type("store retrieve generalCache note\r")
+    mark = try terminal.waitFor("hello notes\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // source: a directory keeps its quote open, and the next Tab goes on inside it.
+    mark = terminal.mark
+    terminal.press("source \(folder)/su\t")
+    mark = try terminal.waitFor("b dir/", after: mark)
+    terminal.press("in\t")
+    mark = try terminal.waitFor("ner.ash' ", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("sourced-from-sub-dir\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
   @Test("Tab completes coordinator names, the screen's events and their product ids")
   func coordinatorCompletion() throws {
     let terminal = try start()

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Testing
 
 @testable import Commands
@@ -250,6 +251,73 @@ struct CompleterTests {
     #expect(completer.complete("time ") == completer.complete(""))
     #expect(completer.complete("trace export -- --") == [])
     #expect(completer.complete("trace export --format=mermaid --") == ["--help"])
+  }
+
+  @Test("Tab quotes a candidate that needs quoting, in the quotes the word was started with")
+  func quoting() {
+    // Given the tag 'Application Lifecycle', which has a space
+    // Then a bare word is single-quoted as a whole, from where it starts
+    #expect(
+      completer.completion("log level App")
+        == Completion(start: 10, replacements: ["'Application Lifecycle'"]))
+    #expect(
+      completer.completion("log level 'Application L")
+        == Completion(start: 10, replacements: ["'Application Lifecycle'"]))
+    #expect(completer.completion("log level \"App").replacements == ["\"Application Lifecycle\""])
+    #expect(
+      completer.completion("log level Application\\ L").replacements == [
+        "Application\\ Lifecycle"
+      ])
+    // When one candidate needs quotes, all get them, so that they keep a common prefix
+    #expect(
+      completer.completion("log level A").replacements == ["'API'", "'Application Lifecycle'"])
+    // And a word that needs none stays bare
+    #expect(completer.completion("log level AP") == Completion(start: 10, replacements: ["API"]))
+    #expect(completer.completion("log level ").start == 10)
+    #expect(completer.completion("echo $pr").replacements == [])
+  }
+
+  @Test("every quoting style reads back, through the lexer, as the value it quoted")
+  func quotingRoundTrip() throws {
+    let values = [
+      "plain", "two words", "it's", #"say "hi""#, "a$b", "semi;colon", #"back\slash"#, "#hash",
+    ]
+    for style in [Quoting.single, .double, .backslash] {
+      for value in values {
+        let words = try Lexer.lex("echo " + style.quote(value)).first?.words ?? []
+        #expect(words.count == 2, "\(style) \(value)")
+        #expect(words.last?.text == value, "\(style) \(value)")
+      }
+    }
+    // A directory keeps its quote open, so that the next Tab goes on inside it.
+    #expect(Quoting.single.quote("my dir/") == "'my dir/")
+  }
+
+  @Test("a path, and a value after @ or NAME=@, complete file names; directories end in /")
+  func fileNames() throws {
+    let folder =
+      FileManager.default.temporaryDirectory.path + "/archsh-complete-" + UUID().uuidString
+    try FileManager.default.createDirectory(
+      atPath: folder + "/sub dir", withIntermediateDirectories: true)
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/my notes.json"))
+    try Data().write(to: URL(fileURLWithPath: folder + "/.hidden"))
+    #expect(
+      completer.complete("source \(folder)/") == [
+        "\(folder)/my notes.json", "\(folder)/sub dir/",
+      ])
+    #expect(completer.complete("source \(folder)/.") == ["\(folder)/.hidden"])
+    #expect(
+      completer.completion("source \(folder)/my").replacements == ["'\(folder)/my notes.json'"])
+    #expect(
+      completer.completion("store persist bookmarks k @\(folder)/my").replacements == [
+        "'@\(folder)/my notes.json'"
+      ])
+    #expect(
+      completer.completion("session request POST /echo --file a=@\(folder)/s").replacements == [
+        "'a=@\(folder)/sub dir/"
+      ])
+    #expect(completer.complete("store persist bookmarks k @@\(folder)/") == [])
+    #expect(completer.complete("parse acknowledgements \(folder)/sub") == ["\(folder)/sub dir/"])
   }
 }
 

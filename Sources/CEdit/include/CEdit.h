@@ -31,6 +31,9 @@ int archsh_interrupt_pending(void);
 // Non-variadic accessors for libedit's readline globals. They hold no state of their own, so
 // they can stay inline.
 static inline void archsh_set_completion_over(int value) { rl_attempted_completion_over = value; }
+static inline void archsh_set_completion_append_character(int character) {
+  rl_completion_append_character = character;
+}
 static inline int archsh_rl_point(void) { return rl_point; }
 static inline const char *archsh_rl_line_buffer(void) { return rl_line_buffer; }
 static inline int archsh_history_length(void) { return history_length; }

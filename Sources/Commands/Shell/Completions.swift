@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// Completion providers that more than one group offers.
 enum Completions {
@@ -9,5 +10,33 @@ enum Completions {
       ids.formUnion(catalog.cachedIDs())
     }
     return ids.sorted().map(String.init).filter { $0.hasPrefix(context.prefix) }
+  }
+
+  /// Where the path starts in a word that refers to a file: after a leading `@` (`@FILE`), or
+  /// after `=@` (`NAME=@PATH`); nil for any other word, and for `@@`, which is text.
+  static func fileReference(in word: String) -> String.Index? {
+    if word.hasPrefix("@") {
+      return word.hasPrefix("@@") ? nil : word.index(after: word.startIndex)
+    }
+    return word.range(of: "=@").map(\.upperBound)
+  }
+
+  /// The files and directories whose path starts with `prefix`; a directory ends in `/`.
+  ///
+  /// A relative path starts in the current directory, since completion serves the prompt. Hidden
+  /// files come only when the name typed so far starts with `.`; at most 500.
+  static func files(matching prefix: String) -> [String] {
+    let slash = prefix.lastIndex(of: "/")
+    let folder = slash.map { String(prefix[...$0]) } ?? ""
+    let start = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
+    let manager = FileManager.default
+    guard let names = try? manager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)
+    else { return [] }
+    return names.filter { $0.hasPrefix(start) && (start.hasPrefix(".") || !$0.hasPrefix(".")) }
+      .sorted().prefix(500).map { name in
+        var isDirectory: ObjCBool = false
+        _ = manager.fileExists(atPath: folder + name, isDirectory: &isDirectory)
+        return folder + name + (isDirectory.boolValue ? "/" : "")
+      }
   }
 }

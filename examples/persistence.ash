@@ -40,6 +40,11 @@ expect equals "key\n---\na\nc\nd"
 store persist thumbnails poster 'far too large for twelve bytes'
 expect fails "larger than the byte limit"
 
+# A store you created can be dropped, with its entries; the seed's stores cannot.
+store drop thumbnails
+store drop bookmarks
+expect fails "one of the seed's stores"
+
 # TTL: with an age limit and TTL mode on, an expired entry reads as missing.
 store limits generalCache --age 1s --ttl on
 store persist generalCache session abc

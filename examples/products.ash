@@ -50,12 +50,13 @@ net timeout 5s
 product show 2
 expect contains '$999.00'
 
-# A fault lasts for --times N requests, or always, until 'net fault clear'.
+# A fault lasts for --times N requests, or always, until 'net fault clear' removes every fault,
+# or 'net fault clear PATH' those added for PATH.
 net fault '*' '/products*' --status 500 --times always
 net faults
 product list --limit 1
 expect fails "HTTP 500 InternalError"
-net fault clear
+net fault clear '/products*'
 product list --limit 1
 
 # Translator: a cached Product becomes the view model its cell shows.

@@ -45,13 +45,17 @@ struct RegistryTests {
 
         ApplicationFactory creates the other factories (APIFactory, ModelFactory,
         JSONFactory, DataSourceFactory, EntryFactory, MainFactory), and they build every
-        controller the shell drives. As in BDModules, a singleton (a lazy var there, a
-        property here) is built on first use and shared; a prototype (a method) is built
-        on every request. The list and the graph are generated from the declarations the
-        factories build from, so they show the real architecture.
+        controller the shell drives, down to each DataSourceController,
+        NavigationController, TableViewProvider, translator and JSON coder. As in
+        BDModules, a singleton (a lazy var there, a property here) is built on first use
+        and shared; a prototype (a method) is built on every request. Each product is
+        declared once, typed by what it builds, and its type's name is the Swift type's
+        own. What a product is injected with is not declared anywhere: the factories
+        record what each builder asks them for, so the graph shows the real
+        architecture.
 
         commands:
-          factory list    every product: its factory, scope, type, whether built, what it is
+          factory list    every product: its factory, scope, type, times built, what it is
           factory graph   who builds what and who is injected into whom; as text, Mermaid or Graphviz
           factory get     ask the factory for a product, as a controller would, and show its identity
 

@@ -36,7 +36,8 @@ private final class AppHarness {
         store: try factory.persistenceController(identifier: "user"),
         makeSessionID: { "sess-test" }),
       favourites: FavouritesStore(
-        store: try factory.persistenceController(identifier: "bookmarks")),
+        store: try factory.persistenceController(identifier: "bookmarks"),
+        decoder: factory.json.decoder(), encoder: factory.json.encoder()),
       entry: factory.entry, main: factory.main, root: factory)
     if let session { try dependencies.sessionStore.store(id: session, email: "ada@example.com") }
     app = AppConfigurator(dependencies: dependencies)
@@ -368,7 +369,7 @@ struct CoordinatorTests {
         eventNamed: event, value: argument)
     }
     harness.app.handle(.appError(.server))
-    let store = AppStateStore(workspace: try harness.factory.workspace)
+    let store = try harness.factory.appStateStore
     try store.save(harness.app.snapshot)
 
     // A new AppConfigurator, as a new process would make, restores every stack
@@ -432,7 +433,9 @@ struct CoordinatorTests {
     let presenter = DiscoverPresenter("Discover", dependencies: harness.dependencies) {
       heard.append($0)
     }
-    let controller = ScreenController(screen: .discover, presenter: presenter)
+    let controller = harness.factory.core.screenController(
+      MainFactory.discoverControllerComponent, .discover, providers: harness.factory.dataSource
+    ) { presenter }
     let view = try controller.loadRootView()
     // The provider supplies the list through a DataSourceController with products as detail cells
     #expect(view.dataSourceController.sections.map(\.rows.count) == [2, 1, 1])

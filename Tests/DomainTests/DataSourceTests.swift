@@ -33,7 +33,8 @@ private struct Store {
   let recorder = Recorder()
 
   init(_ sections: [Section]) {
-    controller = DataSourceController(sections: sections)
+    controller = DataSourceController(
+      sections: sections, translator: ProductToProductCellViewModelTranslator())
     controller.delegate = recorder
   }
 
@@ -166,9 +167,11 @@ struct DataSourceTests {
     "registration matches the exact type, overwrites, a cell controller model is used directly, and the rest is the error cell"
   )
   func registration() {
-    let controller = DataSourceController(rows: [
-      .text("hello"), .object(type: "Game", json: #"{"type":"Game","name":"Tetris"}"#),
-      .object(type: "DetailCell", json: #"{"type":"DetailCell","title":"T","detail":"D"}"#),
+    let controller = ApplicationFactory().dataSource.dataSourceController(sections: [
+      Section(rows: [
+        .text("hello"), .object(type: "Game", json: #"{"type":"Game","name":"Tetris"}"#),
+        .object(type: "DetailCell", json: #"{"type":"DetailCell","title":"T","detail":"D"}"#),
+      ])
     ])
     #expect(controller.cellDataController(at: path(0, 0)).reuseIdentifier == "errorCell")
     #expect(
@@ -226,11 +229,14 @@ struct DataSourceTests {
     "the stored data source reloads exactly as memory holds it, after every kind of mutation, across block splits"
   )
   func storageRoundTrip() throws {
-    let workspace = try Workspace(path: ":memory:")
+    let factory = ApplicationFactory()
+    defer { withExtendedLifetime(factory) {} }
+    let workspace = try factory.workspace
+    let materials = factory.dataSource.documentMaterials()
     let tracer = Tracer()
     let document = try DataSourceDocument.create(
       name: "big", sections: [Section(rows: (0..<2000).map { .text("r\($0)") })], in: workspace,
-      tracer: tracer)
+      materials: materials, tracer: tracer)
     try document.register(dataController: BasicCellDataController.self, for: "Text")
     // 600 rows at the top grow the first block (512 rows) past the limit, so it splits.
     for index in 0..<600 {
@@ -266,7 +272,8 @@ struct DataSourceTests {
         }
       }
     }
-    let reloaded = try DataSourceDocument.open(name: "big", in: workspace, tracer: tracer)
+    let reloaded = try DataSourceDocument.open(
+      name: "big", in: workspace, materials: materials, tracer: tracer)
     #expect(state(reloaded.controller) == state(document.controller))
     #expect(reloaded.controller.totalRowCount == document.controller.totalRowCount)
     #expect(reloaded.controller.registeredControllers.map(\.controller) == ["BasicCell"])

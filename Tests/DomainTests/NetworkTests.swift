@@ -32,7 +32,10 @@ struct NetworkTests {
   func decodes() async throws {
     let controller = try await controller()
     let response = await offPool {
-      controller.perform(NetworkRequest(path: "/products/2"), decoding: Envelope<Product>.self)
+      let decoder = JSONDecoder()
+      decoder.keyDecodingStrategy = .convertFromSnakeCase
+      return controller.perform(
+        NetworkRequest(path: "/products/2"), decoding: Envelope<Product>.self, with: decoder)
     }
     let envelope = try response.result.get()
     #expect(envelope.code == "OK")
@@ -57,7 +60,8 @@ struct NetworkTests {
     let controller = try await controller()
     let response = await offPool {
       controller.perform(
-        NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self)
+        NetworkRequest(path: "/products/1"), decoding: Envelope<ProductWithWeight>.self,
+        with: JSONDecoder())
     }
     #expect(throws: NetworkError.decoding(path: "data.weight", detail: "the field is missing")) {
       try response.result.get()

@@ -11,6 +11,8 @@ private struct Fixture: @unchecked Sendable {
   let cache: PersistenceController
   let updater: ProductUpdater
   let tracer = Tracer()
+  /// Where the coders come from, as in the app.
+  let factory = ApplicationFactory()
 
   init(timeout: Double = 5) async throws {
     server = try await TestServer.shared.get()
@@ -18,7 +20,8 @@ private struct Fixture: @unchecked Sendable {
     let workspace = try Workspace(path: ":memory:")
     cache = PersistenceController(identifier: .productCache, workspace: workspace, tracer: tracer)
     updater = ProductUpdater(
-      networkController: network, productPersistenceController: cache, tracer: tracer)
+      networkController: network, productPersistenceController: cache,
+      decoder: factory.json.decoder(), encoder: factory.json.encoder(), tracer: tracer)
   }
 
   func url(_ path: String) -> URL { server.baseURL.appendingPathComponent(path) }
@@ -130,6 +133,7 @@ struct ProductTests {
     let result = await withCheckedContinuation { continuation in
       var updater: ProductUpdater? = ProductUpdater(
         networkController: fixture.network, productPersistenceController: fixture.cache,
+        decoder: fixture.factory.json.decoder(), encoder: fixture.factory.json.encoder(),
         tracer: fixture.tracer)
       updater?.updateProduct(from: fixture.url("products/7"), completionQueue: .global()) {
         continuation.resume(returning: $0)
@@ -193,7 +197,8 @@ struct ProductTests {
       identifier: .issueAssets, workspace: workspace, tracer: fixture.tracer)
     let updater = MagazineIssueUpdater(
       networkController: fixture.network, issuePersistenceController: issues,
-      assetPersistenceController: assets, tracer: fixture.tracer)
+      assetPersistenceController: assets, decoder: fixture.factory.json.decoder(),
+      encoder: fixture.factory.json.encoder(), tracer: fixture.tracer)
     let issueURL = fixture.url("issues/2")
     let issue = try await offPool { try updater.updateIssue(from: issueURL).get() }
     #expect(issue.title == "Parsers")

@@ -131,7 +131,9 @@ enum DataSourceGroup {
       sources.append(Section.byFamily(products, counting: "product"))
     }
     if let file = invocation[sectionsOption] {
-      sources.append(try SectionsFile.read(file, paths: invocation.paths))
+      sources.append(
+        try SectionsFile.read(
+          file, paths: invocation.paths, decoder: invocation.session.factory.json.decoder()))
     }
     if let count = invocation[generateOption] {
       sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
@@ -266,7 +268,9 @@ enum DataSourceGroup {
     signature: Signature([nameArgument, fileArgument, quiet]),
     examples: ["ds section set menu @menu.json"]
   ) { invocation in
-    let sections = try SectionsFile.read(try invocation[fileArgument], paths: invocation.paths)
+    let sections = try SectionsFile.read(
+      try invocation[fileArgument], paths: invocation.paths,
+      decoder: invocation.session.factory.json.decoder())
     return try mutate(invocation, "update(allSections:)") {
       $0.update(allSections: sections, notify: $1)
     }
@@ -333,7 +337,7 @@ enum DataSourceGroup {
           "'\(word.text)' is not S-R=VALUE", hint: "for example 0-1='Call Grace'", at: word.offset)
       }
       patch[IndexPath(row: indexes[1], section: indexes[0])] = try parseModel(
-        String(parts[1]), at: word)
+        String(parts[1]), at: word, in: invocation)
     }
     return try mutate(invocation, "update(rows:)") { $0.update(rows: patch, notify: $1) }
   }
@@ -473,15 +477,18 @@ enum DataSourceGroup {
       throw ShellError(
         "'\(first.text)' is not expected here", hint: "rows follow --rows", at: first.offset)
     }
-    return try words.map { try parseModel($0.text, at: $0) }
+    return try words.map { try parseModel($0.text, at: $0, in: invocation) }
   }
 
-  /// Text, or a JSON object when it starts with `{`.
-  static func parseModel(_ text: String, at word: Word) throws -> RowModel {
+  /// Text, or a JSON object when it starts with `{`, decoded with JSONFactory's decoder.
+  static func parseModel(_ text: String, at word: Word, in invocation: Invocation) throws
+    -> RowModel
+  {
     guard text.hasPrefix("{") else { return .text(text) }
     _ = try ValueInput.check(Data(text.utf8), file: nil, at: word, what: "the row")
     do {
-      return try RowModel.object(fromJSON: text)
+      return try RowModel.object(
+        fromJSON: text, decoder: invocation.session.factory.json.decoder())
     } catch {
       throw ShellError(describing: error).located(at: word.offset)
     }
@@ -490,7 +497,9 @@ enum DataSourceGroup {
   /// The VALUE of a row command: text or JSON, or with --product a cached product.
   static func model(_ invocation: Invocation) throws -> RowModel {
     let word = try invocation[valueArgument]
-    guard invocation[productFlag] else { return try parseModel(word.text, at: word) }
+    guard invocation[productFlag] else {
+      return try parseModel(word.text, at: word, in: invocation)
+    }
     let catalog = try invocation.session.factory.api.productCatalog()
     return .product(try catalog.cached(word.text).product)
   }

@@ -7,10 +7,12 @@ enum FactoryGroup {
     discussion: """
       ApplicationFactory creates the other factories (APIFactory, ModelFactory, JSONFactory, \
       DataSourceFactory, EntryFactory, MainFactory), and they build every controller the shell \
-      drives. As in BDModules, a singleton (a lazy var there, a property here) is built on first \
-      use and shared; a prototype (a method) is built on every request. The list and the graph \
-      are generated from the declarations the factories build from, so they show the real \
-      architecture.
+      drives, down to each DataSourceController, NavigationController, TableViewProvider, \
+      translator and JSON coder. As in BDModules, a singleton (a lazy var there, a property here) \
+      is built on first use and shared; a prototype (a method) is built on every request. Each \
+      product is declared once, typed by what it builds, and its type's name is the Swift type's \
+      own. What a product is injected with is not declared anywhere: the factories record what \
+      each builder asks them for, so the graph shows the real architecture.
       """,
     commands: [list, graph, get])
 
@@ -26,17 +28,18 @@ enum FactoryGroup {
   static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
 
   static let list = Command(
-    "list", summary: "every product: its factory, scope, type, whether built, what it is",
+    "list", summary: "every product: its factory, scope, type, times built, what it is",
+    discussion: """
+      'built' counts what this session has built: 1 for a singleton built (0 until it is first \
+      asked for), and one for each instance of a prototype.
+      """,
     examples: ["factory list"]
   ) { invocation in
-    let factory = invocation.session.factory
-    let rows = factory.components.map { component -> [Value] in
-      let built: Value =
-        component.lifetime == .singleton
-        ? .bool(factory.isInstantiated(component.name)) : .string("per request")
+    let rows = invocation.session.factory.graph().nodes.map { node -> [Value] in
+      let component = node.component
       return [
         .string(component.name), .string(component.factory), .string(component.lifetime.rawValue),
-        .string(component.typeName), built, .string(component.summary),
+        .string(component.typeName), .int(node.constructions), .string(component.summary),
       ]
     }
     return .table(
@@ -46,18 +49,25 @@ enum FactoryGroup {
   static let graph = Command(
     "graph", summary: "who builds what and who is injected into whom; as text, Mermaid or Graphviz",
     discussion: """
-      Each factory builds the products under it; an arrow from a product to another means the \
-      first is injected into the second when it is built. Singletons are drawn as boxes, \
-      prototypes as rounded boxes.
+      Each factory builds the products under it; an arrow from a product to another (← in the \
+      text) means the first is injected into the second when it is built. The arrows are \
+      recorded, not declared: archsh builds every product once in a scratch composition root \
+      (an in-memory workspace, and a demo API that is never started), the factories note what \
+      each builder asks them for, and what this session's own builds asked for is added. A \
+      product given a way to make another later (OAuth2Authorization its session managers, a \
+      screen its table view providers) depends on it too. The tracer, which every controller \
+      reports to, is held by the root and not drawn. Each product shows what this session has \
+      built: a singleton 'built', a prototype how many times it was made. Singletons are drawn \
+      as boxes, prototypes as rounded boxes, and what was built in bold.
       """,
     signature: Signature([formatOption]),
     examples: ["factory graph", "factory graph --format mermaid", "factory graph --format dot"]
   ) { invocation in
-    let components = invocation.session.factory.components
+    let graph = invocation.session.factory.graph()
     switch invocation[formatOption]?.text {
-    case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(components))
-    case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(components))
-    default: return .tree(FactoryDrawing.tree(components))
+    case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(graph))
+    case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(graph))
+    default: return .tree(FactoryDrawing.tree(graph))
     }
   }
 

@@ -102,9 +102,10 @@ enum ProductGroup {
     let limit = invocation[limitOption] ?? 20
     let controller = try session.factory.api.networkController
     let translator = session.factory.model.productTranslator()
+    let decoder = session.factory.json.decoder()
     let response = controller.perform(
       NetworkRequest(path: "/products?offset=\(offset)&limit=\(limit)")
-    ) { data in try EnvelopeDecoder.envelope([Product].self, from: data) }
+    ) { data in try EnvelopeDecoder.envelope([Product].self, from: data, decoder: decoder) }
     let envelope: APIEnvelope<[Product]>
     switch response.result {
     case .success(let value): envelope = value

@@ -146,8 +146,8 @@ enum StoreGroup {
     examples: ["store drop productCopies"]
   ) { invocation in
     let name = try invocation[dropName]
-    let dropped = try PersistenceController.dropStore(
-      name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
+    let dropped = try invocation.session.factory.persistenceController(identifier: name.text)
+      .dropStore()
     let entries = dropped.entries == 1 ? "1 entry" : "\(dropped.entries) entries"
     return .text(
       "dropped store '\(name.text)' with \(entries), \(plural(dropped.bytes, "byte"))")

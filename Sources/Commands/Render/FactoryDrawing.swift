@@ -1,22 +1,42 @@
 import Domain
 
-/// The factories' products drawn as a tree for people, for Mermaid and for Graphviz.
+/// The factories' products drawn as a tree for people, for Mermaid and for Graphviz, each with
+/// what its builder resolved and what this session has built.
 enum FactoryDrawing {
   /// The factories in order, each with its products.
-  static func byFactory(_ components: [FactoryComponent]) -> [(String, [FactoryComponent])] {
-    ApplicationFactory.factoryNames.map { name in (name, components.filter { $0.factory == name }) }
+  static func byFactory(_ graph: FactoryGraph) -> [(String, [FactoryGraph.Node])] {
+    ApplicationFactory.factoryNames.map { name in
+      (name, graph.nodes.filter { $0.component.factory == name })
+    }
+  }
+
+  /// What this session has built of a product: `built` for a singleton built, `made N times` for a
+  /// prototype made; nil when nothing was.
+  static func built(_ node: FactoryGraph.Node) -> String? {
+    guard node.constructions > 0 else { return nil }
+    switch (node.component.lifetime, node.constructions) {
+    case (.singleton, 1): return "built"
+    case (.singleton, let count): return "built \(count) times"
+    case (.prototype, 1): return "made once"
+    case (.prototype, let count): return "made \(count) times"
+    }
+  }
+
+  /// The scope, with what this session has built: `singleton, built`, `prototype, made 2 times`.
+  static func scope(_ node: FactoryGraph.Node) -> String {
+    let lifetime = node.component.lifetime.rawValue
+    return built(node).map { "\(lifetime), \($0)" } ?? lifetime
   }
 
   /// ApplicationFactory, the factories it creates, and each product with what is injected.
-  static func tree(_ components: [FactoryComponent]) -> TreeNode {
-    let groups = byFactory(components)
-    func products(_ list: [FactoryComponent]) -> [TreeNode] {
-      list.map { component in
+  static func tree(_ graph: FactoryGraph) -> TreeNode {
+    let groups = byFactory(graph)
+    func products(_ list: [FactoryGraph.Node]) -> [TreeNode] {
+      list.map { node in
         let injected =
-          component.dependencies.isEmpty
-          ? "" : " ← \(component.dependencies.joined(separator: ", "))"
+          node.dependencies.isEmpty ? "" : " ← \(node.dependencies.joined(separator: ", "))"
         return TreeNode(
-          "\(component.name): \(component.typeName) (\(component.lifetime.rawValue))\(injected)")
+          "\(node.component.name): \(node.component.typeName) (\(scope(node)))\(injected)")
       }
     }
     let root = groups.first { $0.0 == "ApplicationFactory" }?.1 ?? []
@@ -26,45 +46,51 @@ enum FactoryDrawing {
     return TreeNode("ApplicationFactory", children: products(root) + children)
   }
 
-  /// A Mermaid flowchart: factories as subgraphs, injections as arrows.
-  static func mermaid(_ components: [FactoryComponent]) -> String {
-    var lines = ["flowchart LR"]
-    for (factory, list) in byFactory(components) {
+  /// A Mermaid flowchart: factories as subgraphs, injections as arrows, built singletons and
+  /// made prototypes in the class `built`.
+  static func mermaid(_ graph: FactoryGraph) -> String {
+    var lines = ["flowchart LR", "  classDef built stroke-width:3px"]
+    for (factory, list) in byFactory(graph) {
       lines.append("  subgraph \(factory)")
-      for component in list {
-        let type = component.typeName.replacingOccurrences(of: "<", with: "&lt;")
+      for node in list {
+        let type = node.component.typeName.replacingOccurrences(of: "<", with: "&lt;")
           .replacingOccurrences(of: ">", with: "&gt;")
-        let label = "\(component.name)<br/>\(type)"
-        let shape =
-          component.lifetime == .singleton ? "[\"\(label)\"]" : "(\"\(label)\")"
-        lines.append("    \(component.name)\(shape)")
+        let made = built(node).map { "<br/>\($0)" } ?? ""
+        let label = "\(node.component.name)<br/>\(type)\(made)"
+        let shape = node.component.lifetime == .singleton ? "[\"\(label)\"]" : "(\"\(label)\")"
+        lines.append("    \(node.component.name)\(shape)")
       }
       lines.append("  end")
     }
-    for component in components {
-      for dependency in component.dependencies {
-        lines.append("  \(dependency) --> \(component.name)")
+    for node in graph.nodes {
+      for dependency in node.dependencies {
+        lines.append("  \(dependency) --> \(node.component.name)")
       }
     }
+    let built = graph.nodes.filter { $0.constructions > 0 }.map(\.component.name)
+    if !built.isEmpty { lines.append("  class \(built.joined(separator: ",")) built") }
     return lines.joined(separator: "\n")
   }
 
-  /// A Graphviz digraph: factories as clusters, injections as edges.
-  static func dot(_ components: [FactoryComponent]) -> String {
+  /// A Graphviz digraph: factories as clusters, injections as edges, what was built drawn bold.
+  static func dot(_ graph: FactoryGraph) -> String {
     var lines = ["digraph factories {", "  rankdir=LR;", "  node [shape=box];"]
-    for (index, (factory, list)) in byFactory(components).enumerated() {
+    for (index, (factory, list)) in byFactory(graph).enumerated() {
       lines.append("  subgraph cluster_\(index) {")
       lines.append("    label=\"\(factory)\";")
-      for component in list {
-        let style = component.lifetime == .singleton ? "" : ", style=rounded"
-        lines.append(
-          "    \(component.name) [label=\"\(component.name)\\n\(component.typeName)\"\(style)];")
+      for node in list {
+        var styles = node.component.lifetime == .singleton ? [] : ["rounded"]
+        if node.constructions > 0 { styles.append("bold") }
+        let style = styles.isEmpty ? "" : ", style=\"\(styles.joined(separator: ","))\""
+        let made = built(node).map { "\\n\($0)" } ?? ""
+        let label = "\(node.component.name)\\n\(node.component.typeName)\(made)"
+        lines.append("    \(node.component.name) [label=\"\(label)\"\(style)];")
       }
       lines.append("  }")
     }
-    for component in components {
-      for dependency in component.dependencies {
-        lines.append("  \(dependency) -> \(component.name);")
+    for node in graph.nodes {
+      for dependency in node.dependencies {
+        lines.append("  \(dependency) -> \(node.component.name);")
       }
     }
     lines.append("}")

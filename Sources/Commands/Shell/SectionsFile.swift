@@ -5,8 +5,8 @@ import Foundation
 /// an optional header and footer and rows that are text or JSON model objects.
 enum SectionsFile {
   /// Sections from a JSON file: `[{"header":..,"footer":..,"rows":[text or object, ...]}]`; a
-  /// relative path starts where `paths` say.
-  static func read(_ word: Word, paths: RelativePaths) throws -> [Section] {
+  /// relative path starts where `paths` say, and product rows are decoded with `decoder`.
+  static func read(_ word: Word, paths: RelativePaths, decoder: JSONDecoder) throws -> [Section] {
     let given = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
     let data = try ValueInput.contents(of: given, at: word, paths: paths)
     let path = paths.resolve(given)
@@ -28,7 +28,8 @@ enum SectionsFile {
             "section \(index) has a row that is neither text nor an object", at: word.offset)
         }
         do {
-          return try RowModel.object(fromJSON: String(decoding: json, as: UTF8.self))
+          return try RowModel.object(
+            fromJSON: String(decoding: json, as: UTF8.self), decoder: decoder)
         } catch {
           throw ShellError("section \(index): \(error)", at: word.offset)
         }

@@ -66,16 +66,23 @@ public final class SessionStore {
 /// The ids of the favourite media items, kept in the `bookmarks` store under `favourites`.
 public final class FavouritesStore {
   private let store: PersistenceController
+  private let decoder: JSONDecoder
+  private let encoder: JSONEncoder
   static let key = "favourites"
 
-  /// Creates a favourites store over the `bookmarks` store.
-  public init(store: PersistenceController) { self.store = store }
+  /// Creates a favourites store over the `bookmarks` store, writing the ids with `encoder` and
+  /// reading them with `decoder`.
+  public init(store: PersistenceController, decoder: JSONDecoder, encoder: JSONEncoder) {
+    self.store = store
+    self.decoder = decoder
+    self.encoder = encoder
+  }
 
   /// The favourite ids, in the order they were added.
   public func ids() throws(NavigationError) -> [Int] {
     let found = try present(store, [Self.key])
     guard let data = found.first?.value else { return [] }
-    return (try? JSONDecoder().decode([Int].self, from: data)) ?? []
+    return (try? decoder.decode([Int].self, from: data)) ?? []
   }
 
   /// Adds `id` if absent, removes it if present; returns whether it is a favourite now.
@@ -90,7 +97,7 @@ public final class FavouritesStore {
       ids.append(id)
       isFavourite = true
     }
-    let data = (try? JSONEncoder().encode(ids)) ?? Data("[]".utf8)
+    let data = (try? encoder.encode(ids)) ?? Data("[]".utf8)
     try storage { _ = try store.persist(data, forKey: Self.key) }
     return isFavourite
   }
@@ -152,9 +159,16 @@ public struct AppSnapshot: Codable, Equatable, Sendable {
 /// Saves the app's state in the workspace (table `app_state`, one row) and reads it back.
 public final class AppStateStore {
   private let workspace: Workspace
+  private let decoder: JSONDecoder
+  private let encoder: JSONEncoder
 
-  /// Creates a store over the workspace.
-  public init(workspace: Workspace) { self.workspace = workspace }
+  /// Creates a store over the workspace; the state is written with `encoder` (keys sorted) and
+  /// read with `decoder`.
+  public init(workspace: Workspace, decoder: JSONDecoder, encoder: JSONEncoder) {
+    self.workspace = workspace
+    self.decoder = decoder
+    self.encoder = encoder
+  }
 
   /// The saved state, or nil when there is none.
   public func load() throws(NavigationError) -> AppSnapshot? {
@@ -165,7 +179,7 @@ public final class AppStateStore {
     }
     guard let json else { return nil }
     do {
-      return try JSONDecoder().decode(AppSnapshot.self, from: Data(json.utf8))
+      return try decoder.decode(AppSnapshot.self, from: Data(json.utf8))
     } catch {
       throw .storage("the saved app state cannot be read: \(error)")
     }
@@ -173,8 +187,6 @@ public final class AppStateStore {
 
   /// Saves `snapshot`, replacing what was saved.
   public func save(_ snapshot: AppSnapshot) throws(NavigationError) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
     let json = String(decoding: (try? encoder.encode(snapshot)) ?? Data("{}".utf8), as: UTF8.self)
     try storage {
       try workspace.write("saving the app state") { db in

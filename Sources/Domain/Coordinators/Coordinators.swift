@@ -84,7 +84,8 @@ public class FlowCoordinator: Coordinator {
     self.name = Self.coordinatorName
     self.typeName = typeName
     self.dependencies = dependencies
-    self.navigationController = NavigationController(owner: typeName, log: dependencies.log)
+    self.navigationController = dependencies.root.navigationController(
+      owner: typeName, log: dependencies.log)
   }
 
   /// Shows the first screen; subclasses override.

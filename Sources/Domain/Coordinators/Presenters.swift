@@ -106,6 +106,14 @@ public struct RootView {
   public var dataSourceController: DataSourceController { provider.dataSourceController }
 }
 
+/// How a screen's controller gets a new provider each time it loads its view: made by
+/// DataSourceFactory, and given to the controller when the controller is built.
+public typealias TableViewProviderMaker = (
+  _ sections: [Section],
+  _ registrations: [(modelType: String, controller: CellDataController.Type)],
+  _ background: String?, _ didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
+) -> TableViewProvider
+
 /// Supplies a screen's list through a DataSourceController, registers its cells, and turns a row
 /// selection into a presenter event (the guide's Table/CollectionViewProvider).
 public final class TableViewProvider: DataSourceControllerDelegate {
@@ -115,10 +123,11 @@ public final class TableViewProvider: DataSourceControllerDelegate {
   private let didSelect: (IndexPath) throws(NavigationError) -> Void
 
   init(
-    sections: [Section], registrations: [(modelType: String, controller: CellDataController.Type)],
+    dataSourceController: DataSourceController,
+    registrations: [(modelType: String, controller: CellDataController.Type)],
     background: String?, didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
   ) {
-    dataSourceController = DataSourceController(sections: sections)
+    self.dataSourceController = dataSourceController
     for registration in registrations {
       dataSourceController.register(
         dataController: registration.controller, for: registration.modelType)
@@ -179,11 +188,16 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
   /// The screen.
   public let screen: Screen
   private let presenter: Presenter<Event>
+  private let tableViewProviders: TableViewProviderMaker
 
-  /// Creates a controller with its presenter.
-  public init(screen: Screen, presenter: Presenter<Event>) {
+  /// Creates a controller with its presenter, and the way to make a provider for its list.
+  init(
+    screen: Screen, presenter: Presenter<Event>,
+    tableViewProviders: @escaping TableViewProviderMaker
+  ) {
     self.screen = screen
     self.presenter = presenter
+    self.tableViewProviders = tableViewProviders
   }
 
   /// The presenter's handler: the coordinator's.
@@ -198,9 +212,8 @@ public final class ScreenController<Event: EventProtocol>: Controller, ScreenCon
     let content = try presenter.content()
     let presenter = self.presenter
     let screen = self.screen
-    let provider = TableViewProvider(
-      sections: content.sections, registrations: content.registrations,
-      background: content.background
+    let provider = tableViewProviders(
+      content.sections, content.registrations, content.background
     ) { indexPath throws(NavigationError) in
       guard content.sections.indices.contains(indexPath.section),
         content.sections[indexPath.section].rows.indices.contains(indexPath.row)

@@ -6,8 +6,15 @@ import Foundation
 public protocol CellDataController: Sendable {
   /// The reuse identifier of the cells that show it.
   var reuseIdentifier: String { get }
-  /// Makes a data controller from a model.
-  static func populate(with model: RowModel) -> CellDataController
+  /// Makes a data controller from a model; a product is translated by `translator`, the data
+  /// source's.
+  ///
+  /// The seed's `populate(with:)` takes the model alone. archsh passes the translator of the
+  /// DataSourceController asking, so that the translator, like every object, is built by a
+  /// factory and injected, never made by a cell.
+  static func populate(
+    with model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController
 }
 
 /// A cell that can show a data controller (the seed's `CellView`).
@@ -28,7 +35,9 @@ public struct BasicCellDataController: CellDataController, Equatable {
 
   /// Text becomes the title; a product its name; anything else `Incorrect data type`, as in the
   /// seed's README.
-  public static func populate(with model: RowModel) -> CellDataController {
+  public static func populate(
+    with model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController {
     switch model {
     case .text(let text): return BasicCellDataController(titleText: text)
     case .product(let product): return BasicCellDataController(titleText: product.name)
@@ -58,13 +67,14 @@ public struct DetailCellDataController: CellDataController, Equatable {
 
   /// A product shows its name and price; an object its `title` (or `name`) and `detail` (or
   /// `subtitle`); text is `Incorrect data type`.
-  public static func populate(with model: RowModel) -> CellDataController {
+  public static func populate(
+    with model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController {
     switch model {
     case .product(let product):
       return DetailCellDataController(
         titleText: product.name,
-        detailText: ProductToProductCellViewModelTranslator().translate(product: product)
-          .formattedPrice)
+        detailText: translator.translate(product: product).formattedPrice)
     case .object:
       let fields = model.fields
       guard let title = fields["title"] ?? fields["name"] else { break }
@@ -84,12 +94,14 @@ public struct FullProductDetailsCellDataController: CellDataController, Equatabl
   public let viewModel: ProductCellViewModel?
 
   /// A product shows everything; anything else is `Incorrect data type`.
-  public static func populate(with model: RowModel) -> CellDataController {
+  public static func populate(
+    with model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController {
     guard case .product(let product) = model else {
       return FullProductDetailsCellDataController(viewModel: nil)
     }
     return FullProductDetailsCellDataController(
-      viewModel: ProductToProductCellViewModelTranslator().translate(product: product))
+      viewModel: translator.translate(product: product))
   }
 }
 
@@ -106,7 +118,9 @@ public struct ErrorCellDataController: CellDataController, Equatable {
   }
 
   /// An error cell has no model to be made from.
-  public static func populate(with model: RowModel) -> CellDataController {
+  public static func populate(
+    with model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController {
     ErrorCellDataController(indexPath: IndexPath(row: 0, section: 0))
   }
 }
@@ -138,11 +152,13 @@ public enum CellControllers {
 
   /// A JSON model whose type names a cell data controller is itself one, and is used directly:
   /// `{"type":"DetailCell","title":"Total","detail":"$3"}`.
-  public static func direct(_ model: RowModel) -> CellDataController? {
+  public static func direct(
+    _ model: RowModel, translator: ProductToProductCellViewModelTranslator
+  ) -> CellDataController? {
     guard case .object(let type, _) = model, let controllerType = Self.type(named: type) else {
       return nil
     }
-    return controllerType.populate(with: model)
+    return controllerType.populate(with: model, translator: translator)
   }
 }
 

@@ -67,27 +67,45 @@ public final class DataSourceController: @unchecked Sendable {
   public private(set) var sections: [Section]
   /// Hears about mutations.
   public weak var delegate: DataSourceControllerDelegate?
+  /// Turns a product row into what its cell shows; handed to the cell data controllers.
+  public let translator: ProductToProductCellViewModelTranslator
   private(set) var registrations: [String: CellDataController.Type] = [:]
   private(set) var lastChange: Change = .none
 
   /// One section with one row.
-  public convenience init(row: RowModel, delegate: DataSourceControllerDelegate? = nil) {
-    self.init(sections: [Section(rows: [row])], delegate: delegate)
+  public convenience init(
+    row: RowModel, translator: ProductToProductCellViewModelTranslator,
+    delegate: DataSourceControllerDelegate? = nil
+  ) {
+    self.init(sections: [Section(rows: [row])], translator: translator, delegate: delegate)
   }
 
   /// One section with these rows.
-  public convenience init(rows: [RowModel], delegate: DataSourceControllerDelegate? = nil) {
-    self.init(sections: [Section(rows: rows)], delegate: delegate)
+  public convenience init(
+    rows: [RowModel], translator: ProductToProductCellViewModelTranslator,
+    delegate: DataSourceControllerDelegate? = nil
+  ) {
+    self.init(sections: [Section(rows: rows)], translator: translator, delegate: delegate)
   }
 
   /// One section.
-  public convenience init(section: Section, delegate: DataSourceControllerDelegate? = nil) {
-    self.init(sections: [section], delegate: delegate)
+  public convenience init(
+    section: Section, translator: ProductToProductCellViewModelTranslator,
+    delegate: DataSourceControllerDelegate? = nil
+  ) {
+    self.init(sections: [section], translator: translator, delegate: delegate)
   }
 
   /// These sections.
-  public init(sections: [Section], delegate: DataSourceControllerDelegate? = nil) {
+  ///
+  /// The seed's initializers take no translator; archsh's cells translate products through one
+  /// that the factory builds and injects here (DataSourceFactory builds every controller).
+  public init(
+    sections: [Section], translator: ProductToProductCellViewModelTranslator,
+    delegate: DataSourceControllerDelegate? = nil
+  ) {
     self.sections = sections
+    self.translator = translator
     self.delegate = delegate
   }
 
@@ -120,11 +138,11 @@ public final class DataSourceController: @unchecked Sendable {
     guard let model = modelObject(at: indexPath) else {
       return ErrorCellDataController(indexPath: indexPath)
     }
-    if let direct = CellControllers.direct(model) { return direct }
+    if let direct = CellControllers.direct(model, translator: translator) { return direct }
     guard let type = registrations[model.modelType] else {
       return ErrorCellDataController(indexPath: indexPath)
     }
-    return type.populate(with: model)
+    return type.populate(with: model, translator: translator)
   }
 
   /// The header and footer controller of a section.

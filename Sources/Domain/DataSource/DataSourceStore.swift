@@ -1,6 +1,17 @@
 import Foundation
 import GRDB
 
+/// What a stored data source is built with, handed over by DataSourceFactory: the way to make its
+/// DataSourceController, and the coders of its product rows.
+struct DataSourceMaterials {
+  /// A new controller with these sections.
+  let makeController: ([Section]) -> DataSourceController
+  /// Encodes a product row.
+  let encoder: JSONEncoder
+  /// Decodes a product row.
+  let decoder: JSONDecoder
+}
+
 /// A data source kept in the workspace: its DataSourceController in memory, and its sections and
 /// rows in SQLite, written incrementally after each mutation.
 ///
@@ -15,6 +26,7 @@ public final class DataSourceDocument: @unchecked Sendable {
   /// The text shown when there are no rows (the delegate's background view); nil for none.
   public private(set) var backgroundMessage: String?
   private let workspace: Workspace
+  private let materials: DataSourceMaterials
   private let tracer: Tracing
   private(set) var layout: [SectionLayout]
 
@@ -37,13 +49,14 @@ public final class DataSourceDocument: @unchecked Sendable {
 
   init(
     name: String, controller: DataSourceController, background: String?, layout: [SectionLayout],
-    workspace: Workspace, tracer: Tracing
+    workspace: Workspace, materials: DataSourceMaterials, tracer: Tracing
   ) {
     self.name = name
     self.controller = controller
     self.backgroundMessage = background
     self.layout = layout
     self.workspace = workspace
+    self.materials = materials
     self.tracer = tracer
   }
 
@@ -67,16 +80,17 @@ public final class DataSourceDocument: @unchecked Sendable {
   }
 
   /// Creates a data source with these sections and stores it.
-  public static func create(
-    name: String, sections: [Section], in workspace: Workspace, tracer: Tracing
+  static func create(
+    name: String, sections: [Section], in workspace: Workspace, materials: DataSourceMaterials,
+    tracer: Tracing
   ) throws -> DataSourceDocument {
     try tracer.withSpan(
       "DataSourceController", "init(sections:)",
       attributes: [("name", name), ("sections", String(sections.count))]
     ) { span in
       let document = DataSourceDocument(
-        name: name, controller: DataSourceController(sections: sections), background: nil,
-        layout: [], workspace: workspace, tracer: tracer)
+        name: name, controller: materials.makeController(sections), background: nil,
+        layout: [], workspace: workspace, materials: materials, tracer: tracer)
       try workspace.write("creating a data source") { db in
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM data_source WHERE name = ?", arguments: [name])
           ?? false
@@ -94,9 +108,9 @@ public final class DataSourceDocument: @unchecked Sendable {
   }
 
   /// Loads a stored data source.
-  public static func open(name: String, in workspace: Workspace, tracer: Tracing) throws
-    -> DataSourceDocument
-  {
+  static func open(
+    name: String, in workspace: Workspace, materials: DataSourceMaterials, tracer: Tracing
+  ) throws -> DataSourceDocument {
     try tracer.withSpan("DataSourceController", "load", attributes: [("name", name)]) { span in
       try workspace.read { db in
         guard
@@ -123,7 +137,7 @@ public final class DataSourceDocument: @unchecked Sendable {
             db, "SELECT id, ord, count, rows FROM ds_block WHERE section = ? ORDER BY ord")
           blocks.bind(1, Int(id))
           while try blocks.step() {
-            let decoded = try RowCoding.decode(blocks.data(3))
+            let decoded = try RowCoding.decode(blocks.data(3), decoder: materials.decoder)
             blockLayouts.append(
               BlockLayout(id: Int64(blocks.int(0)), order: blocks.double(1), count: decoded.count))
             rows += decoded
@@ -134,7 +148,7 @@ public final class DataSourceDocument: @unchecked Sendable {
           sections.append(Section(sectionData: data, rows: rows))
           layout.append(SectionLayout(id: id, order: sectionRow["ord"], blocks: blockLayouts))
         }
-        let controller = DataSourceController(sections: sections)
+        let controller = materials.makeController(sections)
         let registrations = (source["registrations"] as String?) ?? "{}"
         let object =
           (try? JSONSerialization.jsonObject(with: Data(registrations.utf8))) as? [String: String]
@@ -147,7 +161,7 @@ public final class DataSourceDocument: @unchecked Sendable {
         span.setAttribute("rows", String(controller.totalRowCount))
         return DataSourceDocument(
           name: name, controller: controller, background: source["background"], layout: layout,
-          workspace: workspace, tracer: tracer)
+          workspace: workspace, materials: materials, tracer: tracer)
       }
     }
   }
@@ -202,7 +216,8 @@ public final class DataSourceDocument: @unchecked Sendable {
       do {
         try workspace.write("changing a data source") { db in try persist(change, db) }
       } catch {
-        let fresh = try Self.open(name: name, in: workspace, tracer: tracer)
+        let fresh = try Self.open(
+          name: name, in: workspace, materials: materials, tracer: tracer)
         controller.update(allSections: fresh.controller.sections, notify: false)
         layout = fresh.layout
         throw error
@@ -302,7 +317,7 @@ public final class DataSourceDocument: @unchecked Sendable {
     let rows = controller.sections[section].rows[start..<(start + layoutBlock.count)]
     let statement = try FastStatement(db, "UPDATE ds_block SET count = ?, rows = ? WHERE id = ?")
     statement.bind(1, layoutBlock.count)
-    try statement.bind(2, RowCoding.encode(rows))
+    try statement.bind(2, RowCoding.encode(rows, encoder: materials.encoder))
     statement.bind(3, Int(layoutBlock.id))
     try statement.step()
   }
@@ -383,7 +398,7 @@ public final class DataSourceDocument: @unchecked Sendable {
     statement.bind(1, Int(section))
     statement.bind(2, order)
     statement.bind(3, rows.count)
-    try statement.bind(4, RowCoding.encode(rows))
+    try statement.bind(4, RowCoding.encode(rows, encoder: materials.encoder))
     try statement.step()
     return db.lastInsertedRowID
   }
@@ -420,11 +435,10 @@ public final class DataSourceDocument: @unchecked Sendable {
 
 /// Rows in a block's blob: for each row a kind byte, a 4-byte little-endian length, and UTF-8.
 enum RowCoding {
-  static func encode(_ rows: ArraySlice<RowModel>) throws -> Data {
+  /// `encoder` is JSONFactory's: keys sorted, slashes unescaped.
+  static func encode(_ rows: ArraySlice<RowModel>, encoder: JSONEncoder) throws -> Data {
     var data = Data()
     data.reserveCapacity(rows.count * 24)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for row in rows {
       let kind: UInt8
       let text: String
@@ -447,7 +461,7 @@ enum RowCoding {
     return data
   }
 
-  static func decode(_ data: Data) throws -> [RowModel] {
+  static func decode(_ data: Data, decoder: JSONDecoder) throws -> [RowModel] {
     var rows: [RowModel] = []
     try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
       var offset = 0
@@ -469,7 +483,7 @@ enum RowCoding {
         switch kind {
         case 0: rows.append(.text(text))
         case 1:
-          let product = try JSONDecoder().decode(Product.self, from: Data(text.utf8))
+          let product = try decoder.decode(Product.self, from: Data(text.utf8))
           rows.append(.product(product))
         case 2:
           let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)

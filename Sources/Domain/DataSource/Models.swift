@@ -55,7 +55,7 @@ public enum RowModel: Sendable, Equatable {
   ///
   /// The JSON is checked strictly (RFC 8259), so what Foundation's parser would let through, such
   /// as a trailing comma, is an error here too.
-  public static func object(fromJSON json: String) throws -> RowModel {
+  public static func object(fromJSON json: String, decoder: JSONDecoder) throws -> RowModel {
     let data = Data(json.utf8)
     let parsed: JSONValue
     do {
@@ -70,7 +70,7 @@ public enum RowModel: Sendable, Equatable {
       throw DataSourceError.invalidModel("a JSON model needs a string 'type' field: \(json)")
     }
     if type == "Product" || type == "product" {
-      if let product = try? JSONDecoder().decode(Product.self, from: data) {
+      if let product = try? decoder.decode(Product.self, from: data) {
         return .product(product)
       }
     }

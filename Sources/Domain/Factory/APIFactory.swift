@@ -51,102 +51,95 @@ public final class APIFactory: Factory {
   private var storedCancellation: @Sendable () -> Bool = { false }
   private let redirected = RedirectedBaseURL()
 
-  static let embeddedAPIComponent = FactoryComponent(
-    "embeddedAPI", factory: "APIFactory", type: "DemoAPI", .singleton,
-    summary: "the demo API on 127.0.0.1, started the first time the network is needed without --api"
+  static let embeddedAPIComponent = ComponentDeclaration<EmbeddedAPIServer>(
+    "embeddedAPI", of: APIFactory.self, .singleton,
+    "the demo API on 127.0.0.1, started the first time the network is needed without --api"
   ) { try $0.api.embeddedAPI }
 
-  static let networkControllerComponent = FactoryComponent(
-    "networkController", factory: "APIFactory", type: "NetworkController", .singleton,
-    dependencies: ["embeddedAPI"],
-    summary: "sends requests and deserializes responses over HTTP/1.1 (Lickability)"
+  static let networkControllerComponent = ComponentDeclaration<NetworkController>(
+    "networkController", of: APIFactory.self, .singleton,
+    "sends requests and deserializes responses over HTTP/1.1 (Lickability)"
   ) { try $0.api.networkController }
 
-  static let productUpdaterComponent = FactoryComponent(
-    "productUpdater", factory: "APIFactory", type: "ProductUpdater", .prototype,
-    dependencies: ["networkController", "persistenceController"],
-    summary: "fetches a product and persists it in productCache"
+  static let productUpdaterComponent = ComponentDeclaration<ProductUpdater>(
+    "productUpdater", of: APIFactory.self, .prototype,
+    "fetches a product and persists it in productCache"
   ) { try $0.api.productUpdater() }
 
-  static let magazineIssueUpdaterComponent = FactoryComponent(
-    "magazineIssueUpdater", factory: "APIFactory", type: "MagazineIssueUpdater", .prototype,
-    dependencies: ["networkController", "persistenceController"],
-    summary: "fetches magazine issues and their assets, persisting them"
+  static let magazineIssueUpdaterComponent = ComponentDeclaration<MagazineIssueUpdater>(
+    "magazineIssueUpdater", of: APIFactory.self, .prototype,
+    "fetches magazine issues and their assets, persisting them"
   ) { try $0.api.magazineIssueUpdater() }
 
-  static let productCatalogComponent = FactoryComponent(
-    "productCatalog", factory: "APIFactory", type: "ProductCatalog", .prototype,
-    dependencies: ["persistenceController", "jsonDecoder"],
-    summary: "names products by id, path or URL; finds cached copies, fetches missing ones"
+  static let productCatalogComponent = ComponentDeclaration<ProductCatalog>(
+    "productCatalog", of: APIFactory.self, .prototype,
+    "names products by id, path or URL; finds cached copies, fetches missing ones"
   ) { try $0.api.productCatalog() }
 
-  static let oAuth2SessionManagerComponent = FactoryComponent(
-    "oAuth2SessionManager", factory: "APIFactory", type: "OAuth2SessionManager", .prototype,
-    dependencies: ["apiSessionManager", "accountUserProvider"],
-    summary: "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
+  static let oAuth2SessionManagerComponent = ComponentDeclaration<OAuth2SessionManager>(
+    "oAuth2SessionManager", of: APIFactory.self, .prototype,
+    "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
   ) { try $0.api.oAuth2SessionManager() }
 
-  static let accountUserProviderComponent = FactoryComponent(
-    "accountUserProvider", factory: "APIFactory", type: "AccountUserProvider", .singleton,
-    dependencies: ["persistenceController", "jsonDecoder", "jsonEncoder", "jsonSerializer"],
-    summary:
-      "the logged-in account, its credential and its User, in the 'user' store (a keychain on iOS)"
+  static let accountUserProviderComponent = ComponentDeclaration<AccountUserProvider>(
+    "accountUserProvider", of: APIFactory.self, .singleton,
+    "the logged-in account, its credential and its User, in the 'user' store (a keychain on iOS)"
   ) { try $0.api.accountUserProvider }
 
-  static let userAPIComponent = FactoryComponent(
-    "userAPI", factory: "APIFactory", type: "UserAPI", .prototype,
-    dependencies: ["apiServiceClient", "accountUserProvider", "oAuth2SessionManager"],
-    summary: "the user routes: login (a token grant, then me()) and me() (BDModules)"
+  static let userAPIComponent = ComponentDeclaration<UserAPI>(
+    "userAPI", of: APIFactory.self, .prototype,
+    "the user routes: login (a token grant, then me()) and me() (BDModules)"
   ) { try $0.api.userAPI() }
 
-  static let apiServiceClientComponent = FactoryComponent(
-    "apiServiceClient", factory: "APIFactory", type: "APIServiceClient", .prototype,
-    dependencies: ["apiSessionManager", "oAuth2Authorization"],
-    summary: "a request through OAuth2Authorization, mapped by ModelFactory (BDModules)",
-    input: "an API type", obtain: nil)
+  static let apiServiceClientComponent = ComponentDeclaration<APIServiceClient>(
+    "apiServiceClient", of: APIFactory.self, .prototype,
+    "a request through OAuth2Authorization, mapped by ModelFactory (BDModules)",
+    input: "an API type"
+  ) { try $0.api.apiServiceClient(type: "User") }
 
-  static let logBookComponent = FactoryComponent(
-    "logBook", factory: "APIFactory", type: "LogBook", .singleton,
-    dependencies: ["workspace"],
-    summary: "the Loggers' lines and each tag's switch and threshold, kept in the workspace"
+  static let logBookComponent = ComponentDeclaration<LogBook>(
+    "logBook", of: APIFactory.self, .singleton,
+    "the Loggers' lines and each tag's switch and threshold, kept in the workspace"
   ) { try $0.api.logBook }
 
-  static let loggerComponent = FactoryComponent(
-    "logger", factory: "APIFactory", type: "Logger", .singleton,
-    dependencies: ["logBook"],
-    summary: "the API's Logger (tag API), on swift-log with archsh's handler (BDModules)"
+  static let loggerComponent = ComponentDeclaration<Logger>(
+    "logger", of: APIFactory.self, .singleton,
+    "the API's Logger (tag API), on swift-log with archsh's handler (BDModules)"
   ) { try $0.api.logger }
 
-  static let apiSessionManagerComponent = FactoryComponent(
-    "apiSessionManager", factory: "APIFactory", type: "APISessionManager", .prototype,
-    dependencies: ["embeddedAPI", "logger"],
-    summary: "performRequest relative to dynamicBaseURL, which a redirect swaps (BDModules)"
+  static let apiSessionManagerComponent = ComponentDeclaration<APISessionManager>(
+    "apiSessionManager", of: APIFactory.self, .prototype,
+    "performRequest relative to dynamicBaseURL, which a redirect swaps (BDModules)"
   ) { try $0.api.apiSessionManager() }
 
-  static let oAuth2AuthorizationComponent = FactoryComponent(
-    "oAuth2Authorization", factory: "APIFactory", type: "OAuth2Authorization", .singleton,
-    dependencies: ["accountUserProvider", "oAuth2SessionManager", "logBook"],
-    summary: "queues 401s, refreshes once, replays each request once (BDModules)"
+  static let oAuth2AuthorizationComponent = ComponentDeclaration<OAuth2Authorization>(
+    "oAuth2Authorization", of: APIFactory.self, .singleton,
+    "queues 401s, refreshes once, replays each request once (BDModules)"
   ) { try $0.api.oAuth2Authorization }
 
-  static let repositoryStoreComponent = FactoryComponent(
-    "repositoryStore", factory: "APIFactory", type: "RepositoryStore", .singleton,
-    dependencies: ["workspace"],
-    summary: "repositories and their elements in the workspace, de-duplicated by identity"
+  static let repositoryStoreComponent = ComponentDeclaration<RepositoryStore>(
+    "repositoryStore", of: APIFactory.self, .singleton,
+    "repositories and their elements in the workspace, de-duplicated by identity"
   ) { try $0.api.repositoryStore }
 
-  static let repositoryComponent = FactoryComponent(
-    "repository", factory: "APIFactory", type: "Repository", .prototype,
-    dependencies: ["repositoryStore", "apiSessionManager", "oAuth2Authorization"],
-    summary: "pages through a collection, Standard or Realtime (BDModules)",
-    input: "a repository name", obtain: nil)
+  static let repositoryComponent = ComponentDeclaration<Repository>(
+    "repository", of: APIFactory.self, .prototype,
+    "pages through a collection, Standard or Realtime (BDModules)", input: "a repository name"
+  ) { root in
+    let name = "factory-survey"
+    try root.api.repositoryStore.create(
+      RepositoryDefinition(name: name, path: "/", ordering: .none, paging: .standard, limit: 1))
+    return try root.api.repository(named: name)
+  }
 
   static let components = [
-    embeddedAPIComponent, networkControllerComponent, productUpdaterComponent,
-    magazineIssueUpdaterComponent, productCatalogComponent, logBookComponent, loggerComponent,
-    apiSessionManagerComponent, oAuth2SessionManagerComponent, oAuth2AuthorizationComponent,
-    accountUserProviderComponent, apiServiceClientComponent, userAPIComponent,
-    repositoryStoreComponent, repositoryComponent,
+    embeddedAPIComponent.component, networkControllerComponent.component,
+    productUpdaterComponent.component, magazineIssueUpdaterComponent.component,
+    productCatalogComponent.component, logBookComponent.component, loggerComponent.component,
+    apiSessionManagerComponent.component, oAuth2SessionManagerComponent.component,
+    oAuth2AuthorizationComponent.component, accountUserProviderComponent.component,
+    apiServiceClientComponent.component, userAPIComponent.component,
+    repositoryStoreComponent.component, repositoryComponent.component,
   ]
 
   /// The OAuth2 client archsh is registered as with the demo API.
@@ -259,7 +252,7 @@ public final class APIFactory: Factory {
       ProductUpdater(
         networkController: try networkController,
         productPersistenceController: try root.persistenceController(.productCache),
-        tracer: root.tracer)
+        decoder: root.json.decoder(), encoder: root.json.encoder(), tracer: root.tracer)
     }
   }
 
@@ -270,7 +263,7 @@ public final class APIFactory: Factory {
         networkController: try networkController,
         issuePersistenceController: try root.persistenceController(.issues),
         assetPersistenceController: try root.persistenceController(.issueAssets),
-        tracer: root.tracer)
+        decoder: root.json.decoder(), encoder: root.json.encoder(), tracer: root.tracer)
     }
   }
 
@@ -279,7 +272,10 @@ public final class APIFactory: Factory {
     try core.prototype(Self.productCatalogComponent) {
       ProductCatalog(
         cache: try root.persistenceController(.productCache), decoder: root.json.decoder(),
-        api: self)
+        api: self,
+        updaters: core.provider(of: Self.productUpdaterComponent) {
+          [unowned self] in try productUpdater()
+        })
     }
   }
 
@@ -301,7 +297,7 @@ public final class APIFactory: Factory {
       try core.singleton(Self.accountUserProviderComponent) {
         AccountUserProvider(
           store: try root.persistenceController(.user), decoder: root.json.decoder(),
-          encoder: root.json.encoder(), serializer: root.json.serializer(),
+          encoder: root.json.encoder(), serializer: root.json.serializer(pretty: false),
           modelFactory: root.model)
       }
     }
@@ -322,7 +318,12 @@ public final class APIFactory: Factory {
   public var repositoryStore: RepositoryStore {
     get throws {
       try core.singleton(Self.repositoryStoreComponent) {
-        RepositoryStore(workspace: try root.workspace)
+        RepositoryStore(
+          workspace: try root.workspace, decoder: root.json.decoder(),
+          encoder: root.json.encoder(),
+          makeDataSourceController: core.provider(
+            of: DataSourceFactory.dataSourceControllerComponent
+          ) { [unowned root] sections in root.dataSource.dataSourceController(sections: sections) })
       }
     }
   }
@@ -334,7 +335,8 @@ public final class APIFactory: Factory {
       _ = try store.record(name)
       return Repository(
         name: name, store: store, sessionManager: try apiSessionManager(),
-        authorization: try oAuth2Authorization, modelFactory: root.model, tracer: root.tracer,
+        authorization: try oAuth2Authorization, modelFactory: root.model,
+        serializer: root.json.serializer(pretty: false), tracer: root.tracer,
         isCancelled: isCancelled)
     }
   }
@@ -385,7 +387,9 @@ public final class APIFactory: Factory {
       try core.singleton(Self.oAuth2AuthorizationComponent) {
         OAuth2Authorization(
           accountUserProvider: try accountUserProvider,
-          sessionManager: { [unowned self] in try oAuth2SessionManager() },
+          sessionManager: core.provider(of: Self.oAuth2SessionManagerComponent) {
+            [unowned self] in try oAuth2SessionManager()
+          },
           logger: try logger(tag: "OAuth2"), tracer: root.tracer)
       }
     }

@@ -24,10 +24,11 @@ public struct ApplicationConfiguration: Sendable {
 /// through them, every controller the shell drives.
 ///
 /// As in BDModules, a singleton is a property, built on first use and shared; a prototype is a
-/// method that builds a new object on every call. Each product's scope is declared once, in its
-/// `FactoryComponent`, next to the accessor that builds it; `factory list` and `factory graph`
-/// read those declarations. A singleton's construction is reported to the tracer under the name
-/// of the factory that built it.
+/// method that builds a new object on every call. Each product is declared once, typed by what it
+/// builds (`ComponentDeclaration`), next to the accessor that builds through it; `factory list`
+/// reads those declarations. What each product is injected with is not declared: the core records
+/// what its builder resolves, and `factory graph` draws that (`graph()`). A singleton's
+/// construction is reported to the tracer under the name of the factory that built it.
 public final class ApplicationFactory: @unchecked Sendable {
   let core: FactoryCore
   /// What the factory was built with.
@@ -69,10 +70,11 @@ public final class ApplicationFactory: @unchecked Sendable {
   public private(set) lazy var main = MainFactory(root: self)
 
   /// The factories under the root, in the order `factory graph` draws them.
-  public static let factoryNames = [
-    "ApplicationFactory", "APIFactory", "ModelFactory", "JSONFactory", "DataSourceFactory",
-    "EntryFactory", "MainFactory",
-  ]
+  public static let factoryNames: [String] =
+    ([
+      ApplicationFactory.self, APIFactory.self, ModelFactory.self, JSONFactory.self,
+      DataSourceFactory.self, EntryFactory.self, MainFactory.self,
+    ] as [Any.Type]).map { String(describing: $0) }
 
   /// Every product of every factory, in the order `factory list` shows them.
   public static let components: [FactoryComponent] =
@@ -134,68 +136,75 @@ public final class ApplicationFactory: @unchecked Sendable {
   private let identityLock = NSLock()
   private var handedOut: [AnyObject] = []
 
-  /// What each product's construction requested from the factories, for the test that keeps the
-  /// declared dependencies true.
-  public var observedDependencies: [String: Set<String>] { core.observedDependencies }
+  /// What each product's builders resolved through the factories in this session, by product.
+  public var resolvedDependencies: [String: Set<String>] { core.resolvedDependencies }
+
+  /// How many times this session has built the product named `name`: 0 or 1 for a singleton
+  /// (more after a re-pointed API or a relaunch), one per request for a prototype.
+  public func constructionCount(_ name: String) -> Int { core.constructionCount(name) }
 
   // MARK: - The root's own products
 
-  static let tracerComponent = FactoryComponent(
-    "tracer", factory: "ApplicationFactory", type: "Tracer", .singleton,
-    summary: "records the spans that controllers report"
+  static let tracerComponent = ComponentDeclaration<Tracer>(
+    "tracer", of: ApplicationFactory.self, .singleton,
+    "records the spans that controllers report"
   ) { $0.tracer }
 
-  static let workspaceComponent = FactoryComponent(
-    "workspace", factory: "ApplicationFactory", type: "Workspace", .singleton,
-    summary: "the SQLite workspace (WAL, busy timeout 5 s), opened on first use"
+  static let workspaceComponent = ComponentDeclaration<Workspace>(
+    "workspace", of: ApplicationFactory.self, .singleton,
+    "the SQLite workspace (WAL, busy timeout 5 s), opened on first use"
   ) { try $0.workspace }
 
-  static let persistenceControllerComponent = FactoryComponent(
-    "persistenceController", factory: "ApplicationFactory", type: "PersistenceController",
-    .prototype, dependencies: ["workspace"],
-    summary:
-      "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
+  static let persistenceControllerComponent = ComponentDeclaration<PersistenceController>(
+    "persistenceController", of: ApplicationFactory.self, .prototype,
+    "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
   ) {
     try $0.persistenceController(identifier: PersistenceController.Identifier.generalCache.rawValue)
   }
 
-  static let navigationLogComponent = FactoryComponent(
-    "navigationLog", factory: "ApplicationFactory", type: "NavigationLog", .singleton,
-    summary: "where coordinators and presenters record what they do"
+  static let navigationLogComponent = ComponentDeclaration<NavigationLog>(
+    "navigationLog", of: ApplicationFactory.self, .singleton,
+    "where coordinators and presenters record what they do"
   ) { try $0.navigationLog }
 
-  static let appDependenciesComponent = FactoryComponent(
-    "appDependencies", factory: "ApplicationFactory", type: "AppDependencies", .singleton,
-    dependencies: ["navigationLog", "mediaLibrary", "sessionStore", "favouritesStore"],
-    summary: "what coordinators inject into the presenters they have built"
+  static let appDependenciesComponent = ComponentDeclaration<AppDependencies>(
+    "appDependencies", of: ApplicationFactory.self, .singleton,
+    "what coordinators inject into the presenters they have built"
   ) { try $0.appDependencies }
 
-  static let appStateStoreComponent = FactoryComponent(
-    "appStateStore", factory: "ApplicationFactory", type: "AppStateStore", .singleton,
-    dependencies: ["workspace"], summary: "saves the app's flow, tab, alert and stacks"
+  static let appStateStoreComponent = ComponentDeclaration<AppStateStore>(
+    "appStateStore", of: ApplicationFactory.self, .singleton,
+    "saves the app's flow, tab, alert and stacks"
   ) { try $0.appStateStore }
 
-  static let appConfiguratorComponent = FactoryComponent(
-    "appConfigurator", factory: "ApplicationFactory", type: "AppConfigurator", .prototype,
-    dependencies: ["appDependencies"],
-    summary: "the root coordinator: chooses the login or the main flow"
+  static let appConfiguratorComponent = ComponentDeclaration<AppConfigurator>(
+    "appConfigurator", of: ApplicationFactory.self, .prototype,
+    "the root coordinator: chooses the login or the main flow"
   ) { try $0.appConfigurator() }
 
-  static let alertControllerComponent = FactoryComponent.app(
-    "alertController", factory: "ApplicationFactory", type: "ScreenController<AlertEvent>",
-    summary: "the alert AppConfigurator presents over every screen"
+  static let navigationControllerComponent = ComponentDeclaration<NavigationController>(
+    "navigationController", of: ApplicationFactory.self, .prototype,
+    "a coordinator's stack of screens, and the one presented over it (UINavigationController)"
+  ) { root in
+    root.navigationController(owner: "NavigationController", log: try root.navigationLog)
+  }
+
+  static let alertControllerComponent = ComponentDeclaration<ScreenController<AlertEvent>>.app(
+    "alertController", of: ApplicationFactory.self,
+    "the alert AppConfigurator presents over every screen"
   ) { $0.alertController(dependencies: $1, error: .network) { _ in } }
 
-  static let appDelegateComponent = FactoryComponent(
-    "appDelegate", factory: "ApplicationFactory", type: "AppDelegate", .singleton,
-    dependencies: ["appDependencies", "appStateStore"],
-    summary: "keeps the running AppConfigurator, restores and saves its state"
+  static let appDelegateComponent = ComponentDeclaration<AppDelegate>(
+    "appDelegate", of: ApplicationFactory.self, .singleton,
+    "keeps the running AppConfigurator, restores and saves its state"
   ) { try $0.appDelegate }
 
   static let ownComponents = [
-    tracerComponent, workspaceComponent, persistenceControllerComponent, navigationLogComponent,
-    appDependenciesComponent, appStateStoreComponent, appConfiguratorComponent,
-    alertControllerComponent, appDelegateComponent,
+    tracerComponent.component, workspaceComponent.component,
+    persistenceControllerComponent.component, navigationLogComponent.component,
+    appDependenciesComponent.component, appStateStoreComponent.component,
+    appConfiguratorComponent.component, navigationControllerComponent.component,
+    alertControllerComponent.component, appDelegateComponent.component,
   ]
 
   /// The tracer every controller reports to.
@@ -244,7 +253,9 @@ public final class ApplicationFactory: @unchecked Sendable {
   /// Saves and loads the app's state in the workspace.
   public var appStateStore: AppStateStore {
     get throws {
-      try core.singleton(Self.appStateStoreComponent) { AppStateStore(workspace: try workspace) }
+      try core.singleton(Self.appStateStoreComponent) {
+        AppStateStore(workspace: try workspace, decoder: json.decoder(), encoder: json.encoder())
+      }
     }
   }
 
@@ -255,11 +266,18 @@ public final class ApplicationFactory: @unchecked Sendable {
     }
   }
 
+  /// A new navigation controller for the coordinator `owner`, recording in `log`.
+  public func navigationController(owner: String, log: NavigationLog) -> NavigationController {
+    core.prototype(Self.navigationControllerComponent) {
+      NavigationController(owner: owner, log: log)
+    }
+  }
+
   /// A new alert controller, whose events go to `eventHandler`.
   public func alertController(
     dependencies: AppDependencies, error: AppError, eventHandler: @escaping (AlertEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.alertControllerComponent, .alert(error)) {
+  ) -> ScreenController<AlertEvent> {
+    core.screenController(Self.alertControllerComponent, .alert(error), providers: dataSource) {
       AlertPresenter(error: error, dependencies: dependencies, eventHandler: eventHandler)
     }
   }
@@ -268,9 +286,11 @@ public final class ApplicationFactory: @unchecked Sendable {
   public var appDelegate: AppDelegate {
     get throws {
       try core.singleton(Self.appDelegateComponent) {
-        AppDelegate(dependencies: try appDependencies, stateStore: try appStateStore) {
-          [unowned self] in try self.appConfigurator()
-        }
+        AppDelegate(
+          dependencies: try appDependencies, stateStore: try appStateStore,
+          makeConfigurator: core.provider(of: Self.appConfiguratorComponent) {
+            [unowned self] in try self.appConfigurator()
+          })
       }
     }
   }

@@ -53,18 +53,20 @@ public final class RecordingDelegate: DataSourceControllerDelegate {
 public final class DataSourceLibrary {
   private let workspace: Workspace
   private unowned let factory: DataSourceFactory
+  private let materials: DataSourceMaterials
   private var loaded: [String: OpenDataSource] = [:]
 
-  init(workspace: Workspace, factory: DataSourceFactory) {
+  init(workspace: Workspace, factory: DataSourceFactory, materials: DataSourceMaterials) {
     self.workspace = workspace
     self.factory = factory
+    self.materials = materials
   }
 
   /// The data source named `name`, loaded from the workspace on first use.
   public func open(_ name: String) throws -> OpenDataSource {
     if let open = loaded[name] { return open }
     let document = try DataSourceDocument.open(
-      name: name, in: workspace, tracer: factory.root.tracer)
+      name: name, in: workspace, materials: materials, tracer: factory.root.tracer)
     let open = factory.openDataSource(document: document)
     loaded[name] = open
     return open
@@ -73,7 +75,8 @@ public final class DataSourceLibrary {
   /// Creates and stores a data source, and keeps it loaded.
   public func create(_ name: String, sections: [Section]) throws -> OpenDataSource {
     let document = try DataSourceDocument.create(
-      name: name, sections: sections, in: workspace, tracer: factory.root.tracer)
+      name: name, sections: sections, in: workspace, materials: materials,
+      tracer: factory.root.tracer)
     let open = factory.openDataSource(document: document)
     loaded[name] = open
     return open
@@ -91,36 +94,71 @@ public final class DataSourceLibrary {
   }
 }
 
-/// The data sources the shell opens, after peredaniel's DataSourceController (seed 002): the
-/// library that loads them, and the delegate each one reports to.
+/// The data sources the shell opens and the lists the app's screens show, after peredaniel's
+/// DataSourceController (seed 002): the controllers themselves, the library that loads the stored
+/// ones, the delegate each one reports to, and the table view providers of the screens.
 public final class DataSourceFactory: Factory {
 
-  static let libraryComponent = FactoryComponent(
-    "dataSourceLibrary", factory: "DataSourceFactory", type: "DataSourceLibrary", .singleton,
-    dependencies: ["workspace"],
-    summary: "loads the data sources stored in the workspace, each once per session"
+  static let dataSourceControllerComponent = ComponentDeclaration<DataSourceController>(
+    "dataSourceController", of: DataSourceFactory.self, .prototype,
+    "sections of rows, cell data controllers by model type, mutations that notify (seed 002)",
+    input: "its sections"
+  ) { $0.dataSource.dataSourceController(sections: []) }
+
+  static let libraryComponent = ComponentDeclaration<DataSourceLibrary>(
+    "dataSourceLibrary", of: DataSourceFactory.self, .singleton,
+    "loads the data sources stored in the workspace, each once per session"
   ) { try $0.dataSource.library }
 
-  static let openDataSourceComponent = FactoryComponent(
-    "openDataSource", factory: "DataSourceFactory", type: "OpenDataSource", .prototype,
-    dependencies: ["recordingDelegate"],
-    summary: "a stored data source's DataSourceController, wired to its delegate",
-    input: "a stored data source", obtain: nil)
+  static let openDataSourceComponent = ComponentDeclaration<OpenDataSource>(
+    "openDataSource", of: DataSourceFactory.self, .prototype,
+    "a stored data source's DataSourceController, wired to its delegate",
+    input: "a stored data source"
+  ) { try $0.dataSource.library.create("factory-survey", sections: []) }
 
-  static let recordingDelegateComponent = FactoryComponent(
-    "recordingDelegate", factory: "DataSourceFactory", type: "RecordingDelegate", .prototype,
-    summary: "the DataSourceControllerDelegate that shows each mutation's notifications"
+  static let recordingDelegateComponent = ComponentDeclaration<RecordingDelegate>(
+    "recordingDelegate", of: DataSourceFactory.self, .prototype,
+    "the DataSourceControllerDelegate that shows each mutation's notifications"
   ) { $0.dataSource.recordingDelegate { nil } }
 
-  static let components = [libraryComponent, openDataSourceComponent, recordingDelegateComponent]
+  static let tableViewProviderComponent = ComponentDeclaration<TableViewProvider>(
+    "tableViewProvider", of: DataSourceFactory.self, .prototype,
+    "a screen's list: its DataSourceController, cells, and row selection (the guide's provider)",
+    input: "a screen's content"
+  ) { root in
+    root.dataSource.tableViewProvider(sections: [], registrations: [], background: nil) { _ in }
+  }
+
+  static let components = [
+    dataSourceControllerComponent.component, libraryComponent.component,
+    openDataSourceComponent.component, recordingDelegateComponent.component,
+    tableViewProviderComponent.component,
+  ]
+
+  /// A new DataSourceController with these sections, whose cells translate products with a new
+  /// translator.
+  public func dataSourceController(sections: [Section]) -> DataSourceController {
+    core.prototype(Self.dataSourceControllerComponent) {
+      DataSourceController(sections: sections, translator: root.model.productTranslator())
+    }
+  }
 
   /// The library of stored data sources.
   public var library: DataSourceLibrary {
     get throws {
       try core.singleton(Self.libraryComponent) {
-        DataSourceLibrary(workspace: try root.workspace, factory: self)
+        DataSourceLibrary(
+          workspace: try root.workspace, factory: self, materials: documentMaterials())
       }
     }
+  }
+
+  /// What a stored data source is built with: its controller and its rows' coders.
+  func documentMaterials() -> DataSourceMaterials {
+    DataSourceMaterials(
+      makeController: core.provider(of: Self.dataSourceControllerComponent) {
+        [unowned self] sections in dataSourceController(sections: sections)
+      }, encoder: root.json.encoder(), decoder: root.json.decoder())
   }
 
   /// A loaded data source wired to a new delegate.
@@ -136,6 +174,30 @@ public final class DataSourceFactory: Factory {
   public func recordingDelegate(background: @escaping () -> String?) -> RecordingDelegate {
     core.prototype(Self.recordingDelegateComponent) {
       RecordingDelegate(tracer: root.tracer, background: background)
+    }
+  }
+
+  /// A new provider for a screen's list: a new DataSourceController with the content's sections
+  /// and registrations, and the presenter's handling of a selected row.
+  public func tableViewProvider(
+    sections: [Section], registrations: [(modelType: String, controller: CellDataController.Type)],
+    background: String?, didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
+  ) -> TableViewProvider {
+    core.prototype(Self.tableViewProviderComponent) {
+      TableViewProvider(
+        dataSourceController: dataSourceController(sections: sections),
+        registrations: registrations, background: background, didSelect: didSelect)
+    }
+  }
+
+  /// The way a screen's controller makes a provider each time it loads its view; the screen
+  /// depends on the providers from the moment it is built.
+  func tableViewProviders() -> TableViewProviderMaker {
+    core.provider(of: Self.tableViewProviderComponent) {
+      [unowned self] sections, registrations, background, didSelect in
+      tableViewProvider(
+        sections: sections, registrations: registrations, background: background,
+        didSelect: didSelect)
     }
   }
 }

@@ -4,30 +4,26 @@ import Foundation
 /// coordinator, and the controllers of its screens with their presenters.
 public final class EntryFactory: Factory {
 
-  static let sessionStoreComponent = FactoryComponent(
-    "sessionStore", factory: "EntryFactory", type: "SessionStore", .singleton,
-    dependencies: ["persistenceController"],
-    summary: "the signed-in session, in the 'user' store (a keychain on iOS)"
+  static let sessionStoreComponent = ComponentDeclaration<SessionStore>(
+    "sessionStore", of: EntryFactory.self, .singleton,
+    "the signed-in session, in the 'user' store (a keychain on iOS)"
   ) { try $0.entry.sessionStore }
 
-  static let loginFlowCoordinatorComponent = FactoryComponent.app(
-    "loginFlowCoordinator", factory: "EntryFactory", type: "LoginFlowCoordinator",
-    summary: "the login flow: Login, and SignUp over it"
+  static let loginFlowCoordinatorComponent = ComponentDeclaration<LoginFlowCoordinator>.app(
+    "loginFlowCoordinator", of: EntryFactory.self, "the login flow: Login, and SignUp over it"
   ) { $0.entry.loginFlowCoordinator(dependencies: $1) }
 
-  static let loginControllerComponent = FactoryComponent.app(
-    "loginController", factory: "EntryFactory", type: "ScreenController<LoginEvent>",
-    summary: "the Login screen and its presenter"
+  static let loginControllerComponent = ComponentDeclaration<ScreenController<LoginEvent>>.app(
+    "loginController", of: EntryFactory.self, "the Login screen and its presenter"
   ) { $0.entry.loginController(dependencies: $1) { _ in } }
 
-  static let signUpControllerComponent = FactoryComponent.app(
-    "signUpController", factory: "EntryFactory", type: "ScreenController<SignUpEvent>",
-    summary: "the SignUp screen and its presenter"
+  static let signUpControllerComponent = ComponentDeclaration<ScreenController<SignUpEvent>>.app(
+    "signUpController", of: EntryFactory.self, "the SignUp screen and its presenter"
   ) { $0.entry.signUpController(dependencies: $1) { _ in } }
 
   static let components = [
-    sessionStoreComponent, loginFlowCoordinatorComponent, loginControllerComponent,
-    signUpControllerComponent,
+    sessionStoreComponent.component, loginFlowCoordinatorComponent.component,
+    loginControllerComponent.component, signUpControllerComponent.component,
   ]
 
   /// The session store over the `user` store.
@@ -49,8 +45,8 @@ public final class EntryFactory: Factory {
   /// A new Login controller whose events go to `eventHandler`.
   public func loginController(
     dependencies: AppDependencies, eventHandler: @escaping (LoginEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.loginControllerComponent, .login) {
+  ) -> ScreenController<LoginEvent> {
+    core.screenController(Self.loginControllerComponent, .login, providers: root.dataSource) {
       LoginPresenter("Login", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
@@ -58,8 +54,8 @@ public final class EntryFactory: Factory {
   /// A new SignUp controller whose events go to `eventHandler`.
   public func signUpController(
     dependencies: AppDependencies, eventHandler: @escaping (SignUpEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.signUpControllerComponent, .signUp) {
+  ) -> ScreenController<SignUpEvent> {
+    core.screenController(Self.signUpControllerComponent, .signUp, providers: root.dataSource) {
       SignUpPresenter("SignUp", dependencies: dependencies, eventHandler: eventHandler)
     }
   }

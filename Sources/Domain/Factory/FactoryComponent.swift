@@ -11,22 +11,20 @@ public enum FactoryLifetime: String, Sendable {
   case prototype
 }
 
-/// One product a factory builds, declared once next to the accessor that builds it.
+/// One product a factory builds, as `factory list`, `factory graph` and `factory get` see it.
 ///
-/// `factory list` and `factory graph` are generated from these declarations, and the accessors
-/// build through them, so the picture cannot drift from the code: a test builds every product
-/// and compares what each construction asked for with `dependencies`.
+/// It is read from the product's typed declaration (`ComponentDeclaration`), which the accessor
+/// builds through: the type's name is the built type's own, and what the product is injected with
+/// is not declared at all, but recorded by the factory core while it is built.
 public struct FactoryComponent: Sendable {
   /// The name the object is requested by, for example `persistenceController`.
   public let name: String
   /// The factory that builds it, for example `APIFactory`.
   public let factory: String
-  /// The Swift type that is built.
+  /// The Swift type that is built, as Swift spells it.
   public let typeName: String
   /// Whether the object is shared or built per request.
   public let lifetime: FactoryLifetime
-  /// The products injected into it when it is built.
-  public let dependencies: [String]
   /// What the object is for, in one line.
   public let summary: String
   /// For a product built only from an input (a parser from its file), what that input is; a
@@ -35,34 +33,59 @@ public struct FactoryComponent: Sendable {
   /// Builds (or returns) the product as a generic request such as `factory get` makes it; nil
   /// when the product needs `input`.
   let obtain: (@Sendable (ApplicationFactory) throws -> Any)?
+  /// Builds the product through its accessor, with a made-up input where it needs one: what the
+  /// survey of the factories runs to record each product's dependencies.
+  let sample: @Sendable (ApplicationFactory) throws -> Any
+}
 
+/// A product's declaration, typed by the object its accessor builds.
+///
+/// The accessor passes it to the factory core (`singleton` or `prototype`), so the compiler holds
+/// the declared type to the built one, and the name `factory list` shows is that type's
+/// (`String(describing:)`), never a string typed by hand. The factory's name comes from the
+/// factory's type the same way.
+struct ComponentDeclaration<Instance>: Sendable {
+  /// The erased description the commands read.
+  let component: FactoryComponent
+
+  /// The name the product is requested by.
+  var name: String { component.name }
+
+  /// A product that a request by name can build: `obtain` asks its accessor for it.
   init(
-    _ name: String, factory: String, type typeName: String, _ lifetime: FactoryLifetime,
-    dependencies: [String] = [], summary: String, input: String? = nil,
-    obtain: (@Sendable (ApplicationFactory) throws -> Any)?
+    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, _ summary: String,
+    obtain: @escaping @Sendable (ApplicationFactory) throws -> Instance
   ) {
-    self.input = input
-    self.name = name
-    self.factory = factory
-    self.typeName = typeName
-    self.lifetime = lifetime
-    self.dependencies = dependencies
-    self.summary = summary
-    self.obtain = obtain
+    component = FactoryComponent(
+      name: name, factory: String(describing: factory),
+      typeName: String(describing: Instance.self), lifetime: lifetime, summary: summary,
+      input: nil, obtain: obtain, sample: obtain)
+  }
+
+  /// A product built only from an input, which a request by name cannot give; `sample` builds one
+  /// through its accessor from a made-up input, for the survey.
+  init(
+    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, _ summary: String,
+    input: String, sample: @escaping @Sendable (ApplicationFactory) throws -> Instance
+  ) {
+    component = FactoryComponent(
+      name: name, factory: String(describing: factory),
+      typeName: String(describing: Instance.self), lifetime: lifetime, summary: summary,
+      input: input, obtain: nil, sample: sample)
   }
 }
 
-extension FactoryComponent {
-  /// A prototype of the MVC+C app (a coordinator or a screen's controller), built with the app's
-  /// dependencies injected; a request by name gets it with a handler that ignores its events.
+extension ComponentDeclaration {
+  /// A prototype of the MVC+C app (a coordinator or a screen's controller): its accessor is given
+  /// the app's dependencies by whoever asks, so a request by name passes the shared ones, and a
+  /// handler that ignores the events.
   static func app(
-    _ name: String, factory: String, type typeName: String, summary: String,
-    obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) -> Any
-  ) -> FactoryComponent {
-    FactoryComponent(
-      name, factory: factory, type: typeName, .prototype, dependencies: ["appDependencies"],
-      summary: summary
-    ) { root in obtain(root, try root.appDependencies) }
+    _ name: String, of factory: Any.Type, _ summary: String,
+    obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) throws -> Instance
+  ) -> ComponentDeclaration {
+    ComponentDeclaration(name, of: factory, .prototype, summary) { root in
+      try obtain(root, try root.appDependencies)
+    }
   }
 }
 

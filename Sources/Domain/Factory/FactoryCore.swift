@@ -1,27 +1,50 @@
 import Foundation
 
-/// The machinery every factory shares: the singletons built so far, the tracer that sees them
-/// built, and, for the test that keeps `factory graph` true, what each construction asked for.
+/// The machinery every factory shares: the singletons built so far, how often each product has
+/// been built, the tracer that sees singletons built, and the dependencies each product's builder
+/// resolved, which is what `factory graph` draws.
+///
+/// Dependencies are recorded, never declared. While a product's builder runs, the core knows it as
+/// the requester (a task-local value, so concurrent builds on other threads do not mix); every
+/// product requested through the core meanwhile is recorded as injected into it.
 final class FactoryCore: @unchecked Sendable {
   let tracer: Tracer
   private let lock = NSLock()
   private var singletons: [String: Any] = [:]
-  private var building: [String] = []
-  private var requests: [String: Set<String>] = [:]
+  private var constructions: [String: Int] = [:]
+  private var resolved: [String: Set<String>] = [:]
+
+  /// The product whose builder is running, and the core that runs it.
+  private struct Requester {
+    let core: ObjectIdentifier
+    let product: String
+  }
+
+  /// What the task (or thread) is building now, innermost first.
+  @TaskLocal private static var requester: Requester?
 
   init(tracer: Tracer) {
     self.tracer = tracer
   }
 
   /// Holds an instance made before the factories, such as the tracer, as a built singleton.
-  func hold(_ name: String, _ instance: Any) { lock.withLock { singletons[name] = instance } }
+  func hold(_ name: String, _ instance: Any) {
+    lock.withLock {
+      singletons[name] = instance
+      constructions[name] = 1
+    }
+  }
 
   /// Whether a singleton has been built.
   func isBuilt(_ name: String) -> Bool { lock.withLock { singletons[name] != nil } }
 
-  /// The shared instance of `component`, built by `make` on first use; the construction is
+  /// How many times the product named `name` has been built.
+  func constructionCount(_ name: String) -> Int { lock.withLock { constructions[name] ?? 0 } }
+
+  /// The shared instance of `declaration`, built by `make` on first use; the construction is
   /// traced under the factory's name.
-  func singleton<T>(_ component: FactoryComponent, _ make: () throws -> T) throws -> T {
+  func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
+    let component = declaration.component
     noteRequest(component.name)
     if let existing = lock.withLock({ singletons[component.name] }) as? T { return existing }
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
@@ -34,11 +57,20 @@ final class FactoryCore: @unchecked Sendable {
     }
   }
 
-  /// A new instance of `component`; a prototype's construction is not traced, since presenters
+  /// A new instance of `declaration`; a prototype's construction is not traced, since presenters
   /// and updaters are made on every command (`factory get` traces a request by name).
-  func prototype<T>(_ component: FactoryComponent, _ make: () throws -> T) rethrows -> T {
-    noteRequest(component.name)
-    return try building(component.name, make)
+  func prototype<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows -> T {
+    noteRequest(declaration.name)
+    return try building(declaration.name, make)
+  }
+
+  /// Hands `make`, a way to request `declaration` later, to the product being built, and records
+  /// the dependency now: a product that is given a provider of another depends on it, although
+  /// the first instance may be made long after its own construction.
+  func provider<T, Provider>(of declaration: ComponentDeclaration<T>, _ make: Provider) -> Provider
+  {
+    noteRequest(declaration.name)
+    return make
   }
 
   /// Forgets a singleton, so the next request builds it again (a re-pointed API, a relaunch).
@@ -51,35 +83,41 @@ final class FactoryCore: @unchecked Sendable {
     lock.withLock { singletons[name] as? T }
   }
 
-  /// What each product's constructions requested from the factories, by product name.
-  var observedDependencies: [String: Set<String>] { lock.withLock { requests } }
+  /// What each product's builders resolved through the core, by product name.
+  var resolvedDependencies: [String: Set<String>] { lock.withLock { resolved } }
 
   private func building<T>(_ name: String, _ make: () throws -> T) rethrows -> T {
-    lock.withLock { building.append(name) }
-    defer { lock.withLock { _ = building.popLast() } }
-    return try make()
+    let instance = try Self.$requester.withValue(
+      Requester(core: ObjectIdentifier(self), product: name), operation: make)
+    lock.withLock { constructions[name, default: 0] += 1 }
+    return instance
   }
 
   private func noteRequest(_ name: String) {
-    lock.withLock {
-      guard let parent = building.last, parent != name else { return }
-      requests[parent, default: []].insert(name)
-    }
+    guard let requester = Self.requester, requester.core == ObjectIdentifier(self),
+      requester.product != name
+    else { return }
+    lock.withLock { _ = resolved[requester.product, default: []].insert(name) }
   }
 }
 
 extension FactoryCore {
-  /// A new controller for `screen` with the presenter `makePresenter` builds: how every screen of
-  /// the MVC+C app is made.
+  /// A new controller for `screen` with the presenter `makePresenter` builds, given the way to
+  /// make its table view providers: how every screen of the MVC+C app is made.
   func screenController<Event: EventProtocol>(
-    _ component: FactoryComponent, _ screen: Screen, _ makePresenter: () -> Presenter<Event>
-  ) -> ScreenControlling {
-    prototype(component) { ScreenController(screen: screen, presenter: makePresenter()) }
+    _ declaration: ComponentDeclaration<ScreenController<Event>>, _ screen: Screen,
+    providers: DataSourceFactory, _ makePresenter: () -> Presenter<Event>
+  ) -> ScreenController<Event> {
+    prototype(declaration) {
+      ScreenController(
+        screen: screen, presenter: makePresenter(),
+        tableViewProviders: providers.tableViewProviders())
+    }
   }
 }
 
 /// A factory that ApplicationFactory creates: it builds its products through the root's shared
-/// machinery, so that every factory's singletons, traces and declarations are kept in one place.
+/// machinery, so that every factory's singletons, traces and records are kept in one place.
 public class Factory {
   unowned let root: ApplicationFactory
   var core: FactoryCore { root.core }

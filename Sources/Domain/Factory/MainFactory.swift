@@ -5,67 +5,71 @@ import Foundation
 /// providers those presenters read (the media library and the favourites).
 public final class MainFactory: Factory {
 
-  static let mediaLibraryComponent = FactoryComponent(
-    "mediaLibrary", factory: "MainFactory", type: "ProductMediaLibrary", .singleton,
-    summary: "the media items: cached products, fetched through APIFactory when missing"
+  static let mediaLibraryComponent = ComponentDeclaration<ProductMediaLibrary>(
+    "mediaLibrary", of: MainFactory.self, .singleton,
+    "the media items: cached products, fetched through APIFactory when missing"
   ) { try $0.main.mediaLibrary }
 
-  static let favouritesStoreComponent = FactoryComponent(
-    "favouritesStore", factory: "MainFactory", type: "FavouritesStore", .singleton,
-    dependencies: ["persistenceController"], summary: "the favourite media items, in 'bookmarks'"
+  static let favouritesStoreComponent = ComponentDeclaration<FavouritesStore>(
+    "favouritesStore", of: MainFactory.self, .singleton,
+    "the favourite media items, in 'bookmarks'"
   ) { try $0.main.favouritesStore }
 
-  static func component(
-    _ name: String, _ typeName: String, _ summary: String,
-    _ obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) -> Any
-  ) -> FactoryComponent {
-    .app(name, factory: "MainFactory", type: typeName, summary: summary, obtain: obtain)
-  }
-
-  static let tabBarContainerComponent = component(
-    "tabBarContainer", "TabBarContainer", "the tab bar; starts one flow per tab"
+  static let tabBarContainerComponent = ComponentDeclaration<TabBarContainer>.app(
+    "tabBarContainer", of: MainFactory.self, "the tab bar; starts one flow per tab"
   ) { $0.main.tabBarContainer(dependencies: $1) }
-  static let discoverFlowCoordinatorComponent = component(
-    "discoverFlowCoordinator", "DiscoverFlowCoordinator", "the catalog, media items over it"
+  static let discoverFlowCoordinatorComponent = ComponentDeclaration<DiscoverFlowCoordinator>.app(
+    "discoverFlowCoordinator", of: MainFactory.self, "the catalog, media items over it"
   ) { $0.main.discoverFlowCoordinator(dependencies: $1) }
-  static let favouritesFlowCoordinatorComponent = component(
-    "favouritesFlowCoordinator", "FavouritesFlowCoordinator",
-    "the favourites, media items over them"
-  ) { $0.main.favouritesFlowCoordinator(dependencies: $1) }
-  static let profileFlowCoordinatorComponent = component(
-    "profileFlowCoordinator", "ProfileFlowCoordinator", "the profile and its settings"
+  static let favouritesFlowCoordinatorComponent =
+    ComponentDeclaration<FavouritesFlowCoordinator>.app(
+      "favouritesFlowCoordinator", of: MainFactory.self, "the favourites, media items over them"
+    ) { $0.main.favouritesFlowCoordinator(dependencies: $1) }
+  static let profileFlowCoordinatorComponent = ComponentDeclaration<ProfileFlowCoordinator>.app(
+    "profileFlowCoordinator", of: MainFactory.self, "the profile and its settings"
   ) { $0.main.profileFlowCoordinator(dependencies: $1) }
-  static let tabBarControllerComponent = component(
-    "tabBarController", "ScreenController<TabBarEvent>", "the tab bar screen and its presenter"
+  static let tabBarControllerComponent = ComponentDeclaration<ScreenController<TabBarEvent>>.app(
+    "tabBarController", of: MainFactory.self, "the tab bar screen and its presenter"
   ) { $0.main.tabBarController(dependencies: $1, selectedTab: .discover) { _ in } }
-  static let discoverControllerComponent = component(
-    "discoverController", "ScreenController<DiscoverEvent>", "Discover and its presenter"
-  ) { $0.main.discoverController(dependencies: $1) { _ in } }
-  static let mediaItemControllerComponent = component(
-    "mediaItemController", "ScreenController<MediaItemEvent>", "a media item and its presenter"
-  ) { $0.main.mediaItemController(dependencies: $1, id: 1) { _ in } }
-  static let favouritesControllerComponent = component(
-    "favouritesController", "ScreenController<FavouritesEvent>", "Favourites and its presenter"
-  ) { $0.main.favouritesController(dependencies: $1) { _ in } }
-  static let profileControllerComponent = component(
-    "profileController", "ScreenController<ProfileEvent>", "Profile and its presenter"
-  ) { $0.main.profileController(dependencies: $1) { _ in } }
-  static let settingsControllerComponent = component(
-    "settingsController", "ScreenController<SettingsEvent>", "Settings and its presenter"
-  ) { $0.main.settingsController(dependencies: $1) { _ in } }
+  static let discoverControllerComponent = ComponentDeclaration<ScreenController<DiscoverEvent>>
+    .app("discoverController", of: MainFactory.self, "Discover and its presenter") {
+      $0.main.discoverController(dependencies: $1) { _ in }
+    }
+  static let mediaItemControllerComponent =
+    ComponentDeclaration<ScreenController<MediaItemEvent>>.app(
+      "mediaItemController", of: MainFactory.self, "a media item and its presenter"
+    ) { $0.main.mediaItemController(dependencies: $1, id: 1) { _ in } }
+  static let favouritesControllerComponent =
+    ComponentDeclaration<ScreenController<FavouritesEvent>>.app(
+      "favouritesController", of: MainFactory.self, "Favourites and its presenter"
+    ) { $0.main.favouritesController(dependencies: $1) { _ in } }
+  static let profileControllerComponent = ComponentDeclaration<ScreenController<ProfileEvent>>
+    .app("profileController", of: MainFactory.self, "Profile and its presenter") {
+      $0.main.profileController(dependencies: $1) { _ in }
+    }
+  static let settingsControllerComponent = ComponentDeclaration<ScreenController<SettingsEvent>>
+    .app("settingsController", of: MainFactory.self, "Settings and its presenter") {
+      $0.main.settingsController(dependencies: $1) { _ in }
+    }
 
   static let components = [
-    mediaLibraryComponent, favouritesStoreComponent, tabBarContainerComponent,
-    discoverFlowCoordinatorComponent, favouritesFlowCoordinatorComponent,
-    profileFlowCoordinatorComponent, tabBarControllerComponent, discoverControllerComponent,
-    mediaItemControllerComponent, favouritesControllerComponent, profileControllerComponent,
-    settingsControllerComponent,
+    mediaLibraryComponent.component, favouritesStoreComponent.component,
+    tabBarContainerComponent.component, discoverFlowCoordinatorComponent.component,
+    favouritesFlowCoordinatorComponent.component, profileFlowCoordinatorComponent.component,
+    tabBarControllerComponent.component, discoverControllerComponent.component,
+    mediaItemControllerComponent.component, favouritesControllerComponent.component,
+    profileControllerComponent.component, settingsControllerComponent.component,
   ]
 
   /// The media library over the product catalog.
   public var mediaLibrary: ProductMediaLibrary {
     get throws {
-      try core.singleton(Self.mediaLibraryComponent) { ProductMediaLibrary(api: root.api) }
+      try core.singleton(Self.mediaLibraryComponent) {
+        ProductMediaLibrary(
+          catalogs: core.provider(of: APIFactory.productCatalogComponent) {
+            [unowned root] in try root.api.productCatalog()
+          })
+      }
     }
   }
 
@@ -73,7 +77,9 @@ public final class MainFactory: Factory {
   public var favouritesStore: FavouritesStore {
     get throws {
       try core.singleton(Self.favouritesStoreComponent) {
-        FavouritesStore(store: try root.persistenceController(.bookmarks))
+        FavouritesStore(
+          store: try root.persistenceController(.bookmarks), decoder: root.json.decoder(),
+          encoder: root.json.encoder())
       }
     }
   }
@@ -110,8 +116,10 @@ public final class MainFactory: Factory {
   public func tabBarController(
     dependencies: AppDependencies, selectedTab: Tab,
     eventHandler: @escaping (TabBarEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.tabBarControllerComponent, .tabBar) {
+  ) -> ScreenController<TabBarEvent> {
+    core.screenController(
+      Self.tabBarControllerComponent, .tabBar, providers: root.dataSource
+    ) {
       TabBarPresenter(
         selectedTab: selectedTab, dependencies: dependencies, eventHandler: eventHandler)
     }
@@ -120,8 +128,10 @@ public final class MainFactory: Factory {
   /// A new Discover controller.
   public func discoverController(
     dependencies: AppDependencies, eventHandler: @escaping (DiscoverEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.discoverControllerComponent, .discover) {
+  ) -> ScreenController<DiscoverEvent> {
+    core.screenController(
+      Self.discoverControllerComponent, .discover, providers: root.dataSource
+    ) {
       DiscoverPresenter("Discover", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
@@ -129,8 +139,10 @@ public final class MainFactory: Factory {
   /// A new media item controller.
   public func mediaItemController(
     dependencies: AppDependencies, id: Int, eventHandler: @escaping (MediaItemEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.mediaItemControllerComponent, .mediaItem(id)) {
+  ) -> ScreenController<MediaItemEvent> {
+    core.screenController(
+      Self.mediaItemControllerComponent, .mediaItem(id), providers: root.dataSource
+    ) {
       MediaItemPresenter(id: id, dependencies: dependencies, eventHandler: eventHandler)
     }
   }
@@ -138,8 +150,10 @@ public final class MainFactory: Factory {
   /// A new Favourites controller.
   public func favouritesController(
     dependencies: AppDependencies, eventHandler: @escaping (FavouritesEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.favouritesControllerComponent, .favourites) {
+  ) -> ScreenController<FavouritesEvent> {
+    core.screenController(
+      Self.favouritesControllerComponent, .favourites, providers: root.dataSource
+    ) {
       FavouritesPresenter(
         "Favourites", dependencies: dependencies, eventHandler: eventHandler)
     }
@@ -148,8 +162,10 @@ public final class MainFactory: Factory {
   /// A new Profile controller.
   public func profileController(
     dependencies: AppDependencies, eventHandler: @escaping (ProfileEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.profileControllerComponent, .profile) {
+  ) -> ScreenController<ProfileEvent> {
+    core.screenController(
+      Self.profileControllerComponent, .profile, providers: root.dataSource
+    ) {
       ProfilePresenter("Profile", dependencies: dependencies, eventHandler: eventHandler)
     }
   }
@@ -157,8 +173,10 @@ public final class MainFactory: Factory {
   /// A new Settings controller.
   public func settingsController(
     dependencies: AppDependencies, eventHandler: @escaping (SettingsEvent) -> Void
-  ) -> ScreenControlling {
-    core.screenController(Self.settingsControllerComponent, .settings) {
+  ) -> ScreenController<SettingsEvent> {
+    core.screenController(
+      Self.settingsControllerComponent, .settings, providers: root.dataSource
+    ) {
       SettingsPresenter("Settings", dependencies: dependencies, eventHandler: eventHandler)
     }
   }

@@ -4,22 +4,28 @@ import Foundation
 /// cell view models, and the parsers that turn files and JSON into models.
 public final class ModelFactory: Factory {
 
-  static let productTranslatorComponent = FactoryComponent(
-    "productTranslator", factory: "ModelFactory", type: "ProductToProductCellViewModelTranslator",
-    .prototype, summary: "turns a product into its cell view model (Lickability's Translator)"
-  ) { $0.model.productTranslator() }
+  static let productTranslatorComponent =
+    ComponentDeclaration<ProductToProductCellViewModelTranslator>(
+      "productTranslator", of: ModelFactory.self, .prototype,
+      "turns a product into its cell view model (Lickability's Translator)"
+    ) { $0.model.productTranslator() }
 
-  static let acknowParserComponent = FactoryComponent(
-    "acknowParser", factory: "ModelFactory", type: "AcknowParser", .prototype,
-    summary: "reads a CocoaPods acknowledgements plist (Lickability's Parser)",
-    input: "a plist file", obtain: nil)
+  static let acknowParserComponent = ComponentDeclaration<AcknowParser>(
+    "acknowParser", of: ModelFactory.self, .prototype,
+    "reads a CocoaPods acknowledgements plist (Lickability's Parser)", input: "a plist file"
+  ) { root in
+    try AcknowParser.withSamplePlist { path in try root.model.acknowParser(plistPath: path) }
+  }
 
-  static let gameParserComponent = FactoryComponent(
-    "gameParser", factory: "ModelFactory", type: "GameParser", .prototype,
-    summary: "turns a game's JSON into a Game model (Lickability's Parser)"
+  static let gameParserComponent = ComponentDeclaration<GameParser>(
+    "gameParser", of: ModelFactory.self, .prototype,
+    "turns a game's JSON into a Game model (Lickability's Parser)"
   ) { $0.model.gameParser() }
 
-  static let components = [productTranslatorComponent, acknowParserComponent, gameParserComponent]
+  static let components = [
+    productTranslatorComponent.component, acknowParserComponent.component,
+    gameParserComponent.component,
+  ]
 
   /// A new translator.
   public func productTranslator() -> ProductToProductCellViewModelTranslator {
@@ -38,47 +44,6 @@ public final class ModelFactory: Factory {
   /// A new game parser.
   public func gameParser() -> GameParser {
     core.prototype(Self.gameParserComponent) { GameParser() }
-  }
-}
-
-/// JSON encoding and decoding, after BDModules' JSONFactory: one place that says how archsh
-/// writes and reads its models.
-public final class JSONFactory: Factory {
-
-  static let decoderComponent = FactoryComponent(
-    "jsonDecoder", factory: "JSONFactory", type: "JSONDecoder", .prototype,
-    summary: "decodes models from their JSON"
-  ) { $0.json.decoder() }
-
-  static let encoderComponent = FactoryComponent(
-    "jsonEncoder", factory: "JSONFactory", type: "JSONEncoder", .prototype,
-    summary: "encodes models as JSON, keys sorted, slashes unescaped"
-  ) { $0.json.encoder() }
-
-  static let serializerComponent = FactoryComponent(
-    "jsonSerializer", factory: "JSONFactory", type: "JSONSerializer", .prototype,
-    summary: "writes JSON values and models, pretty-printed, members in order (BDModules)"
-  ) { $0.json.serializer() }
-
-  static let components = [decoderComponent, encoderComponent, serializerComponent]
-
-  /// A new serializer that pretty-prints.
-  public func serializer() -> JSONSerializer {
-    core.prototype(Self.serializerComponent) { JSONSerializer(pretty: true) }
-  }
-
-  /// A new decoder.
-  public func decoder() -> JSONDecoder {
-    core.prototype(Self.decoderComponent) { JSONDecoder() }
-  }
-
-  /// A new encoder: keys sorted and slashes unescaped, as models are cached.
-  public func encoder() -> JSONEncoder {
-    core.prototype(Self.encoderComponent) {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      return encoder
-    }
   }
 }
 

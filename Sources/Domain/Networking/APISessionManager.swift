@@ -398,8 +398,9 @@ public final class APISessionManager: @unchecked Sendable {
   /// The parameters as a JSON object of strings, in the order given.
   static func json(_ parameters: [(key: String, value: String)]) -> Data {
     func quoted(_ text: String) -> String {
-      let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
-      return String(decoding: data, as: UTF8.self)
+      var quoted = ""
+      JSONSerializer.quote(text, into: &quoted)
+      return quoted
     }
     let members = parameters.map { "\(quoted($0.key)):\(quoted($0.value))" }
     return Data(("{" + members.joined(separator: ",") + "}").utf8)

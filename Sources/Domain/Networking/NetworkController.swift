@@ -238,14 +238,13 @@ public final class NetworkController: @unchecked Sendable {
     perform(request) { $0 }
   }
 
-  /// Sends `request` and decodes the body as JSON into `type`, naming the field path on failure.
-  public func perform<T: Decodable & Sendable>(_ request: NetworkRequest, decoding type: T.Type)
-    -> NetworkResponse<T>
-  {
+  /// Sends `request` and decodes the body as JSON into `type` with `decoder` (JSONFactory's, with
+  /// the caller's key strategy), naming the field path on failure.
+  public func perform<T: Decodable & Sendable>(
+    _ request: NetworkRequest, decoding type: T.Type, with decoder: JSONDecoder
+  ) -> NetworkResponse<T> {
     perform(request) { data in
       do {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(T.self, from: data)
       } catch let error as DecodingError {
         throw Self.describe(error)

@@ -54,21 +54,19 @@ extension PersistenceController {
     }
   }
 
-  /// Drops a store that a user created, with its entries, and returns what it held.
+  /// Drops this controller's store, which a user created, with its entries, and returns what it
+  /// held.
   ///
   /// The seed's stores (`Identifier`) are refused: the controllers that the factories build
   /// persist into them.
   @discardableResult
-  public static func dropStore(_ name: String, in workspace: Workspace, tracer: Tracing) throws
-    -> StoreSummary
-  {
+  public func dropStore() throws -> StoreSummary {
+    let name = identifier
     guard Identifier(rawValue: name) == nil else { throw Error.builtInStore(name) }
     return try tracer.withSpan("PersistenceController", "dropStore", attributes: [("store", name)])
     { span in
       try workspace.write("dropping a store") { db in
-        let state = try PersistenceController(
-          identifier: name, workspace: workspace, tracer: tracer
-        ).storeState(db)
+        let state = try storeState(db)
         // The entries go first and explicitly, rather than through the foreign key's cascade,
         // so that the drop never depends on a connection's foreign_keys setting.
         try db.execute(sql: "DELETE FROM entry WHERE store = ?", arguments: [name])

@@ -64,17 +64,19 @@ public struct PageInfo: Decodable, Sendable, Equatable {
 /// Decodes BDModules envelopes with the wire's own field names, for NetworkController's custom
 /// deserializer slot.
 public enum EnvelopeDecoder {
-  /// Decodes the payload of an envelope, naming the field path on failure.
-  public static func payload<T: Decodable & Sendable>(_ type: T.Type, from data: Data) throws -> T {
-    try envelope(type, from: data).data
+  /// Decodes the payload of an envelope with `decoder`, naming the field path on failure.
+  public static func payload<T: Decodable & Sendable>(
+    _ type: T.Type, from data: Data, decoder: JSONDecoder
+  ) throws -> T {
+    try envelope(type, from: data, decoder: decoder).data
   }
 
-  /// Decodes a whole envelope, naming the field path on failure.
-  public static func envelope<T: Decodable & Sendable>(_ type: T.Type, from data: Data) throws
-    -> APIEnvelope<T>
-  {
+  /// Decodes a whole envelope with `decoder` (JSONFactory's), naming the field path on failure.
+  public static func envelope<T: Decodable & Sendable>(
+    _ type: T.Type, from data: Data, decoder: JSONDecoder
+  ) throws -> APIEnvelope<T> {
     do {
-      return try JSONDecoder().decode(APIEnvelope<T>.self, from: data)
+      return try decoder.decode(APIEnvelope<T>.self, from: data)
     } catch let error as DecodingError {
       throw NetworkController.describe(error)
     }

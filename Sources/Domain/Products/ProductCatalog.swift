@@ -45,11 +45,17 @@ public final class ProductCatalog {
   private let cache: PersistenceController
   private let decoder: JSONDecoder
   private unowned let api: APIFactory
+  private let updaters: () throws -> ProductUpdater
 
-  init(cache: PersistenceController, decoder: JSONDecoder, api: APIFactory) {
+  /// `api` gives the base URL in use; `updaters` makes the updater that fetches a missing product.
+  init(
+    cache: PersistenceController, decoder: JSONDecoder, api: APIFactory,
+    updaters: @escaping () throws -> ProductUpdater
+  ) {
     self.cache = cache
     self.decoder = decoder
     self.api = api
+    self.updaters = updaters
   }
 
   /// The path a name gives: `/products/42` for an id, the path itself, or nil for a whole URL.
@@ -83,7 +89,7 @@ public final class ProductCatalog {
   public func cached(_ text: String) throws -> (product: Product, key: String) {
     for key in try cachedKeys(for: text) {
       guard let url = URL(string: key) else { continue }
-      if let product = try ProductUpdater.cachedProduct(from: url, in: cache) {
+      if let product = try ProductUpdater.cachedProduct(from: url, in: cache, decoder: decoder) {
         return (product, key)
       }
     }
@@ -139,7 +145,7 @@ public final class ProductCatalog {
   /// still lists all fifteen (it listed only product 42 before).
   public func cachedOrExampleProducts() throws -> [Product] {
     let cached = try cachedByID()
-    let updater = try api.productUpdater()
+    let updater = try updaters()
     return try ProductMediaLibrary.discoverIDs.map { id in
       if let product = cached[id] { return product }
       return try updater.updateProduct(from: try remoteURL(for: String(id))).get()
@@ -149,27 +155,28 @@ public final class ProductCatalog {
   /// The product a name gives, cached or else fetched from the API in use.
   public func product(_ text: String) throws -> Product {
     if let (product, _) = try? cached(text) { return product }
-    return try api.productUpdater().updateProduct(from: try remoteURL(for: text)).get()
+    return try updaters().updateProduct(from: try remoteURL(for: text)).get()
   }
 }
 
 /// The app's media items: the catalog's first fifteen products, cached or fetched over HTTP (the
 /// example app's, as `ds new --products` lists them).
 public final class ProductMediaLibrary: MediaLibrary {
-  private unowned let api: APIFactory
+  private let catalogs: () throws -> ProductCatalog
   /// The ids Discover lists.
   public static let discoverIDs = Array(1...15)
 
-  init(api: APIFactory) { self.api = api }
+  /// `catalogs` makes the catalog each read goes through (APIFactory's).
+  init(catalogs: @escaping () throws -> ProductCatalog) { self.catalogs = catalogs }
 
   /// The cached products in one read, fetching the missing ones.
   public func mediaItems() throws -> [Product] {
-    let cached = try api.productCatalog().cachedByID()
+    let cached = try catalogs().cachedByID()
     return try Self.discoverIDs.map { id in try cached[id] ?? mediaItem(id: id) }
   }
 
   /// One media item, cached or fetched.
   public func mediaItem(id: Int) throws -> Product {
-    try api.productCatalog().product(String(id))
+    try catalogs().product(String(id))
   }
 }

@@ -28,15 +28,18 @@ public final class ProductUpdater: @unchecked Sendable {
 
   private let networkController: NetworkController
   private let productPersistenceController: PersistenceController
+  private let coders: ModelCoders
   private let tracer: Tracing
 
-  /// Creates an updater over a network controller and the product cache's persistence controller.
+  /// Creates an updater over a network controller and the product cache's persistence controller;
+  /// products are decoded and encoded with `decoder` and `encoder` (JSONFactory's).
   public init(
     networkController: NetworkController, productPersistenceController: PersistenceController,
-    tracer: Tracing
+    decoder: JSONDecoder, encoder: JSONEncoder, tracer: Tracing
   ) {
     self.networkController = networkController
     self.productPersistenceController = productPersistenceController
+    self.coders = ModelCoders(decoder: decoder, encoder: encoder)
     self.tracer = tracer
   }
 
@@ -45,9 +48,10 @@ public final class ProductUpdater: @unchecked Sendable {
     tracer.withSpan(
       "ProductUpdater", "updateProduct(from:)", attributes: [("url", url.absoluteString)]
     ) { _ in
-      let result = Self.fetch(url, network: networkController, tracer: tracer).flatMap {
-        Self.persist($0, url: url, persistence: productPersistenceController)
-      }
+      let result = Self.fetch(url, network: networkController, coders: coders, tracer: tracer)
+        .flatMap {
+          Self.persist($0, url: url, persistence: productPersistenceController, coders: coders)
+        }
       // The completion closes the flow, after the network and persistence steps.
       let completion: String
       switch result {
@@ -67,15 +71,17 @@ public final class ProductUpdater: @unchecked Sendable {
     completion: @escaping @Sendable (Result<Product, Swift.Error>) -> Void
   ) {
     let network = networkController
+    let coders = coders
     let tracer = tracer
     DispatchQueue.global().async { [weak self] in
-      let fetched = Self.fetch(url, network: network, tracer: tracer)
+      let fetched = Self.fetch(url, network: network, coders: coders, tracer: tracer)
       guard let self else {
         completionQueue.async { completion(.failure(Error.objectDeallocated)) }
         return
       }
       let result = fetched.flatMap {
-        Self.persist($0, url: url, persistence: self.productPersistenceController)
+        Self.persist(
+          $0, url: url, persistence: self.productPersistenceController, coders: coders)
       }
       completionQueue.async { completion(result) }
     }
@@ -88,11 +94,13 @@ public final class ProductUpdater: @unchecked Sendable {
 
   /// The product cached for `url`, from disk only; nil when none is cached.
   public func product(from url: URL) throws -> Product? {
-    try Self.cachedProduct(from: url, in: productPersistenceController)
+    try Self.cachedProduct(from: url, in: productPersistenceController, decoder: coders.decoder)
   }
 
-  /// The product cached for `url` in `cache`; nil when none is cached.
-  static func cachedProduct(from url: URL, in cache: PersistenceController) throws -> Product? {
+  /// The product cached for `url` in `cache`, decoded with `decoder`; nil when none is cached.
+  static func cachedProduct(from url: URL, in cache: PersistenceController, decoder: JSONDecoder)
+    throws -> Product?
+  {
     let key = url.absoluteString
     let data: Data
     do {
@@ -101,7 +109,7 @@ public final class ProductUpdater: @unchecked Sendable {
       return nil
     }
     do {
-      return try JSONDecoder().decode(Product.self, from: data)
+      return try decoder.decode(Product.self, from: data)
     } catch let error as DecodingError {
       throw Error.notAProduct(key: key, detail: NetworkController.describe(error).description)
     }
@@ -110,13 +118,13 @@ public final class ProductUpdater: @unchecked Sendable {
   // MARK: - Private
 
   /// GETs the product and decodes it: the seed's `networkController.performRequest`.
-  private static func fetch(_ url: URL, network: NetworkController, tracer: Tracing) -> Result<
-    Product, Swift.Error
-  > {
+  private static func fetch(
+    _ url: URL, network: NetworkController, coders: ModelCoders, tracer: Tracing
+  ) -> Result<Product, Swift.Error> {
     let response = network.perform(NetworkRequest(path: url.absoluteString)) { data in
       try tracer.withSpan("Decoder", "decode Product", attributes: [("bytes", String(data.count))])
       { span in
-        let product = try EnvelopeDecoder.payload(Product.self, from: data)
+        let product = try EnvelopeDecoder.payload(Product.self, from: data, decoder: coders.decoder)
         span.setAttribute("id", String(product.id))
         return product
       }
@@ -125,21 +133,21 @@ public final class ProductUpdater: @unchecked Sendable {
   }
 
   /// Persists the product under the URL: the seed's `persist(object:forKey:)`.
-  private static func persist(_ product: Product, url: URL, persistence: PersistenceController)
-    -> Result<Product, Swift.Error>
-  {
+  private static func persist(
+    _ product: Product, url: URL, persistence: PersistenceController, coders: ModelCoders
+  ) -> Result<Product, Swift.Error> {
     Result {
-      try persistence.persist(try encode(product), forKey: url.absoluteString)
+      try persistence.persist(try coders.encoder.encode(product), forKey: url.absoluteString)
       return product
     }
   }
+}
 
-  /// The cached form of a model: its own JSON, keys sorted, with the wire's field names.
-  static func encode<T: Encodable>(_ model: T) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(model)
-  }
+/// The coders an updater is built with: the cached form of a model is its own JSON, keys sorted,
+/// with the wire's field names (JSONFactory's encoder).
+struct ModelCoders: @unchecked Sendable {
+  let decoder: JSONDecoder
+  let encoder: JSONEncoder
 }
 
 /// Fetches magazine issues and their assets, after Lickability's MagazineIssueUpdater (seed 000).
@@ -150,16 +158,19 @@ public final class MagazineIssueUpdater: @unchecked Sendable {
   private let networkController: NetworkController
   private let issues: PersistenceController
   private let assets: PersistenceController
+  private let coders: ModelCoders
   private let tracer: Tracing
 
-  /// Creates an updater.
+  /// Creates an updater; issues are decoded and encoded with `decoder` and `encoder`.
   public init(
     networkController: NetworkController, issuePersistenceController: PersistenceController,
-    assetPersistenceController: PersistenceController, tracer: Tracing
+    assetPersistenceController: PersistenceController, decoder: JSONDecoder,
+    encoder: JSONEncoder, tracer: Tracing
   ) {
     self.networkController = networkController
     self.issues = issuePersistenceController
     self.assets = assetPersistenceController
+    self.coders = ModelCoders(decoder: decoder, encoder: encoder)
     self.tracer = tracer
   }
 
@@ -169,11 +180,11 @@ public final class MagazineIssueUpdater: @unchecked Sendable {
       "MagazineIssueUpdater", "updateIssue(from:)", attributes: [("url", url.absoluteString)]
     ) { _ in
       let response = networkController.perform(NetworkRequest(path: url.absoluteString)) { data in
-        try EnvelopeDecoder.payload(MagazineIssue.self, from: data)
+        try EnvelopeDecoder.payload(MagazineIssue.self, from: data, decoder: coders.decoder)
       }
       return response.result.mapError { $0 as Swift.Error }.flatMap { issue in
         Result {
-          try issues.persist(try ProductUpdater.encode(issue), forKey: url.absoluteString)
+          try issues.persist(try coders.encoder.encode(issue), forKey: url.absoluteString)
           return issue
         }
       }

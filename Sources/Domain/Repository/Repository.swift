@@ -34,20 +34,23 @@ public final class Repository {
   private let sessionManager: APISessionManager
   private let authorization: OAuth2Authorization
   private let modelFactory: ModelFactory
+  private let serializer: JSONSerializer
   private let tracer: Tracer
   private let isCancelled: @Sendable () -> Bool
 
-  /// Creates the repository object for the stored repository `name`.
+  /// Creates the repository object for the stored repository `name`; `serializer` (compact)
+  /// writes each element's JSON for the store.
   public init(
     name: String, store: RepositoryStore, sessionManager: APISessionManager,
-    authorization: OAuth2Authorization, modelFactory: ModelFactory, tracer: Tracer,
-    isCancelled: @escaping @Sendable () -> Bool = { false }
+    authorization: OAuth2Authorization, modelFactory: ModelFactory, serializer: JSONSerializer,
+    tracer: Tracer, isCancelled: @escaping @Sendable () -> Bool = { false }
   ) {
     self.name = name
     self.store = store
     self.sessionManager = sessionManager
     self.authorization = authorization
     self.modelFactory = modelFactory
+    self.serializer = serializer
     self.tracer = tracer
     self.isCancelled = isCancelled
   }
@@ -94,7 +97,6 @@ public final class Repository {
             sessionManager, method: .get, path: path, parameters: parameters))
         let data = try outcome.get().result.get()
         let page = try modelFactory.collectionParser(data)
-        let serializer = JSONSerializer()
         var models: [(object: ModelObject, json: String)] = []
         models.reserveCapacity(page.elements.count)
         for (index, element) in page.elements.enumerated() {

@@ -128,19 +128,30 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
 /// repository holds. The seed rebuilds an ordered set of every element on each page instead.
 public final class RepositoryStore: @unchecked Sendable {
   private let workspace: Workspace
+  private let decoder: JSONDecoder
+  private let encoder: JSONEncoder
+  private let makeDataSourceController: ([Section]) -> DataSourceController
   private let lock = NSLock()
   private var inFlight: Set<String> = []
 
-  /// Opens the repositories of `workspace`.
-  public init(workspace: Workspace) { self.workspace = workspace }
+  /// Opens the repositories of `workspace`; a repository's options are written with `encoder`
+  /// (keys sorted) and read with `decoder`, and `makeDataSourceController` makes the lists that
+  /// show its elements (DataSourceFactory's).
+  init(
+    workspace: Workspace, decoder: JSONDecoder, encoder: JSONEncoder,
+    makeDataSourceController: @escaping ([Section]) -> DataSourceController
+  ) {
+    self.workspace = workspace
+    self.decoder = decoder
+    self.encoder = encoder
+    self.makeDataSourceController = makeDataSourceController
+  }
 
   /// Creates a repository.
   public func create(_ definition: RepositoryDefinition) throws {
     if definition.paging == .realtime, definition.ordering == .none {
       throw RepositoryError.realtimeNeedsOrder
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
     let options = String(
       decoding: (try? encoder.encode(definition.options)) ?? Data("{}".utf8), as: UTF8.self)
     try workspace.write("creating a repository") { db in
@@ -169,7 +180,7 @@ public final class RepositoryStore: @unchecked Sendable {
       let names = (try? list().map(\.definition.name)) ?? []
       throw RepositoryError.unknown(name, suggestion: Suggestion.nearest(to: name, among: names))
     }
-    var record = Self.record(row)
+    var record = self.record(row)
     if lock.withLock({ inFlight.contains(name) }) { record.fetchState = .fetching }
     return record
   }
@@ -177,7 +188,7 @@ public final class RepositoryStore: @unchecked Sendable {
   /// Every repository, by name.
   public func list() throws -> [RepositoryRecord] {
     try workspace.read { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM repositories ORDER BY name").map(Self.record)
+      try Row.fetchAll(db, sql: "SELECT * FROM repositories ORDER BY name").map { self.record($0) }
     }
   }
 
@@ -311,17 +322,18 @@ public final class RepositoryStore: @unchecked Sendable {
       rows.isEmpty
       ? "\(name): no elements from \(from)"
       : "\(name): elements \(from)–\(last - 1) of \(record.count)"
-    let controller = DataSourceController(
-      sections: [Section(sectionData: SectionDataModel(header: header), rows: models)])
+    let controller = makeDataSourceController([
+      Section(sectionData: SectionDataModel(header: header), rows: models)
+    ])
     for type in Set(models.map(\.modelType)) {
       controller.register(dataController: DetailCellDataController.self, for: type)
     }
     return controller
   }
 
-  private static func record(_ row: Row) -> RepositoryRecord {
+  private func record(_ row: Row) -> RepositoryRecord {
     let text: String = row["options"]
-    let options = (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    let options = (try? decoder.decode([String: String].self, from: Data(text.utf8))) ?? [:]
     let definition = RepositoryDefinition(
       name: row["name"], path: row["path"], options: options,
       ordering: RepositoryDefinition.Ordering(rawValue: row["ordering"]) ?? .none,

@@ -1,10 +1,12 @@
 # BDModules (seed 003), the composition root: ApplicationFactory creates the other factories, and
 # they build every object the shell drives. A singleton (a lazy var in the seed) is built once
-# and shared; a prototype (a method) is built anew on every request. The graph is generated from
-# the declarations the factories build from. Run it with
+# and shared; a prototype (a method) is built anew on every request. Run it with
 # `archsh --db :memory: --echo -f examples/factories.ash`.
 
-# The whole graph: who builds what, and who is injected into whom.
+# Who builds what, and who is injected into whom. Each product is one typed declaration, and the
+# type shown is the Swift type's own name. The arrows are declared nowhere: archsh builds every
+# product once in a scratch composition root, and the factories record what each builder asked
+# them for. This session has built nothing yet but the tracer, which the shell hands the root.
 factory graph
 
 # Singletons: OAuth2Authorization, AccountUserProvider, the Logger and the log book are shared,
@@ -29,4 +31,17 @@ trace on
 factory get repositoryStore
 trace off
 
+# The app asks the factories too: each coordinator gets a NavigationController, and each screen a
+# TableViewProvider, with a new DataSourceController and its translator, every time it draws.
+app start
+screen show
+
+# The list counts what this session has built: 1 for each singleton built, and one for each
+# instance of a prototype.
 factory list
+expect contains "navigationController"
+
+# The graph marks the same: a singleton 'built', a prototype how many times it was made. What this
+# session's own builds asked for is drawn too: the shell's start of the embedded API read the
+# workspace (where it keeps its port), so embeddedAPI now depends on it.
+factory graph

@@ -84,23 +84,27 @@ extension Envelope {
     """
   }
 
-  /// A user's profile, a value object.
-  static func profile(_ account: Accounts.Account) -> String {
-    let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
-    let display = name.prefix(1).uppercased() + name.dropFirst()
-    return #"{"type":"Profile","display_name":\#(quote(display)),"avatar_url":null,"bio":null}"#
+  /// An account's first and last names, from its email: `ada.lovelace@…` gives Ada Lovelace;
+  /// the demo account is Ada Lovelace.
+  static func names(_ account: Accounts.Account) -> (first: String, last: String) {
+    if account.email == Accounts.demoEmail { return ("Ada", "Lovelace") }
+    let local = account.email.split(separator: "@").first.map(String.init) ?? account.email
+    let parts = local.split(whereSeparator: { ".-_".contains($0) }).map {
+      $0.prefix(1).uppercased() + $0.dropFirst()
+    }
+    return (parts.first ?? local, parts.dropFirst().joined(separator: " "))
   }
 
-  /// A user in the convention: snake_case, `type` and `id`, `null` for absent fields.
+  /// A user in the shape of the original example app's `User` (its `me_stub.json`): the fields
+  /// of `UserAPIMapper`, `null` for the optional ones it lacks.
   static func user(_ account: Accounts.Account) -> String {
-    let name = account.email.split(separator: "@").first.map(String.init) ?? account.email
-    let display = name.prefix(1).uppercased() + name.dropFirst()
+    let (first, last) = names(account)
+    let slug = account.email.split(separator: "@").first.map(String.init) ?? "user"
     return """
-      {"type":"User","id":\(quote(account.id)),"email":\(quote(account.email)),\
-      "first_name":\(quote(display)),"last_name":null,\
-      "phone_number":null,"user_status":"Active",\
-      "profile":\(profile(account)),\
-      "created_at":\(account.createdAt),"updated_at":\(account.createdAt)}
+      {"type":"User","id":\(quote(account.id)),"first_name":\(quote(first)),\
+      "last_name":\(quote(last)),"email":\(quote(account.email)),"phone_number":null,\
+      "cover_image_url":\(quote("https://example.com/users/\(slug)/cover.png")),\
+      "profile_image_url":\(quote("https://example.com/users/\(slug)/profile.png"))}
       """
   }
 }

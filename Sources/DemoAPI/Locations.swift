@@ -28,17 +28,33 @@ public final class LocationCatalog: @unchecked Sendable {
     }
   }
 
-  /// The location with paging id `pagingId` (1...count), in the convention.
+  /// The places titles and subtitles come from, in the example app's San Francisco.
+  static let places: [(title: String, subtitle: String)] = [
+    ("Polk Street", "San Francisco, CA"), ("Ferry Building", "The Embarcadero, San Francisco, CA"),
+    ("Dolores Park", "Mission District, San Francisco, CA"),
+    ("Coit Tower", "Telegraph Hill, San Francisco, CA"),
+    ("Lands End", "Outer Richmond, San Francisco, CA"),
+    ("San Francisco International Airport (SFO)", "San Francisco, CA 94128, USA"),
+    ("Pier 39", "Fisherman's Wharf, San Francisco, CA"),
+    ("703 Bradford Way", "Pacifica, CA"),
+  ]
+
+  /// The location with paging id `pagingId` (1...count), in the shape of the original example
+  /// app's `Location` (its stubs): title, subtitle, an optional nickname, coordinates and
+  /// `image_url`; the id is a time-sortable UUID and the paging id a number, as the convention
+  /// has them.
   static func location(_ pagingId: Int) -> String {
-    let names = ["Home", "Work", "Café", "Gym", "Library", "Park", "Station", "Market"]
-    let name = "\(names[(pagingId - 1) % names.count]) \(pagingId)"
-    let latitude = 51.0 + Double(pagingId % 1000) / 1000
-    let longitude = -0.5 + Double(pagingId % 997) / 997
+    let place = places[(pagingId - 1) % places.count]
+    let title = "\(place.title) \(pagingId)"
+    let nickname = pagingId % 5 == 0 ? Envelope.quote("Favourite \(pagingId / 5)") : "null"
+    let latitude = 37.6 + Double(pagingId % 1000) / 5000
+    let longitude = -122.5 + Double(pagingId % 997) / 4985
     let id = Accounts.uuid(time: 1_767_225_600 + pagingId, counter: pagingId)
     return """
-      {"type":"Location","id":"\(id)","paging_id":\(pagingId),"name":\(Envelope.quote(name)),\
-      "latitude":\(String(format: "%.3f", latitude)),"longitude":\(String(format: "%.4f", longitude)),\
-      "address":null,"created_at":\(1_767_225_600 + pagingId)}
+      {"type":"Location","id":"\(id)","paging_id":\(pagingId),"title":\(Envelope.quote(title)),\
+      "subtitle":\(Envelope.quote(place.subtitle)),"nickname":\(nickname),\
+      "latitude":\(String(format: "%.4f", latitude)),"longitude":\(String(format: "%.4f", longitude)),\
+      "image_url":"https://example.com/locations/\(pagingId).jpg"}
       """
   }
 
@@ -84,14 +100,13 @@ public final class LocationCatalog: @unchecked Sendable {
 }
 
 extension LocationCatalog {
-  /// Trip `n` (1-based): from location n to location n + 1, by way of location n + 2, with the
-  /// user's profile; nested objects inside an object, as the convention has them.
+  /// Trip `n` (1-based): from location n to location n + 1, with the user as its profile, in
+  /// the shape of the original example app's `Trip` (its `trip_stub.json`).
   static func trip(_ n: Int, profile: String) -> String {
     let id = Accounts.uuid(time: 1_767_300_000 + n, counter: n)
     return """
       {"type":"Trip","id":"\(id)","paging_id":\(n),"profile":\(profile),\
-      "start_location":\(location(n)),"end_location":\(location(n + 1)),\
-      "stops":[\(location(n + 2))],"distance_meters":\(1000 + (n * 137) % 9000)}
+      "start_location":\(location(n)),"end_location":\(location(n + 1))}
       """
   }
 }
@@ -112,7 +127,7 @@ extension DemoAPI {
       let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
       let limit = min(1000, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
       let end = min(total, offset + limit)
-      let profile = Envelope.profile(account)
+      let profile = Envelope.user(account)
       let items =
         offset < end
         ? (offset..<end).map { LocationCatalog.trip(total - $0, profile: profile) } : []

@@ -25,7 +25,7 @@ struct RepositoryEndToEndTests {
     #expect(second.stdout.contains("next_fetch:      limit=4&offset=4\n"))
     #expect(second.stdout.contains("sent limit=4&offset=4: +4 new (0 duplicates)\n"))
     #expect(second.stdout.contains(" FAV: ELEMENTS 6–7 OF 8\n"))
-    #expect(second.stdout.contains("│ Station 7 "))
+    #expect(second.stdout.contains("│ Pier 39 7 "))
   }
 
   @Test("a user's locations by id need that user's token; another id is not found")

@@ -70,12 +70,16 @@ struct OAuthServerTests {
     #expect(me.body["code"] as? String == "OK")
     let user = try #require(me.body["data"] as? [String: Any])
     #expect(user["type"] as? String == "User")
-    let profile = user["profile"] as? [String: Any]
-    #expect(profile?["type"] as? String == "Profile")
-    #expect(profile?["display_name"] as? String == "Ada")
+    // The original example app's User: its six fields, the optional ones null when absent.
+    #expect(
+      Set(user.keys) == [
+        "type", "id", "first_name", "last_name", "email", "phone_number", "cover_image_url",
+        "profile_image_url",
+      ])
     #expect(user["email"] as? String == Accounts.demoEmail)
     #expect(user["first_name"] as? String == "Ada")
-    #expect(user["last_name"] is NSNull)
+    #expect(user["last_name"] as? String == "Lovelace")
+    #expect(user["phone_number"] is NSNull)
     #expect((user["id"] as? String)?.count == 36)
   }
 

@@ -64,7 +64,7 @@ struct RepositoryTests {
     let record = try paging.factory.api.repositoryStore.record("fav")
     #expect(record.count == 12 && record.total == 12 && record.atEnd)
     #expect(record.fetchState == .fetched)
-    #expect(record.firstPagingId == 1 && record.lastPagingId == 12)
+    #expect(record.firstPagingId == "1" && record.lastPagingId == "12")
     // The elements are stored, in order, and survive in the workspace.
     let stored = try paging.factory.api.repositoryStore.elements("fav", from: 10, count: 5)
     #expect(stored.map(\.position) == [10, 11])
@@ -85,7 +85,7 @@ struct RepositoryTests {
     let third = try #require(try await paging.fetch("tl"))
     #expect(third.parameters == ["limit=5", "since_id=7", "order=asc"])
     #expect(third.added == 3)
-    #expect(third.record.lastPagingId == 10 && third.record.count == 10)
+    #expect(third.record.lastPagingId == "10" && third.record.count == 10)
   }
 
   @Test("Realtime Descending sends max_id from the last (oldest) element")
@@ -96,9 +96,9 @@ struct RepositoryTests {
     let first = try #require(try await paging.fetch("desc"))
     let second = try #require(try await paging.fetch("desc"))
     #expect(first.parameters == ["limit=3", "order=desc"])
-    #expect(first.record.firstPagingId == 8 && first.record.lastPagingId == 6)
+    #expect(first.record.firstPagingId == "8" && first.record.lastPagingId == "6")
     #expect(second.parameters == ["limit=3", "max_id=6", "order=desc"])
-    #expect(second.record.lastPagingId == 3)
+    #expect(second.record.lastPagingId == "3")
     let shown = try paging.factory.api.repositoryStore.elements("desc", from: 0, count: 10)
     #expect(shown.compactMap { Self.pagingID($0.json) } == [8, 7, 6, 5, 4, 3])
   }
@@ -168,7 +168,7 @@ struct RepositoryTests {
     }
     #expect(fetched == 2)
     let record = try paging.factory.api.repositoryStore.record("mid")
-    #expect(record.count == 10 && record.fetchState == .error && record.lastPagingId == 10)
+    #expect(record.count == 10 && record.fetchState == .error && record.lastPagingId == "10")
   }
 
   @Test("an expired token in the middle of paging is refreshed and the page replayed once")

@@ -11,11 +11,28 @@ enum ModelGroup {
       as it is (Default), as a nested object (ValueObject) or as an array of them (ValueArray). \
       JSON null becomes nil, and a missing optional array []. A missing required field is \
       logged under the tag Model at Error and the object is still built, as in the seed. A \
-      model object takes its uuid from 'id' (a UUID) and pagingId from 'paging_id'; two model \
-      objects are the same when their type and uuid are, two value objects when their \
-      dictionaries are. The seed crashes on a missing or unknown type; archsh says where.
+      model object takes its uuid from 'id' and pagingId from 'paging_id', each kept as the \
+      string it came as (a number becomes its decimal text), as the original's String \
+      properties keep them; a time-sortable UUID is the API convention, which 'api lint' checks, \
+      not a condition of mapping. Two model objects are the same when their type and uuid are, \
+      two value objects when their dictionaries are.
+      The types are the original example app's (banDedo/BDModules, HarnessModules/Model), field \
+      for field: User (first_name, last_name, email required; phone_number, cover_image_url, \
+      profile_image_url optional), Location (title, subtitle, latitude, longitude, image_url \
+      required; nickname optional) and Trip (profile, start_location, end_location: value \
+      objects, required). Profile is a protocol there (UserProfile: Profile), adopted by User: \
+      a Trip's profile is an object of type User, and Profile is not a type of its own. Where the \
+      seed text and the original disagree (the seed's User shows no id), archsh follows the \
+      original.
+      'model parse' starts from a whole response, as the seed's default object parser and \
+      collection parser do: {"data":{…}} maps one object, {"data":[…],"info":{…}} a collection, \
+      which needs only info.total (offset and count are optional and may disagree with the data, \
+      as the original accepts; 'api lint' reports it).
+      Departures from the original: the original crashes on a missing or unknown type, and \
+      archsh says where; an id or paging_id that is a JSON number is taken as its decimal text, \
+      where the original would store the number in a String property.
       """,
-    commands: [types, map, eq])
+    commands: [types, map, parse, eq])
 
   /// `map TYPE`.
   static let typeArgument = Argument("TYPE", .text, "a registered type, such as Location") {
@@ -47,7 +64,7 @@ enum ModelGroup {
     "map", summary: "map an object: its fields, warnings, nested objects and identity",
     signature: Signature([typeArgument, jsonArgument, jsonFlag]),
     examples: [
-      #"model map Location '{"type":"Location","id":"6955b900-0000-4000-8000-000000000001","paging_id":1,"name":"Home","latitude":51.5,"longitude":-0.1,"address":null}'"#,
+      #"model map Location '{"type":"Location","id":"abc","paging_id":"1","title":"Polk Street","subtitle":"San Francisco, CA","latitude":37.79,"longitude":-122.42,"image_url":null}'"#,
       "model map Trip @trip.json", "model map Trip @trip.json --json",
     ]
   ) { invocation in
@@ -71,11 +88,69 @@ enum ModelGroup {
     return ModelRendering.output(mapped, type: type)
   }
 
+  /// `parse RESPONSE`.
+  static let responseArgument = Argument(
+    "RESPONSE", .text, "a whole response, {\"data\": …}, or @FILE"
+  ).concerning(.value)
+
+  static let parse = Command(
+    "parse", summary: "parse a whole response with the default object or collection parser",
+    discussion: """
+      A response whose data is an object goes through the default object parser, and one whose \
+      data is an array through the collection parser, which reads info.total (offset and count \
+      are optional). Each object is shown as 'model map' shows it; a collection adds its total.
+      """,
+    signature: Signature([responseArgument]),
+    examples: [
+      #"model parse '{"code":"OK","data":{"type":"User","id":"123","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}'"#,
+      "model parse @page.json",
+    ]
+  ) { invocation in
+    let word = try invocation[responseArgument]
+    let json = try ValueInput.json(word, what: "the response", paths: invocation.paths).json
+    let factory = invocation.session.factory.model
+    guard case .object(let members) = json else {
+      throw ShellError(
+        "the response is not an object", hint: #"a response looks like {"data": …}"#,
+        at: word.offset)
+    }
+    if case .array? = members.last(where: { $0.key == "data" })?.value {
+      let page = try located(word) { try factory.collectionParser(parsed: json) }
+      var outputs: [Output] = [
+        .record([
+          Field("parser", .string("collection")), Field("elements", .int(page.elements.count)),
+          Field("total", .int(page.total)),
+          Field("offset", page.offset.map { .int($0) } ?? .null),
+          Field("count", page.count.map { .int($0) } ?? .null),
+        ])
+      ]
+      for element in page.elements {
+        let warnings = page.warnings.filter { warning in
+          page.elements.firstIndex { $0 === element }.map {
+            warning.path.hasPrefix("data[\($0)]")
+          } ?? false
+        }
+        let mapped = MappedObject(object: element, warnings: warnings)
+        if let type = factory.registry.type(named: element.type) {
+          outputs.append(ModelRendering.output(mapped, type: type))
+        }
+      }
+      return .sequence(outputs)
+    }
+    let mapped = try located(word) { try factory.objectParser(parsed: json) }
+    guard let type = factory.registry.type(named: mapped.object.type) else {
+      return .empty
+    }
+    return .sequence([
+      .record([Field("parser", .string("object"))]), ModelRendering.output(mapped, type: type),
+    ])
+  }
+
   static let eq = Command(
     "eq", summary: "whether two objects are equal, and whether they are the same object",
     signature: Signature([jsonArgument, otherArgument]),
     examples: [
-      #"model eq '{"type":"Profile","display_name":"Ada"}' '{"type":"Profile","display_name":"Ada"}'"#
+      #"model eq '{"type":"User","id":"1","email":"a@b.c"}' '{"type":"User","id":"1","email":"x@y.z"}'"#
     ]
   ) { invocation in
     let factory = invocation.session.factory.model
@@ -120,7 +195,8 @@ enum ModelGroup {
   static func hint(for error: ModelError) -> String? {
     switch error {
     case .unknownType, .missingType: return "'model types' lists the registered types"
-    case .invalidID: return "an id is a UUID, such as 6955b900-0000-4000-8000-000000000001"
+    case .invalidID: return "an id is a non-empty string, such as \"123\""
+    case .missingInfo: return #"a collection gives its total: "info": {"total": 42}"#
     default: return nil
     }
   }

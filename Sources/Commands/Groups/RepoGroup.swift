@@ -11,10 +11,17 @@ enum RepoGroup {
       page with ModelFactory's collection parser, and keeps the model objects, de-duplicated by \
       type and uuid, in the workspace: it survives a restart with its cursors. Standard paging \
       sends offset = the number of elements held; Realtime Ascending sends since_id and Realtime \
-      Descending max_id, from the last element's paging id. fetch does not check atEnd, as in \
-      the seed; atEnd is total == count. The seed's atEnd is also true after a first fetch that \
-      failed (0 == 0); archsh's is false until a fetch has succeeded. An error sets the state to \
-      Error and keeps the elements.
+      Descending max_id, from the paging id of the last element of the page before, sent back \
+      verbatim: paging ids are kept as the strings they came as (a JSON number as its decimal \
+      text), and nothing orders by them on the client. A page needs only info.total, as the \
+      original reads it; offset and count are optional and may disagree with the data ('api \
+      lint' reports that). fetch does not check atEnd, as in the seed; atEnd is total == count. \
+      An error sets the state to Error and keeps the elements; a fetch cancelled with Ctrl-C \
+      keeps the state it had.
+      Departures from the original: its atEnd is also true after a first fetch that failed \
+      (0 == 0), and archsh's is false until a fetch has succeeded; the original keeps elements \
+      in memory, and archsh keeps them in the workspace, de-duplicated by a unique index on \
+      type and uuid, so that a repository survives a restart.
       """,
     commands: [new, fetch, show, state, list, reset, drop])
 
@@ -210,8 +217,8 @@ enum RepoGroup {
       Field("count", .int(record.count)),
       Field("total", record.total.map(Value.int) ?? .null),
       Field("at_end", .bool(record.atEnd)),
-      Field("first_paging_id", record.firstPagingId.map { .int(Int($0)) } ?? .null),
-      Field("last_paging_id", record.lastPagingId.map { .int(Int($0)) } ?? .null),
+      Field("first_paging_id", record.firstPagingId.map { .string($0) } ?? .null),
+      Field("last_paging_id", record.lastPagingId.map { .string($0) } ?? .null),
       Field(
         "next_fetch",
         .string(

@@ -15,7 +15,7 @@ enum ModelRendering {
     ]
     if let model = object as? ModelObject {
       head.append(Field("uuid", .string(model.uuid)))
-      head.append(Field("paging_id", model.pagingId.map { .int(Int($0)) } ?? .null))
+      head.append(Field("paging_id", model.pagingId.map { .string($0) } ?? .null))
       head.append(Field("identity", .string("\(model.type) \(model.uuid)")))
     } else {
       head.append(Field("identity", .string("none: equal by dictionary")))

@@ -54,8 +54,15 @@ public struct MappedObject: Sendable {
   /// The required fields that were missing.
   public let warnings: [MappingWarning]
   /// The JSON it was mapped from, as the API sent it: what the seed's `ValueObject` keeps as its
-  /// dictionary, and what is stored when the object is kept.
+  /// dictionary, and what is stored when the object is kept (`null` when not known).
   public let json: JSONValue
+
+  /// Creates a mapped object.
+  public init(object: ValueObject, warnings: [MappingWarning], json: JSONValue = .null) {
+    self.object = object
+    self.warnings = warnings
+    self.json = json
+  }
 }
 
 /// A mapped collection: its elements and its `info`.
@@ -64,10 +71,10 @@ public struct ModelCollection: Sendable {
   public let elements: [ValueObject]
   /// The JSON each element was mapped from.
   public let items: [JSONValue]
-  /// `info.offset`.
-  public let offset: Int
-  /// `info.count`.
-  public let count: Int
+  /// `info.offset`, when the API gives it.
+  public let offset: Int?
+  /// `info.count`, when the API gives it.
+  public let count: Int?
   /// `info.total`.
   public let total: Int
   /// The required fields that were missing.
@@ -103,28 +110,37 @@ extension ModelFactory {
 
   /// The default object parser: the object under `data`.
   public func objectParser(_ data: Data) throws -> MappedObject {
-    guard case .object(let members) = try StrictJSON.parse(data),
+    try objectParser(parsed: try StrictJSON.parse(data))
+  }
+
+  /// The default object parser, on a response already parsed.
+  public func objectParser(parsed response: JSONValue) throws -> MappedObject {
+    guard case .object(let members) = response,
       let object = ModelRegistry.member(members, "data"), case .object = object
     else { throw ModelError.missingData(expected: "object") }
     return try self.object(from: object, at: "data")
   }
 
-  /// The collection parser: the objects under `data`, with `info`, which must agree with them.
+  /// The collection parser: the objects under `data`, and `info.total`, read as the original
+  /// Repository reads them.
+  ///
+  /// Only `info.total` is required. `offset` and `count` are optional, and an `info` that
+  /// disagrees with the data is accepted, as the original accepts it; `api lint` reports the
+  /// disagreement as a finding.
   public func collectionParser(_ data: Data) throws -> ModelCollection {
-    guard case .object(let members) = try StrictJSON.parse(data),
+    try collectionParser(parsed: try StrictJSON.parse(data))
+  }
+
+  /// The collection parser, on a response already parsed.
+  public func collectionParser(parsed response: JSONValue) throws -> ModelCollection {
+    guard case .object(let members) = response,
       case .array(let items)? = ModelRegistry.member(members, "data")
     else { throw ModelError.missingData(expected: "array") }
     guard case .object(let info)? = ModelRegistry.member(members, "info"),
-      let offset = Self.integer(info, "offset"), let count = Self.integer(info, "count"),
       let total = Self.integer(info, "total")
     else { throw ModelError.missingInfo }
-    guard count == items.count else {
-      throw ModelError.infoDisagrees("count is \(count), but data holds \(items.count)")
-    }
-    guard total >= offset + count else {
-      throw ModelError.infoDisagrees(
-        "total is \(total), fewer than offset \(offset) plus count \(count)")
-    }
+    let offset = Self.integer(info, "offset")
+    let count = Self.integer(info, "count")
     var warnings: [MappingWarning] = []
     var elements: [ValueObject] = []
     elements.reserveCapacity(items.count)

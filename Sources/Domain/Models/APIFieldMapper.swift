@@ -61,18 +61,16 @@ public enum ModelError: Error, Equatable, CustomStringConvertible, SubjectError 
   case typeMismatch(expected: String, found: String, path: String)
   /// A model object without an `id`.
   case missingID(path: String)
-  /// An `id` that is not a UUID.
+  /// An `id` that is empty, or neither a string nor a number.
   case invalidID(String, path: String)
-  /// A `paging_id` that is not a whole number.
+  /// A `paging_id` that is neither a string nor a number.
   case invalidPagingID(path: String)
   /// A ValueObject or ValueArray field holding something else.
   case wrongKind(path: String, expected: String)
   /// A response without the `data` the parser reads.
   case missingData(expected: String)
-  /// A collection response without `info`.
+  /// A collection response without `info.total`.
   case missingInfo
-  /// A collection whose `info` disagrees with its data.
-  case infoDisagrees(String)
 
   /// A one-line description.
   public var description: String {
@@ -85,12 +83,12 @@ public enum ModelError: Error, Equatable, CustomStringConvertible, SubjectError 
     case .typeMismatch(let expected, let found, let path):
       return "\(path): the object is a '\(found)', not a '\(expected)'"
     case .missingID(let path): return "\(path): a model object needs an 'id'"
-    case .invalidID(let id, let path): return "\(path).id: '\(id)' is not a UUID"
-    case .invalidPagingID(let path): return "\(path).paging_id: expected a whole number"
+    case .invalidID(let id, let path):
+      return "\(path).id: \(id) is not an id: expected a non-empty string"
+    case .invalidPagingID(let path): return "\(path).paging_id: expected a string or a number"
     case .wrongKind(let path, let expected): return "\(path): expected \(expected)"
     case .missingData(let expected): return "data: the response has no \(expected) under 'data'"
-    case .missingInfo: return "info: the collection has no 'info' with offset, count and total"
-    case .infoDisagrees(let detail): return "info: \(detail)"
+    case .missingInfo: return "info.total: the collection has no 'info' with a whole-number 'total'"
     }
   }
 
@@ -118,35 +116,32 @@ public struct ModelRegistry: Sendable {
   /// A registry of `types`.
   public init(types: [ModelType]) { self.types = types }
 
-  /// The example app's types.
+  /// The example app's types, field for field as banDedo/BDModules' `HarnessModules/Model`
+  /// declares them (`UserAPIMapper`, `LocationAPIMapper`, `TripAPIMapper`), in the order
+  /// `ModelFactoryMapper` registers them.
+  ///
+  /// `Profile` is not among them: in the original it is a protocol (`UserProfile: Profile`) that
+  /// `User` adopts, and a Trip's `profile` is mapped from an object whose `type` is `User`.
   public static let bdModules = ModelRegistry(types: [
     ModelType(
       name: "User", isModel: true,
       mappers: [
-        APIFieldMapper("email", "email", required: true),
         APIFieldMapper("first_name", "firstName", required: true),
-        APIFieldMapper("last_name", "lastName"),
+        APIFieldMapper("last_name", "lastName", required: true),
+        APIFieldMapper("email", "email", required: true),
         APIFieldMapper("phone_number", "phoneNumber"),
-        APIFieldMapper("user_status", "userStatus", required: true),
-        APIFieldMapper("profile", "profile", kind: .valueObject),
-        APIFieldMapper("created_at", "createdAt"),
-        APIFieldMapper("updated_at", "updatedAt"),
-      ]),
-    ModelType(
-      name: "Profile", isModel: false,
-      mappers: [
-        APIFieldMapper("display_name", "displayName", required: true),
-        APIFieldMapper("avatar_url", "avatarURL"),
-        APIFieldMapper("bio", "bio"),
+        APIFieldMapper("cover_image_url", "coverImageURL"),
+        APIFieldMapper("profile_image_url", "profileImageURL"),
       ]),
     ModelType(
       name: "Location", isModel: true,
       mappers: [
-        APIFieldMapper("name", "name", required: true),
+        APIFieldMapper("title", "title", required: true),
+        APIFieldMapper("subtitle", "subtitle", required: true),
+        APIFieldMapper("nickname", "nickname"),
         APIFieldMapper("latitude", "latitude", required: true),
         APIFieldMapper("longitude", "longitude", required: true),
-        APIFieldMapper("address", "address"),
-        APIFieldMapper("created_at", "createdAt"),
+        APIFieldMapper("image_url", "imageUrl", required: true),
       ]),
     ModelType(
       name: "Trip", isModel: true,
@@ -154,8 +149,6 @@ public struct ModelRegistry: Sendable {
         APIFieldMapper("profile", "profile", required: true, kind: .valueObject),
         APIFieldMapper("start_location", "startLocation", required: true, kind: .valueObject),
         APIFieldMapper("end_location", "endLocation", required: true, kind: .valueObject),
-        APIFieldMapper("stops", "stops", kind: .valueArray),
-        APIFieldMapper("distance_meters", "distanceMeters"),
       ]),
   ])
 
@@ -208,22 +201,27 @@ public struct ModelRegistry: Sendable {
       dictionary.append((mapper.modelKey, mapped))
     }
     guard type.isModel else { return ValueObject(type: typeName, dictionary: dictionary) }
+    // The original keeps `id` and `paging_id` as strings; a number is taken as its decimal
+    // text. Whether an id is a time-sortable UUID is the convention's business ('api lint').
     guard let idValue = Self.member(members, "id") else { throw .missingID(path: path) }
-    guard case .string(let id) = idValue, UUID(uuidString: id) != nil else {
-      let text: String
-      if case .string(let string) = idValue { text = string } else { text = "\(idValue)" }
-      throw .invalidID(text, path: path)
+    let id: String
+    switch idValue {
+    case .string(let text) where !text.isEmpty: id = text
+    case .number(let text): id = text
+    case .string: throw .invalidID("''", path: path)
+    case .null: throw .invalidID("null", path: path)
+    case .bool(let flag): throw .invalidID(String(flag), path: path)
+    case .array: throw .invalidID("an array", path: path)
+    case .object: throw .invalidID("an object", path: path)
     }
-    var pagingId: Int64?
+    let pagingId: String?
     switch Self.member(members, "paging_id") {
     case nil, .null?: pagingId = nil
-    case .number(let text)?:
-      guard let number = Int64(text) else { throw .invalidPagingID(path: path) }
-      pagingId = number
+    case .string(let text)?: pagingId = text
+    case .number(let text)?: pagingId = text
     default: throw .invalidPagingID(path: path)
     }
-    return ModelObject(
-      type: typeName, uuid: id.lowercased(), pagingId: pagingId, dictionary: dictionary)
+    return ModelObject(type: typeName, uuid: id, pagingId: pagingId, dictionary: dictionary)
   }
 
   /// The member named `key` (the last, if repeated).

@@ -27,7 +27,7 @@ public struct JSONSerializer: Sendable {
     if let model = object as? ModelObject {
       members.append(JSONMember(key: "uuid", value: .string(model.uuid)))
       members.append(
-        JSONMember(key: "pagingId", value: model.pagingId.map { .number(String($0)) } ?? .null))
+        JSONMember(key: "pagingId", value: model.pagingId.map { .string($0) } ?? .null))
     }
     for (key, value) in object.dictionary {
       let json: JSONValue

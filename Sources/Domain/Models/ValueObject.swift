@@ -56,14 +56,16 @@ public class ValueObject: Equatable, @unchecked Sendable {
 /// from `paging_id`; two are the same object when their type and uuid are equal, whatever their
 /// other fields.
 public final class ModelObject: ValueObject, Hashable, @unchecked Sendable {
-  /// The object's id, a UUID.
+  /// The object's id: any non-empty string, as in the original (`ModelObject.uuid: String`);
+  /// a time-sortable UUID is the convention, which `api lint` checks.
   public let uuid: String
-  /// Its position in a collection's paging, when the API gives one.
-  public let pagingId: Int64?
+  /// Its position in a collection's paging, when the API gives one: the string it came as (a
+  /// number becomes its decimal string), sent back verbatim as `since_id` or `max_id`.
+  public let pagingId: String?
 
   /// Creates a model object.
   public init(
-    type: String, uuid: String, pagingId: Int64?, dictionary: [(key: String, value: ModelValue)]
+    type: String, uuid: String, pagingId: String?, dictionary: [(key: String, value: ModelValue)]
   ) {
     self.uuid = uuid
     self.pagingId = pagingId

@@ -27,6 +27,7 @@ enum WorkspaceSchema {
       EmbeddedAPIState.migration,
       RepositoryStore.migration,
       EmbeddedAPIState.addressMigration,
+      RepositoryStore.textPagingMigration,
     ]
 
   /// A migrator with every migration registered, in order.

@@ -63,9 +63,9 @@ public final class Repository {
     case (.standard, _):
       parameters.append(("offset", String(record.count)))
     case (.realtime, .descending):
-      if let last = record.lastPagingId { parameters.append(("max_id", String(last))) }
+      if let last = record.lastPagingId { parameters.append(("max_id", last)) }
     case (.realtime, _):
-      if let last = record.lastPagingId { parameters.append(("since_id", String(last))) }
+      if let last = record.lastPagingId { parameters.append(("since_id", last)) }
     }
     switch definition.ordering {
     case .ascending: parameters.append(("order", "asc"))

@@ -70,9 +70,9 @@ public struct RepositoryRecord: Sendable, Equatable {
   /// How many elements it holds.
   public var count: Int
   /// The paging id of its first element.
-  public var firstPagingId: Int64?
+  public var firstPagingId: String?
   /// The paging id of its last element.
-  public var lastPagingId: Int64?
+  public var lastPagingId: String?
   /// The last fetch's error, if it failed.
   public var lastError: String?
 
@@ -218,26 +218,26 @@ public final class RepositoryStore: @unchecked Sendable {
           VALUES (?, ?, ?, ?, ?, ?)
           """)
       var added = 0
-      var last: Int64?
       for element in elements {
         try insert.execute(arguments: [
           name, count + added, element.object.type, element.object.uuid,
           element.object.pagingId, element.json,
         ])
-        if db.changesCount > 0 {
-          added += 1
-          if let paging = element.object.pagingId { last = paging }
-        }
+        if db.changesCount > 0 { added += 1 }
       }
+      // As the original: the cursor is the paging id of the page's last element, kept as the
+      // string it came as; nothing here orders by it.
+      let last = elements.last?.object.pagingId
       try db.execute(
         sql: """
           UPDATE repositories SET element_count = element_count + ?, total = ?, fetch_state = ?,
             last_error = NULL, last_paging_id = COALESCE(?, last_paging_id),
-            first_paging_id = COALESCE(first_paging_id, (SELECT paging_id FROM repository_elements
-              WHERE repository = ? AND position = 0))
+            first_paging_id = COALESCE(first_paging_id, ?)
           WHERE name = ?
           """,
-        arguments: [added, total, FetchState.fetched.rawValue, last, name, name])
+        arguments: [
+          added, total, FetchState.fetched.rawValue, last, elements.first?.object.pagingId, name,
+        ])
       return added
     }
   }
@@ -303,14 +303,13 @@ public final class RepositoryStore: @unchecked Sendable {
       let object =
         (try? JSONSerialization.jsonObject(with: Data(row.json.utf8))) as? [String: Any] ?? [:]
       let type = object["type"] as? String ?? "Object"
-      let title = object["name"] as? String ?? object["email"] as? String ?? type
+      // As the example app's MapViewController shows a place: its title, then its subtitle.
+      let title = object["title"] as? String ?? object["email"] as? String ?? type
       var detail = "#\(row.position)"
-      if let paging = object["paging_id"] as? Int { detail += " · paging_id \(paging)" }
-      if let latitude = object["latitude"] as? Double,
-        let longitude = object["longitude"] as? Double
-      {
-        detail += String(format: " · %.3f, %.4f", latitude, longitude)
+      if let subtitle = object["subtitle"] as? String, !subtitle.isEmpty {
+        detail += " · " + subtitle
       }
+      if let paging = object["paging_id"] { detail += " · paging_id \(paging)" }
       let display =
         (try? JSONSerialization.data(
           withJSONObject: ["type": type, "name": title, "detail": detail], options: [.sortedKeys]))
@@ -348,6 +347,50 @@ public final class RepositoryStore: @unchecked Sendable {
 }
 
 extension RepositoryStore {
+  /// Paging ids become text: the original keeps them as strings (`"abc"` in its tests), and an
+  /// INTEGER column would turn `"12"` into 12.
+  static let textPagingMigration = Migration(identifier: "v9-text-paging-ids") { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE repositories_text (
+          name TEXT PRIMARY KEY,
+          path TEXT NOT NULL,
+          options TEXT NOT NULL,
+          ordering TEXT NOT NULL,
+          paging TEXT NOT NULL,
+          page_limit INTEGER NOT NULL,
+          fetch_state TEXT NOT NULL,
+          total INTEGER,
+          element_count INTEGER NOT NULL,
+          first_paging_id TEXT,
+          last_paging_id TEXT,
+          last_error TEXT
+        );
+        INSERT INTO repositories_text
+          SELECT name, path, options, ordering, paging, page_limit, fetch_state, total,
+            element_count, CAST(first_paging_id AS TEXT), CAST(last_paging_id AS TEXT), last_error
+          FROM repositories;
+        DROP TABLE repositories;
+        ALTER TABLE repositories_text RENAME TO repositories;
+        CREATE TABLE repository_elements_text (
+          repository TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          type TEXT NOT NULL,
+          uuid TEXT NOT NULL,
+          paging_id TEXT,
+          object TEXT NOT NULL,
+          PRIMARY KEY (repository, position)
+        ) WITHOUT ROWID;
+        INSERT INTO repository_elements_text
+          SELECT repository, position, type, uuid, CAST(paging_id AS TEXT), object
+          FROM repository_elements;
+        DROP TABLE repository_elements;
+        ALTER TABLE repository_elements_text RENAME TO repository_elements;
+        CREATE UNIQUE INDEX repository_elements_identity
+          ON repository_elements (repository, type, uuid);
+        """)
+  }
+
   /// The `repositories` and `repository_elements` tables.
   static let migration = Migration(identifier: "v7-repositories") { db in
     try db.execute(

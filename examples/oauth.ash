@@ -7,16 +7,32 @@
 # A password in a script comes from a secret variable (or --password-stdin); the line that holds
 # it never reaches the history, a trace or the log.
 set password lovelace --secret
+
+# 'auth login' is the seed's UserAPI.login: OAuth2SessionManager's password grant (a JSON body,
+# as the seed's APISessionManager sends it), then me(). AccountUserProvider keeps the credential,
+# through its delegate, and the User, through its userPersistenceHandler. 'auth show' and
+# 'user me --cached' read them from the workspace, without a request.
 auth login ada@example.com $password
 auth show
 expect contains "email:         ada@example.com"
+user me --cached
+expect contains "ada@example.com"
 
 # A wrong password is refused by the API with its own code.
 auth login ada@example.com wrong
 expect fails "InvalidCredentials"
 
+# When me() fails after a successful grant, the login says so: the credential is kept, and no
+# user is stored until 'user me' fetches one.
+net fault GET /users/me --status 500
+auth login ada@example.com $password
+expect fails "the credential is kept, but the user could not be fetched"
+auth show
+expect contains "user:          none stored"
+
 # UserAPI's me() goes through its APIServiceClient for User, and so through OAuth2Authorization
-# with the stored bearer token; ModelFactory maps the answer into a User model object.
+# with the stored bearer token; ModelFactory maps the answer into a User model object, which the
+# userPersistenceHandler stores again.
 user me
 expect contains "identity:  User 6955b900-0000-4000-8000-000000000000"
 
@@ -65,9 +81,11 @@ log enable OAuth2
 # 'archsh serve' takes --token-lifetime).
 auth lifetime 30s
 
-# Logged out, there is nothing to send or refresh.
+# Logged out, there is nothing to send or refresh, and no user is stored.
 auth logout
 user me
 expect fails "nobody is logged in"
+user me --cached
+expect fails "no user is stored"
 auth refresh
 expect fails "no refresh token"

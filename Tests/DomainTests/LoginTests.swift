@@ -59,7 +59,7 @@ private final class StubServer: @unchecked Sendable {
     guard let port = Int(String(decoding: line, as: UTF8.self)),
       let url = URL(string: "http://127.0.0.1:\(port)")
     else {
-      process.terminate()
+      kill(process.processIdentifier, SIGKILL)
       throw StubFailure.noPort
     }
     baseURL = url
@@ -75,8 +75,10 @@ private final class StubServer: @unchecked Sendable {
     }
   }
 
+  /// Ends the server with SIGKILL: a child of the test runner may inherit a signal mask that
+  /// blocks SIGTERM, and then `terminate()` would leave it running and `waitUntilExit` waiting.
   func stop() {
-    process.terminate()
+    kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
   }
 }

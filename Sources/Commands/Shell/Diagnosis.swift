@@ -27,10 +27,10 @@ enum Diagnosis {
     case APIError.notEmbedded(let url):
       located.message =
         "'\(parsed.resolution.name)' needs the embedded demo API, and archsh is using \(url)"
-    case OAuth2Error.network,
-      OAuth2Error.refused(_, _, _, nil)
-    where parsed.resolution.name == "auth login":
-      // A first login has no credential to keep.
+    case OAuth2Error.network where parsed.resolution.name == "auth login",
+      OAuth2Error.refused(_, _, _, nil) where parsed.resolution.name == "auth login":
+      // A first login has no credential to keep. (Each pattern needs its own where clause: a
+      // where clause after the last pattern applies to that pattern alone.)
       located.hint = "is the API running? nothing was stored; 'auth show' shows any stored login"
     default: break
     }

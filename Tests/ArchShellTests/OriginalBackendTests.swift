@@ -108,4 +108,36 @@ struct OriginalBackendTests {
         "/users/me/locations?limit=2&since_id=a3&order=asc",
       ])
   }
+
+  @Test(
+    "auth login against it: the grant is a JSON body as the original sends it, then me(); auth show and user me --cached read the stored user without a request"
+  )
+  func loginKeepsUser() throws {
+    let backend = try Backend()
+    let home = try Binary.makeTemporaryDirectory()
+    let result = try Binary.run(
+      [
+        "--no-rc", "--db", home + "/work.sqlite", "--api", "http://127.0.0.1:\(backend.port)",
+        "-c", "set pw hopper --secret", "-c", "auth login grace@example.com $pw", "-c",
+        "auth show", "-c", "user me --cached", "-c", "auth logout", "-c", "auth show",
+      ], home: home)
+    #expect(result.status == 0, "\(result.stderr)")
+    // The login and 'auth show' both show the user the backend sent, by its own id.
+    #expect(
+      result.stdout.components(separatedBy: "user:          User usr-42 (Grace Hopper)\n").count
+        == 3, "\(result.stdout)")
+    #expect(result.stdout.contains("uuid:      usr-42\n"), "\(result.stdout)")
+    #expect(result.stdout.hasSuffix("logged out\nlogged_in: no\n"), "\(result.stdout)")
+    for secret in ["hopper", "orig-access-token-0001", "orig-refresh-token-0001"] {
+      #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(secret)")
+    }
+    // Two requests and no more: the grant, as the original encodes it, then me().
+    let requests = try backend.requests()
+    #expect(requests.map { $0["path"] ?? "" } == ["/oauth/token", "/users/me"])
+    #expect(requests.first?["content_type"] == "application/json")
+    #expect(
+      requests.first?["body"]
+        == #"{"client_id":"archsh","client_secret":"archsh-demo-secret","grant_type":"password","username":"grace@example.com","password":"hopper"}"#
+    )
+  }
 }

@@ -12,14 +12,18 @@ enum AuthGroup {
       refresh token) through its OAuth2SessionManagerDelegate, with the email, and the User \
       through its userPersistenceHandler, as the JSON object the API sent, mapped again by \
       ModelFactory when it is read. If the grant succeeds and me() fails, the login says so: \
-      the credential is kept, no user is stored, and 'user me' fetches it later. On iOS the seed \
+      the credential is kept, no user is stored, and 'user me' fetches it later. (The seed \
+      keeps an earlier login's user until me() answers; archsh forgets it once the grant \
+      succeeds, so that a failed me() never leaves another account's user beside the new \
+      credential.) On iOS the seed \
       keeps the credential and the user in the keychain; here they live in the workspace's \
       'user' store, in a file of mode 0600, so a later session is still logged in. 'auth show' \
       and 'user me --cached' show them without a request; 'auth logout' forgets all of it.
       As in the seed, OAuth2SessionManager is an APISessionManager: its grants go out as a JSON \
       body (client_id, client_secret, grant_type, then username and password, or \
       refresh_token), and it reads access_token and refresh_token at the top level of the \
-      answer, beside "code":"OK". Tokens are only ever shown redacted to their last four \
+      answer, beside "code":"OK" (where the seed force-unwraps them, a missing token is an \
+      error that names it). Tokens are only ever shown redacted to their last four \
       characters, and a line that holds a password never reaches the history or a trace.
       The demo API's account is ada@example.com with the password lovelace; 'serve --user' adds \
       accounts. A password comes from a prompt without echo at a terminal, from a variable set \

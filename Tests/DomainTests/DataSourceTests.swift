@@ -167,12 +167,13 @@ struct DataSourceTests {
     "registration matches the exact type, overwrites, a cell controller model is used directly, and the rest is the error cell"
   )
   func registration() {
-    let controller = ApplicationFactory().dataSource.dataSourceController(sections: [
-      Section(rows: [
-        .text("hello"), .object(type: "Game", json: #"{"type":"Game","name":"Tetris"}"#),
-        .object(type: "DetailCell", json: #"{"type":"DetailCell","title":"T","detail":"D"}"#),
-      ])
-    ])
+    let controller = DataSourceController(
+      sections: [
+        Section(rows: [
+          .text("hello"), .object(type: "Game", json: #"{"type":"Game","name":"Tetris"}"#),
+          .object(type: "DetailCell", json: #"{"type":"DetailCell","title":"T","detail":"D"}"#),
+        ])
+      ], translator: ProductToProductCellViewModelTranslator())
     #expect(controller.cellDataController(at: path(0, 0)).reuseIdentifier == "errorCell")
     #expect(
       (controller.cellDataController(at: path(0, 0)) as? ErrorCellDataController)?.message

@@ -35,11 +35,12 @@ enum FactoryGroup {
       """,
     examples: ["factory list"]
   ) { invocation in
-    let rows = invocation.session.factory.graph().nodes.map { node -> [Value] in
-      let component = node.component
-      return [
+    let factory = invocation.session.factory
+    let rows = factory.components.map { component -> [Value] in
+      [
         .string(component.name), .string(component.factory), .string(component.lifetime.rawValue),
-        .string(component.typeName), .int(node.constructions), .string(component.summary),
+        .string(component.typeName), .int(factory.constructionCount(component.name)),
+        .string(component.summary),
       ]
     }
     return .table(

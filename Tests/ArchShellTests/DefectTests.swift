@@ -183,7 +183,13 @@ struct DefectTests {
       let expected = try String(
         contentsOfFile: Binary.root + "/examples/" + example.dropLast(4) + ".out", encoding: .utf8)
       #expect(result.status == 0, "\(example): \(result.stdout.suffix(600))")
-      #expect(normalizeDurations(result.stdout) == normalizeDurations(expected), "\(example)")
+      // An atomic run opens the workspace before the script's first line, so the factory graph
+      // may show that singleton as built earlier; nothing else may differ.
+      func unbuilt(_ text: String) -> String {
+        normalizeDurations(text).replacingOccurrences(
+          of: "workspace: Workspace (singleton, built)", with: "workspace: Workspace (singleton)")
+      }
+      #expect(unbuilt(result.stdout) == unbuilt(expected), "\(example)")
     }
   }
 

@@ -124,10 +124,8 @@ public final class OAuth2SessionManager {
       guard let response = task.wait(isCancelled: isCancelled) else {
         return .failure(.transport(url: task.url.absoluteString, detail: "no response"))
       }
-      span.setAttribute("status", response.statusCode.map { String($0) } ?? "none")
-      let credential = response.result.flatMap { data in
-        Self.credential(from: data, url: response.url)
-      }
+      span.setAttribute("status", Self.status(of: response))
+      let credential = Self.credential(in: response)
       if case .failure(let error) = credential { span.setAttribute("error", error.description) }
       return credential
     }
@@ -139,6 +137,23 @@ public final class OAuth2SessionManager {
       return .failure(.refused(status: status, code: code, message: message, username: username))
     case .failure(let error):
       return .failure(.network(error))
+    }
+  }
+
+  /// The status of a response, for the trace.
+  ///
+  /// A function of its own, like `credential(in:)`: the release build's optimizer crashed
+  /// ("found outside of lifetime use") on the same code written inline in the traced closure.
+  static func status(of response: APIResponse) -> String {
+    guard let code = response.statusCode else { return "none" }
+    return String(code)
+  }
+
+  /// The credential a response carries, or why it carries none.
+  static func credential(in response: APIResponse) -> Result<OAuth2Credential, NetworkError> {
+    switch response.result {
+    case .success(let data): return credential(from: data, url: response.url)
+    case .failure(let error): return .failure(error)
     }
   }
 

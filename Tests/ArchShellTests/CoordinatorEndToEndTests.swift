@@ -67,7 +67,7 @@ struct CoordinatorEndToEndTests {
       ["--db", db, "-c", "trace on; app start --session t0psecret; app state; trace export"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!result.stdout.contains("t0psecret"))
-    #expect(result.stdout.contains("archsh app start <redacted>"))
+    #expect(result.stdout.contains("archsh app start --session <redacted>"))
     #expect(result.stdout.contains("session:      stored in 'user' (id hidden)\n"))
     // The id is in the user store, where the user can ask for it explicitly
     let stored = try Binary.run(["--db", db, "-c", "store retrieve user sessionID"])

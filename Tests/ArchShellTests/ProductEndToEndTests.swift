@@ -43,7 +43,7 @@ struct ProductEndToEndTests {
     #expect(result.status == 1)
     #expect(
       result.stderr
-        == "-c:1:1: error: fault injection needs the embedded demo API, and archsh is using "
+        == "-c:1:1: error: 'net fault' needs the embedded demo API, and archsh is using "
         + "http://127.0.0.1:9 (start archsh without --api and ARCHSH_API)\n")
   }
 

@@ -70,7 +70,7 @@ struct StoreEndToEndTests {
     let cases: [([String], String)] = [
       (
         ["--db", db, "-c", "store persist bookmarks k @missing.json"],
-        "-c:1:27: error: cannot read the value file 'missing.json': no such file (write @@ for a value that starts with @)"
+        "-c:1:27: error: cannot read the value file 'missing.json': no such file (a relative path starts in the current directory, '\(directory)'; write @@ for a value that starts with @)"
       ),
       (
         ["--db", db, "-c", "store persist bookmarks k '{bad' --json"],
@@ -156,7 +156,8 @@ struct StoreEndToEndTests {
     #expect(result.status == 1)
     #expect(
       result.stderr
-        == "atomic.ash:3:21: error: no key 'nope' in store 'user'; rolled back: nothing this run did was saved (--atomic)\n"
+        == "atomic.ash:3:21: error: no key 'nope' in store 'user'\n"
+        + "archsh: the run ended with status 1; rolled back: nothing this run did was saved (--atomic)\n"
     )
     #expect(try entries(db, store: "user") == 0)
     let ok = try Binary.run([

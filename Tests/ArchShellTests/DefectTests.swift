@@ -420,6 +420,28 @@ struct DefectTests {
     }
   }
 
+  @Test("'model parse' shows each element's own warnings: data[1]'s are not data[10]'s")
+  func parseWarningsPerElement() throws {
+    let items = (0...10).map { index in
+      let subtitle = index == 10 ? "" : #","subtitle":"S""#
+      return #"{"type":"Location","id":"\#(index)","title":"T\#(index)""#
+        + subtitle + #","latitude":1,"longitude":2,"image_url":null}"#
+    }
+    let response =
+      #"{"code":"OK","data":["# + items.joined(separator: ",")
+      + #"],"info":{"total":11}}"#
+    let result = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "model parse '\(response)'"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let warnings = result.stdout.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    // Every element warns of its own missing imageUrl; only data[10] of its subtitle.
+    #expect(warnings.count == 12, "\(result.stdout)")
+    #expect(
+      warnings.filter { $0.contains("subtitle") } == [
+        "warning: data[10].subtitle: required field 'subtitle' is missing"
+      ])
+    #expect(warnings.filter { $0.hasPrefix("warning: data[1].") }.count == 1)
+  }
+
   private func chmodAs(_ user: String?, _ mode: String, _ path: String) -> Bool {
     (try? NonRootUser.run(user, ["/bin/chmod", mode, path]).status) == 0
   }

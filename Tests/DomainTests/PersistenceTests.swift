@@ -113,7 +113,7 @@ struct PersistenceTests {
   @Test("a write over the byte limit trims the least recently accessed entries")
   func lruTrim() throws {
     let (controller, _, clock) = try makeController()
-    _ = try controller.setLimits(byteLimit: 10, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 10, ageLimit: nil, ttl: nil)
     try controller.persist(text("aaaa"), forKey: "a")
     clock.advance(2)
     try controller.persist(text("bbbb"), forKey: "b")
@@ -129,7 +129,7 @@ struct PersistenceTests {
   @Test("a value larger than the byte limit is rejected, not silently dropped")
   func tooLarge() throws {
     let (controller, _, _) = try makeController()
-    _ = try controller.setLimits(byteLimit: 4, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 4, ageLimit: nil, ttl: nil)
     try controller.persist(text("ok"), forKey: "small")
     #expect(
       throws: PersistenceController.Error.objectFailedToPersist(
@@ -147,14 +147,14 @@ struct PersistenceTests {
       try controller.persist(text("xxxx"), forKey: key)
       clock.advance(2)
     }
-    _ = try controller.setLimits(byteLimit: 8, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 8, ageLimit: nil, ttl: nil)
     #expect(try state(controller) == ["b:4:0", "c:4:0"])
   }
 
   @Test("TTL mode: an entry past its age limit, counted from creation, reads as missing")
   func ttl() throws {
     let (controller, _, clock) = try makeController()
-    _ = try controller.setLimits(byteLimit: nil, ageLimit: 60, ttl: true)
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: 60, ttl: true)
     try controller.persist(text("v"), forKey: "k")
     try controller.persist(text("w"), forKey: "short", ageLimit: 10)
     clock.advance(30)
@@ -174,7 +174,7 @@ struct PersistenceTests {
   @Test("without TTL, expired entries stay readable until trimmed")
   func expiredTrim() throws {
     let (controller, _, clock) = try makeController()
-    _ = try controller.setLimits(byteLimit: nil, ageLimit: 60, ttl: false)
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: 60, ttl: false)
     try controller.persist(text("old"), forKey: "old")
     clock.advance(50)
     try controller.persist(text("new"), forKey: "new")
@@ -241,18 +241,18 @@ struct PersistenceTests {
     let other = PersistenceController(
       identifier: "nosuchstore", workspace: workspace, tracer: Tracer())
     #expect(throws: PersistenceController.Error.self) { try other.persist(text("x"), forKey: "y") }
-    _ = try controller.setLimits(byteLimit: 1, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 1, ageLimit: nil, ttl: nil)
     #expect(throws: PersistenceController.Error.self) {
       try controller.persist(text("too big"), forKey: "z")
     }
-    _ = try controller.setLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
     #expect(try state(controller) == ["k:1:2"])
   }
 
   @Test("a byte limit of 0 means no limit, as in PINCache")
   func zeroLimit() throws {
     let (controller, _, _) = try makeController()
-    _ = try controller.setLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
+    _ = try controller.changeLimits(byteLimit: 0, ageLimit: nil, ttl: nil)
     try controller.persist(Data(count: 100_000), forKey: "big")
     try controller.persist(text("small"), forKey: "small")
     #expect(try state(controller) == ["big:100000:0", "small:5:0"])
@@ -261,7 +261,7 @@ struct PersistenceTests {
   @Test("expired entries are removed by the first write, then at most once a minute")
   func automaticAgeTrim() throws {
     let (controller, _, clock) = try makeController()
-    _ = try controller.setLimits(byteLimit: nil, ageLimit: 100, ttl: false)
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: 100, ttl: false)
     try controller.persist(text("1"), forKey: "first")
     clock.advance(101)
     try controller.persist(text("2"), forKey: "second")  // first write of a new minute: trims
@@ -277,7 +277,7 @@ struct PersistenceTests {
   @Test("in TTL mode, keys, entries and per-key bytes leave expired entries out")
   func ttlEverywhere() throws {
     let (controller, _, clock) = try makeController()
-    _ = try controller.setLimits(byteLimit: nil, ageLimit: 10, ttl: true)
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: 10, ttl: true)
     try controller.persist(text("old"), forKey: "old")
     clock.advance(5)
     try controller.persist(text("new"), forKey: "new")

@@ -127,7 +127,9 @@ enum DataSourceGroup {
       sources.append([Section(rows: try rows(invocation))])
     }
     if invocation[productsFlag] {
-      let products = try invocation.session.factory.api.productCatalog().cachedOrExampleProducts()
+      // The example app's list is Discover's: the media library's fifteen products, cached or
+      // fetched, whatever else happens to be cached.
+      let products = try invocation.session.factory.main.mediaLibrary.mediaItems()
       sources.append(Section.byFamily(products, counting: "product"))
     }
     if let file = invocation[sectionsOption] {

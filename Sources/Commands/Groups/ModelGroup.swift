@@ -124,11 +124,11 @@ enum ModelGroup {
           Field("count", page.count.map { .int($0) } ?? .null),
         ])
       ]
-      for element in page.elements {
-        let warnings = page.warnings.filter { warning in
-          page.elements.firstIndex { $0 === element }.map {
-            warning.path.hasPrefix("data[\($0)]")
-          } ?? false
+      for (index, element) in page.elements.enumerated() {
+        // Each element keeps its own warnings: those under data[index] (data[1] is not data[10]).
+        let place = "data[\(index)]"
+        let warnings = page.warnings.filter {
+          $0.path == place || $0.path.hasPrefix(place + ".") || $0.path.hasPrefix(place + "[")
         }
         let mapped = MappedObject(object: element, warnings: warnings)
         if let type = factory.registry.type(named: element.type) {

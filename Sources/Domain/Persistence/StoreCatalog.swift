@@ -94,11 +94,6 @@ extension PersistenceController {
     try traced("limits", [], sql: "SELECT store") { _, limits in limits }
   }
 
-  /// Changes the store's limits; a lower byte limit trims at once, least recently accessed first.
-  public func setLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> Limits {
-    try changeLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl).limits
-  }
-
   /// Changes the store's limits and returns them with the entries that a lower byte limit
   /// trimmed at once, least recently accessed first.
   public func changeLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> LimitsChange {

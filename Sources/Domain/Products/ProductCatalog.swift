@@ -138,20 +138,6 @@ public final class ProductCatalog {
     return found
   }
 
-  /// The example app's product list, in id order: the fifteen products Discover lists, each read
-  /// from the cache or fetched when missing.
-  ///
-  /// It does not depend on what else happens to be cached: after `product update 42` alone it
-  /// still lists all fifteen (it listed only product 42 before).
-  public func cachedOrExampleProducts() throws -> [Product] {
-    let cached = try cachedByID()
-    let updater = try updaters()
-    return try ProductMediaLibrary.discoverIDs.map { id in
-      if let product = cached[id] { return product }
-      return try updater.updateProduct(from: try remoteURL(for: String(id))).get()
-    }
-  }
-
   /// The product a name gives, cached or else fetched from the API in use.
   public func product(_ text: String) throws -> Product {
     if let (product, _) = try? cached(text) { return product }

@@ -38,8 +38,18 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // The board's web server, on Hummingbird: the page and its event stream, behind a token.
+    // Like DemoAPI it knows nothing of Domain; Commands hands it JSON.
+    .target(
+      name: "BoardServer",
+      dependencies: [
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Domain", "DemoAPI"]),
+    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer"]),
     // libedit, through its readline-compatible API, with the signal flags and handlers in one C
     // file: a `static` flag in a header exists once per translation unit, and in the release
     // build the handler and the Swift code saw different copies.

@@ -28,6 +28,7 @@ public enum AllGroups {
     LazyCommandGroup("coord") { CoordGroup.group },
     LazyCommandGroup("event") { EventGroup.group },
     LazyCommandGroup("screen") { ScreenGroup.group },
+    LazyCommandGroup("board") { BoardGroup.group },
   ]
 
   /// Every group, built.

@@ -17,7 +17,7 @@ enum CoordGroup {
 
   /// `coord tree --format FORMAT`.
   static let formatOption = Option(
-    "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
+    "format", .choice(["text", "mermaid", "dot", "svg"]), value: "FORMAT", "how to draw it",
     default: "text")
   /// `coord stack NAME`.
   static let nameArgument = Argument(
@@ -27,15 +27,16 @@ enum CoordGroup {
   // MARK: - Commands
 
   static let tree = Command(
-    "tree", summary: "the coordinators, each with its stack; as text, Mermaid or Graphviz",
+    "tree", summary: "the coordinators, each with its stack; as text, Mermaid, Graphviz or SVG",
     discussion: "← marks the coordinator whose screen is visible.",
     signature: Signature([formatOption]),
-    examples: ["coord tree", "coord tree --format mermaid"]
+    examples: ["coord tree", "coord tree --format mermaid", "coord tree --format svg"]
   ) { invocation in
     let app = try RunningApp.app(invocation.session)
     switch invocation[formatOption]?.text {
     case "mermaid": return .diagram(format: "mermaid", text: CoordinatorDrawing.mermaid(app))
     case "dot": return .diagram(format: "dot", text: CoordinatorDrawing.dot(app))
+    case "svg": return .diagram(format: "svg", text: CoordinatorPicture.svg(app))
     default: return .tree(CoordinatorDrawing.tree(app))
     }
   }

@@ -101,6 +101,11 @@ enum DataSourceGroup {
   /// `render --width`.
   static let widthOption = Option(
     "width", .integer(24...400), value: "W", "the width in columns", default: "56")
+  /// `render --format`.
+  static let renderFormatOption = Option(
+    "format", .choice(["text", "svg", "html"]), value: "FORMAT",
+    "text for the terminal, or an SVG picture or HTML page (as the board draws it)",
+    default: "text")
 
   // MARK: - Creating and naming
 
@@ -408,9 +413,12 @@ enum DataSourceGroup {
       --json, the window's rows whole: each section's header and footer, and each row's model \
       and reuse identifier.
       """,
-    signature: Signature([nameArgument, styleOption, fromOption, countOption, widthOption]),
+    signature: Signature([
+      nameArgument, styleOption, fromOption, countOption, widthOption, renderFormatOption,
+    ]),
     examples: [
       "ds render shop", "ds render shop --style collection --width 72",
+      "ds render shop --format svg", "ds render shop --format html --count 5",
       "ds render big --from 500000 --count 20",
     ]
   ) { invocation in
@@ -420,6 +428,13 @@ enum DataSourceGroup {
       width: invocation[widthOption] ?? 56)
     let from = invocation[fromOption] ?? 0
     let count = invocation[countOption] ?? 50
+    let isCollection = invocation[styleOption]?.text == "collection"
+    if let format = invocation[renderFormatOption]?.text, format != "text" {
+      let picture = TableViewPicture(
+        controller: open.document.controller, from: from, count: count,
+        collection: isCollection, title: open.document.name)
+      return .diagram(format: format, text: format == "svg" ? picture.svg() : picture.html())
+    }
     let text =
       invocation[styleOption]?.text == "collection"
       ? drawing.collection(from: from, count: count) : drawing.table(from: from, count: count)

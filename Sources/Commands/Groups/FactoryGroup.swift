@@ -22,7 +22,7 @@ enum FactoryGroup {
 
   /// `graph --format`: how to draw the graph.
   static let formatOption = Option(
-    "format", .choice(["text", "mermaid", "dot"]), value: "FORMAT", "how to draw it",
+    "format", .choice(["text", "mermaid", "dot", "svg"]), value: "FORMAT", "how to draw it",
     default: "text")
   /// `get NAME`: the product to ask for.
   static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
@@ -62,12 +62,16 @@ enum FactoryGroup {
       as boxes, prototypes as rounded boxes, and what was built in bold.
       """,
     signature: Signature([formatOption]),
-    examples: ["factory graph", "factory graph --format mermaid", "factory graph --format dot"]
+    examples: [
+      "factory graph", "factory graph --format mermaid", "factory graph --format dot",
+      "factory graph --format svg",
+    ]
   ) { invocation in
     let graph = invocation.session.factory.graph()
     switch invocation[formatOption]?.text {
     case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(graph))
     case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(graph))
+    case "svg": return .diagram(format: "svg", text: FactoryPicture.svg(graph))
     default: return .tree(FactoryDrawing.tree(graph))
     }
   }

@@ -40,39 +40,49 @@ enum TraceGroup {
 
   /// `export --format`.
   static let formatOption = Option(
-    "format", .choice(["mermaid"]), value: "FORMAT", "the diagram format", default: "mermaid")
+    "format", .choice(["mermaid", "svg"]), value: "FORMAT",
+    "the diagram format; by default the file's extension decides (.svg, else Mermaid)")
 
   /// `export`'s file to write.
   static let fileArgument = Option.argument("FILE", .path, "where to write the diagram")
 
   static let export = Command(
-    "export", summary: "write what was traced since 'trace on' as a diagram",
+    "export", summary: "write what was traced since 'trace on' as a sequence diagram",
     discussion: """
       Each span becomes a call from its caller to its component and a reply with its attributes \
-      and duration; events become notes. Without FILE, the diagram is printed. The file is \
-      created with mode 0600.
+      and duration; events become notes. SVG is drawn by archsh itself, one lifeline per \
+      controller, and opens in any browser; Mermaid is text for a Markdown renderer. Without \
+      --format, a FILE ending in .svg gets SVG and anything else Mermaid. Without FILE, the \
+      diagram is printed. The file is created with mode 0600.
       """,
     signature: Signature([formatOption, fileArgument]),
-    examples: ["trace export --format mermaid", "trace export --format mermaid trace.mmd"]
+    examples: [
+      "trace export trace.svg", "trace export --format mermaid",
+      "trace export --format mermaid trace.mmd",
+    ]
   ) { invocation in
-    let diagram = TraceRendering.mermaid(try recorded(invocation.session))
-    guard let file = invocation[fileArgument] else {
-      return .diagram(format: "mermaid", text: diagram)
-    }
+    let file = invocation[fileArgument]
+    let format =
+      invocation[formatOption]?.text
+      ?? (file?.text.lowercased().hasSuffix(".svg") == true ? "svg" : "mermaid")
+    let spans = try recorded(invocation.session)
+    let diagram = format == "svg" ? SequencePicture.svg(spans) : TraceRendering.mermaid(spans)
+    guard let file else { return .diagram(format: format, text: diagram) }
     let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {
       try PrivateFile.write(diagram + "\n", to: path)
     } catch {
       throw error.located(at: file.offset)
     }
-    return .text("wrote a Mermaid sequence diagram to \(path)")
+    let kind = format == "svg" ? "an SVG" : "a Mermaid"
+    return .text("wrote \(kind) sequence diagram to \(path)")
   }
 
   private static func recorded(_ session: Session) throws(ShellError) -> [Span] {
     let spans = session.tracer.recorded.filter { !$0.children.isEmpty || !$0.events.isEmpty }
     guard !spans.isEmpty else {
       let hint =
-        session.tracer.isEnabled
+        session.tracer.isTraceOn
         ? "run a command that drives a controller, such as 'factory get tracer'"
         : "start with 'trace on'"
       throw ShellError("nothing has been traced", hint: hint)

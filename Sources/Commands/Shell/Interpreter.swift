@@ -95,6 +95,8 @@ public final class Interpreter {
 
   let sink: OutputSink
   var frames: [ScriptFrame] = []
+  /// How many commands have run, which numbers each command's events.
+  private var commandCount = 0
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   private var exitStatus: Int32?
@@ -193,12 +195,18 @@ public final class Interpreter {
     if !isExpect, settlePendingFailure() { return false }
     var isTransparent = false
     var isParsed = false
+    let events = session.tracer.events
+    commandCount += 1
+    events.command = commandCount
+    defer { events.command = 0 }
     do {
       let parsed = try prepared.parsedCommand(at: index)?.get() ?? interpolated(raw)
       isParsed = true
       isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
+      publishCommand(.began, parsed.traceLabel)
       let output = try traced(parsed)
+      publishCommand(.ended, parsed.traceLabel, output: output)
       emit(output)
       if isExpect { failures.examined() }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
@@ -215,6 +223,11 @@ public final class Interpreter {
       // A command that did not parse may still be an `expect`, which the failure policy treats
       // as the expectation failing.
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
+      if events.wants(.command) || session.board != nil {
+        let label =
+          prepared.containsSecret ? Span.redacted : raw.words.map(\.text).joined(separator: " ")
+        publishCommand(.ended, label, output: shown, error: error)
+      }
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
         isTransparent: isTransparent, output: shown)
@@ -305,6 +318,34 @@ public final class Interpreter {
     } catch {
       throw Diagnosis.shellError(error, in: parsed)
     }
+  }
+
+  /// Publishes that a command began or ended, and after it ends lets the board draw.
+  private func publishCommand(
+    _ phase: CommandEvent.Phase, _ line: String, output: Output = .empty, error: Error? = nil
+  ) {
+    let events = session.tracer.events
+    if events.wants(.command) {
+      let origin: String
+      if let frame = frames.last, !frame.isInteractive {
+        origin = "\(frame.scriptName):\(frame.currentLine)"
+      } else {
+        origin = "prompt"
+      }
+      events.publish(.command) {
+        var text = phase == .ended && output != .empty ? plainText(output) : ""
+        if let error {
+          let message =
+            (error as? ShellError)?.description ?? (error as? FailureWithOutput)?.error.description
+            ?? String(describing: error)
+          text += (text.isEmpty ? "" : "\n") + "error: " + message
+        }
+        return .command(
+          CommandEvent(
+            phase: phase, line: line, output: text, succeeded: error == nil, origin: origin))
+      }
+    }
+    if phase == .ended { session.board?.commandEnded(session, command: commandCount) }
   }
 
   private func traced(_ parsed: ParsedCommand) throws -> Output {

@@ -65,6 +65,8 @@ public final class Session {
   }
   /// Product ids from the last `product list`, offered by completion.
   public var listedProductIDs: [Int] = []
+  /// The live board, while it is open.
+  public internal(set) var board: Board?
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use, and starts the embedded demo API when the network is first needed without

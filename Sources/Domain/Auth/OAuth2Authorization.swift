@@ -168,7 +168,7 @@ public final class OAuth2Authorization: @unchecked Sendable {
         then(response)
       }
       observer?(.sent(replay: replay))
-      task.resume()
+      HTTPExchangeEvent.$currentRole.withValue(replay ? .replay : .request) { task.resume() }
     } catch {
       then(
         APIResponse(
@@ -226,7 +226,9 @@ public final class OAuth2Authorization: @unchecked Sendable {
             refreshSpan.setAttribute("queued", String(lock.withLock { waiters.count }))
             let result: Result<OAuth2Credential, OAuth2Error>
             do {
-              result = try makeSessionManager().refreshToken(credential.refreshToken)
+              result = try HTTPExchangeEvent.$currentRole.withValue(.refresh) {
+                try makeSessionManager().refreshToken(credential.refreshToken)
+              }
             } catch let error as OAuth2Error {
               result = .failure(error)
             } catch {

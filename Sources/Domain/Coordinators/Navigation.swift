@@ -143,6 +143,9 @@ public final class NavigationLog: @unchecked Sendable {
   public func record(_ component: String, _ text: String, traced: Bool = true) {
     records.append(NavigationRecord(component: component, text: text))
     if traced { tracer.event(component, text) }
+    tracer.events.publish(.navigation) {
+      .navigation(NavigationChange(component: component, text: text))
+    }
   }
 
   /// Forgets the steps recorded after the first `count`, as when what they describe failed.

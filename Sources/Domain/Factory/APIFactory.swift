@@ -241,10 +241,8 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// The last requests, or none before the first (never builds the controller).
-  public var networkLog: [NetworkLogEntry] {
-    core.existing(Self.networkControllerComponent.name, as: NetworkController.self)?.log ?? []
-  }
+  /// The last requests NetworkController answered (never builds the controller).
+  public var networkLog: [NetworkLogEntry] { root.networkLog.log }
 
   /// A new ProductUpdater over the API in use and the `productCache` store.
   public func productUpdater() throws -> ProductUpdater {
@@ -353,7 +351,7 @@ public final class APIFactory: Factory {
   /// The workspace's log.
   public var logBook: LogBook {
     get throws {
-      try core.singleton(Self.logBookComponent) { try LogBook(workspace: try root.workspace) }
+      try core.singleton(Self.logBookComponent) { try LogBook(workspace: try root.workspace, events: root.tracer.events) }
     }
   }
 

@@ -39,7 +39,11 @@ public final class ApplicationFactory: @unchecked Sendable {
     self.core = FactoryCore(tracer: tracer)
     self.configuration = configuration
     core.hold(Self.tracerComponent.name, tracer)
+    tracer.events.subscribe(networkLog, to: .http)
   }
+
+  /// `net log`'s reader of the event stream.
+  public let networkLog = NetworkLog()
 
   /// Creates a root for the workspace at `databasePath` (in memory by default).
   public convenience init(tracer: Tracer = Tracer(), databasePath: String = ":memory:") {

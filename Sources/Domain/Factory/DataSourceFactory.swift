@@ -10,6 +10,7 @@ public final class OpenDataSource {
   init(document: DataSourceDocument, delegate: RecordingDelegate) {
     self.document = document
     self.delegate = delegate
+    delegate.name = document.name
     document.controller.delegate = delegate
   }
 }
@@ -21,6 +22,8 @@ public final class RecordingDelegate: DataSourceControllerDelegate {
   private let background: () -> String?
   /// The notifications since they were last cleared.
   public var notifications: [DataSourceMutation] = []
+  /// The stored data source it reports for, if it is one.
+  public var name: String?
 
   init(tracer: Tracing, background: @escaping () -> String?) {
     self.tracer = tracer
@@ -46,6 +49,9 @@ public final class RecordingDelegate: DataSourceControllerDelegate {
   private func record(_ mutation: DataSourceMutation) {
     notifications.append(mutation)
     tracer.event("DataSourceControllerDelegate", mutation.description)
+    tracer.events.publish(.dataSource) {
+      .dataSource(DataSourceChange(name: name, notification: mutation))
+    }
   }
 }
 

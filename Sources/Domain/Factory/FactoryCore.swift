@@ -46,13 +46,17 @@ final class FactoryCore: @unchecked Sendable {
   func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
     let component = declaration.component
     noteRequest(component.name)
-    if let existing = lock.withLock({ singletons[component.name] }) as? T { return existing }
+    if let existing = lock.withLock({ singletons[component.name] }) as? T {
+      publish(component, built: false)
+      return existing
+    }
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
     return try tracer.withSpan(component.factory, "make \(component.name)", attributes: attributes)
     { span in
       span.setAttribute("instance", "built")
       let instance = try building(component.name, make)
       lock.withLock { singletons[component.name] = instance }
+      publish(component, built: true)
       return instance
     }
   }
@@ -61,7 +65,16 @@ final class FactoryCore: @unchecked Sendable {
   /// and updaters are made on every command (`factory get` traces a request by name).
   func prototype<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows -> T {
     noteRequest(declaration.name)
-    return try building(declaration.name, make)
+    let instance = try building(declaration.name, make)
+    publish(declaration.component, built: true)
+    return instance
+  }
+
+  private func publish(_ component: FactoryComponent, built: Bool) {
+    tracer.events.publish(.factory) {
+      .factory(
+        FactoryProductEvent(product: component.name, factory: component.factory, built: built))
+    }
   }
 
   /// Hands `make`, a way to request `declaration` later, to the product being built, and records

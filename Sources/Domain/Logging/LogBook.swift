@@ -48,9 +48,14 @@ public final class LogBook: @unchecked Sendable {
   private var settings: [String: LoggerSetting] = [:]
   private var pending: [(date: Date, tag: String, level: LogLevel, message: String)] = []
 
-  /// Opens the log in `workspace`, reading the tags' settings.
-  public init(workspace: Workspace) throws {
+  /// The stream each line is also published to.
+  let events: EventStream?
+
+  /// Opens the log in `workspace`, reading the tags' settings; lines are also published to
+  /// `events`.
+  public init(workspace: Workspace, events: EventStream? = nil) throws {
     self.workspace = workspace
+    self.events = events
     let rows = try workspace.read { db in
       try Row.fetchAll(db, sql: "SELECT tag, enabled, threshold FROM logger_settings")
     }
@@ -109,6 +114,7 @@ public final class LogBook: @unchecked Sendable {
   /// Keeps a line (called by archsh's swift-log handler, from any thread).
   func append(tag: String, level: LogLevel, message: String) {
     lock.withLock { pending.append((Date(), tag, level, message)) }
+    events?.publish(.log) { .log(LoggedLine(tag: tag, level: level, message: message)) }
   }
 
   /// Writes the lines held in memory to the workspace, dropping the oldest past `capacity`.

@@ -299,10 +299,21 @@ public final class APISessionManager: @unchecked Sendable {
       "[REQUEST] \(method) \(url.absoluteString)"
         + shown.map { " \($0.name): \($0.value)" }.joined(separator: ";")
         + (body.map { " (\($0.count) bytes)" } ?? ""))
+    let events = tracer.events
+    let role = HTTPExchangeEvent.currentRole
+    let id = events.wants(.http) ? events.nextExchangeID() : 0
+    HTTPExchangeEvent.publish(
+      events, id: id, phase: .sent, sender: "APISessionManager", method: method,
+      url: url.absoluteString, requestHeaders: headers, requestBody: body, role: role)
     let started = DispatchTime.now().uptimeNanoseconds
     attempt(task, url: url, headers: headers, body: body, redirectsLeft: Self.redirectLimit) {
       [self] head, data, error, newBase in
       let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+      HTTPExchangeEvent.publish(
+        events, id: id, phase: .answered, sender: "APISessionManager", method: method,
+        url: (head?.url ?? url).absoluteString, requestHeaders: headers, requestBody: body,
+        status: head?.statusCode, responseHeaders: head?.headers ?? [], responseBody: data,
+        bytes: data?.count ?? 0, milliseconds: milliseconds, error: error?.description, role: role)
       let response = APIResponse(
         method: method, url: head?.url ?? url, requestHeaders: shown, head: head,
         data: data ?? Data(), error: error, milliseconds: milliseconds,

@@ -128,7 +128,33 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
   }
 }
 
-/// One request as `net log` lists it.
+/// `net log`'s reader of the event stream: the last 100 exchanges NetworkController answered.
+public final class NetworkLog: EventSubscriber, @unchecked Sendable {
+  private let lock = NSLock()
+  private var entries: [NetworkLogEntry] = []
+
+  /// Creates an empty log; subscribe it to a stream's `.http` events.
+  public init() {}
+
+  /// The last requests, oldest first (at most 100).
+  public var log: [NetworkLogEntry] { lock.withLock { entries } }
+
+  /// Keeps an answered exchange of NetworkController's.
+  public func receive(_ event: ArchEvent) {
+    guard case .http(let exchange) = event.payload, exchange.phase == .answered,
+      exchange.sender == "NetworkController"
+    else { return }
+    lock.withLock {
+      entries.append(
+        NetworkLogEntry(
+          method: exchange.method, url: exchange.url, status: exchange.status,
+          bytes: exchange.bytes, milliseconds: exchange.milliseconds))
+      if entries.count > 100 { entries.removeFirst(entries.count - 100) }
+    }
+  }
+}
+
+/// A request as `net log` lists it.
 public struct NetworkLogEntry: Sendable, Equatable {
   /// The method.
   public var method: String
@@ -158,7 +184,6 @@ public final class NetworkController: @unchecked Sendable {
   private let tracer: Tracing
   private let isCancelled: @Sendable () -> Bool
   private let lock = NSLock()
-  private var entries: [NetworkLogEntry] = []
   private var storedTimeout: Double
 
   /// Creates a controller for `baseURL`.
@@ -181,9 +206,6 @@ public final class NetworkController: @unchecked Sendable {
     set { lock.withLock { storedTimeout = newValue } }
   }
 
-  /// The last requests, oldest first (at most 100).
-  public var log: [NetworkLogEntry] { lock.withLock { entries } }
-
   /// Sends `request` and deserializes the body with `deserialize`.
   public func perform<T: Sendable>(
     _ request: NetworkRequest, deserialize: (Data) throws -> T
@@ -200,15 +222,19 @@ public final class NetworkController: @unchecked Sendable {
     return tracer.withSpan(
       "NetworkController", "\(request.method) \(url.path)", attributes: attributes
     ) { span in
+      let events = tracer.events
+      let id = events.wants(.http) ? events.nextExchangeID() : 0
+      let headers = { request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) } }
+      HTTPExchangeEvent.publish(
+        events, id: id, phase: .sent, sender: "NetworkController", method: request.method,
+        url: url.absoluteString, requestHeaders: headers(), requestBody: request.body)
       let (response, data, error, milliseconds) = send(request, to: url)
-      lock.withLock {
-        entries.append(
-          NetworkLogEntry(
-            method: request.method, url: url.absoluteString, status: response?.statusCode,
-            bytes: data?.count ?? 0,
-            milliseconds: milliseconds))
-        if entries.count > 100 { entries.removeFirst(entries.count - 100) }
-      }
+      HTTPExchangeEvent.publish(
+        events, id: id, phase: .answered, sender: "NetworkController", method: request.method,
+        url: url.absoluteString, requestHeaders: headers(), requestBody: request.body,
+        status: response?.statusCode, responseHeaders: response?.headers ?? [],
+        responseBody: data, bytes: data?.count ?? 0, milliseconds: milliseconds,
+        error: error?.description)
       if let status = response?.statusCode { span.setAttribute("status", String(status)) }
       span.setAttribute("bytes", String(data?.count ?? 0))
       let result: Result<T, NetworkError>

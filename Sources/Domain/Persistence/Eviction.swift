@@ -38,6 +38,7 @@ extension PersistenceController {
       }
       span.setAttribute("removed", String(removed.count))
       span.setAttribute("sql", "DELETE entry")
+      publish(trim == .expired ? .expire : .trim, removed)
       return removed
     }
   }

@@ -158,8 +158,11 @@ public final class PersistenceController: @unchecked Sendable {
       (key: "store", value: identifier), (key: "key", value: key),
       (key: "bytes", value: String(value.count)),
     ]
-    return try tracer.withSpan("PersistenceController", "persist", attributes: attributes) { span in
-      try workspace.write("persisting a key") { db in
+    let trimmed: [String] = try tracer.withSpan(
+      "PersistenceController", "persist", attributes: attributes
+    ) {
+      span in
+      try workspace.write("persisting a key") { db -> [String] in
         let state = try storeState(db)
         let unlimited = state.limits.byteLimit <= 0
         guard unlimited || value.count <= state.limits.byteLimit else {
@@ -201,6 +204,19 @@ public final class PersistenceController: @unchecked Sendable {
         let trimmed = try trimLeastRecentlyUsed(db, toBytes: state.limits.byteLimit)
         if !trimmed.isEmpty { span.setAttribute("trimmed", trimmed.joined(separator: ", ")) }
         return trimmed
+      }
+    }
+    publish(.write, [key], bytes: value.count)
+    publish(.trim, trimmed)
+    return trimmed
+  }
+
+  /// Publishes what happened to `keys` once it is committed.
+  func publish(_ action: StoreChange.Action, _ keys: [String], bytes: Int = 0) {
+    guard !keys.isEmpty, tracer.events.wants(.store) else { return }
+    for key in keys {
+      tracer.events.publish(.store) {
+        .store(StoreChange(action: action, store: identifier, key: key, bytes: bytes))
       }
     }
   }
@@ -286,6 +302,7 @@ public final class PersistenceController: @unchecked Sendable {
         span.setAttribute("sql", "DELETE entry")
       }
     }
+    publish(.remove, keys)
   }
 
   /// Removes asynchronously.

@@ -16,6 +16,9 @@ public protocol Tracing: AnyObject, Sendable {
 
   /// Records an event on the innermost running span, or as a root-level note.
   func event(_ component: String, _ text: String)
+
+  /// The stream every controller publishes its facts to.
+  var events: EventStream { get }
 }
 
 extension Tracing {
@@ -27,70 +30,66 @@ extension Tracing {
   }
 }
 
-/// The tracer archsh's controllers report to: it records span trees while enabled.
+/// The tracer archsh's controllers report to: it builds span trees while anyone reads spans.
 ///
-/// When disabled, `withSpan` runs its body with a shared inert span and records nothing, so
-/// tracing costs one branch per call. Completed root spans are kept for two readers: the shell,
-/// which drains the new ones after each command to print them, and `trace export`, which turns
-/// everything since `trace on` into a diagram.
+/// Spans are built only while a reader of `.span` events subscribes to `events` (`trace on`, the
+/// board); otherwise `withSpan` runs its body with a shared inert span and records nothing, so
+/// tracing costs one atomic load per call. Each completed root span is published, with its whole
+/// tree, as one `.span` event. `trace` reads them through a `TraceRecorder`, which keeps them for
+/// two uses: the shell drains the new ones after each command to print them, and `trace export`
+/// turns everything since `trace on` into a diagram.
 public final class Tracer: Tracing, @unchecked Sendable {
   private let lock = NSLock()
   private let spanLock: NSLock
   private let clock: @Sendable () -> UInt64
-  private var enabled = false
   /// The running spans of each thread, innermost last: concurrent requests nest on their own.
   private var stacks: [ObjectIdentifier: [Span]] = [:]
-  private var pending: [Span] = []
-  private var recordedSpans: [Span] = []
   private let inert: Span
+  /// The stream spans (and every other fact) are published to.
+  public let events: EventStream
+  /// `trace`'s reader of the stream.
+  public let recorder = TraceRecorder()
 
   /// Creates a tracer.
   ///
   /// `clock` returns monotonic nanoseconds; tests may pass their own.
   public init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
     self.clock = clock
+    self.events = EventStream(clock: clock)
     let spanLock = NSLock()
     self.spanLock = spanLock
     self.inert = Span(
       component: "", operation: "", attributes: [], start: 0, lock: spanLock, isRecording: false)
   }
 
-  /// Whether spans are being recorded.
-  public var isEnabled: Bool { lock.withLock { enabled } }
+  /// Whether spans are being built: someone reads them.
+  public var isEnabled: Bool { events.wants(.span) }
 
-  /// Starts recording.
+  /// Whether `trace on` is in effect.
+  public var isTraceOn: Bool { events.isSubscribed(recorder) }
+
+  /// Starts recording for `trace`.
   ///
   /// Everything recorded before is forgotten, so an export covers exactly the time since `trace
   /// on`.
   public func enable() {
-    lock.withLock {
-      enabled = true
-      pending = []
-      recordedSpans = []
-    }
+    recorder.reset()
+    events.subscribe(recorder, to: .span)
   }
 
-  /// Stops recording.
+  /// Stops recording for `trace`.
   ///
   /// What was recorded stays available to `recorded` until the next `enable()`.
   public func disable() {
-    lock.withLock {
-      enabled = false
-      stacks = [:]
-    }
+    events.unsubscribe(recorder)
+    if !isEnabled { lock.withLock { stacks = [:] } }
   }
 
   /// Every root span completed since the last `enable()`.
-  public var recorded: [Span] { lock.withLock { recordedSpans } }
+  public var recorded: [Span] { recorder.recorded }
 
   /// Returns the root spans completed since the previous call and forgets them.
-  public func drainCompleted() -> [Span] {
-    lock.withLock {
-      let spans = pending
-      pending = []
-      return spans
-    }
-  }
+  public func drainCompleted() -> [Span] { recorder.drain() }
 
   /// Runs `body` inside a span; see `Tracing.withSpan`.
   public func withSpan<T>(
@@ -127,10 +126,11 @@ public final class Tracer: Tracing, @unchecked Sendable {
   /// Records an event on the innermost running span, or as a zero-length root span.
   public func event(_ component: String, _ text: String) {
     let thread = Self.currentThread
-    let target: Span? = lock.withLock { enabled ? stacks[thread]?.last : nil }
+    guard isEnabled else { return }
+    let target: Span? = lock.withLock { stacks[thread]?.last }
     if let target {
       target.addEvent(text)
-    } else if isEnabled {
+    } else {
       withSpan(component, "event", attributes: []) { $0.addEvent(text) }
     }
   }
@@ -162,8 +162,8 @@ public final class Tracer: Tracing, @unchecked Sendable {
     parent: Span? = nil
   ) -> Span {
     let thread = Self.currentThread
+    guard isEnabled else { return inert }
     return lock.withLock {
-      guard enabled else { return inert }
       let span = Span(
         component: component, operation: operation, attributes: attributes, start: clock(),
         lock: spanLock)
@@ -178,9 +178,15 @@ public final class Tracer: Tracing, @unchecked Sendable {
     guard span.isRecording else { return }
     span.finish(at: clock(), failure: failure)
     guard span.isDetachedRoot else { return }
-    lock.withLock {
-      pending.append(span)
-      recordedSpans.append(span)
+    publish(root: span)
+  }
+
+  private func publish(root span: Span) {
+    events.publish(.span) {
+      .span(
+        SpanEnded(
+          component: span.component, operation: span.operation,
+          durationNanoseconds: span.durationNanoseconds ?? 0, failure: span.failure, root: span))
     }
   }
 
@@ -189,9 +195,9 @@ public final class Tracer: Tracing, @unchecked Sendable {
   private func open(
     _ component: String, _ operation: String, _ attributes: [(key: String, value: String)]
   ) -> Span? {
+    guard isEnabled else { return nil }
     let thread = Self.currentThread
     return lock.withLock {
-      guard enabled else { return nil }
       let span = Span(
         component: component, operation: operation, attributes: attributes, start: clock(),
         lock: spanLock)
@@ -204,16 +210,49 @@ public final class Tracer: Tracing, @unchecked Sendable {
   private func close(_ span: Span, failure: String?) {
     span.finish(at: clock(), failure: failure)
     let thread = Self.currentThread
-    lock.withLock {
+    let isRoot: Bool = lock.withLock {
       guard var stack = stacks[thread], let index = stack.lastIndex(where: { $0 === span }) else {
-        return
+        return false
       }
       stack.removeSubrange(index...)
       stacks[thread] = stack.isEmpty ? nil : stack
-      if index == 0 {
-        pending.append(span)
-        recordedSpans.append(span)
-      }
+      return index == 0
+    }
+    if isRoot { publish(root: span) }
+  }
+}
+
+/// `trace`'s reader of the event stream: the root spans completed since `trace on`.
+public final class TraceRecorder: EventSubscriber, @unchecked Sendable {
+  private let lock = NSLock()
+  private var pending: [Span] = []
+  private var all: [Span] = []
+
+  /// Keeps a completed root span.
+  public func receive(_ event: ArchEvent) {
+    guard case .span(let ended) = event.payload, let root = ended.root else { return }
+    lock.withLock {
+      pending.append(root)
+      all.append(root)
+    }
+  }
+
+  /// Forgets everything.
+  func reset() {
+    lock.withLock {
+      pending = []
+      all = []
+    }
+  }
+
+  /// Every root span kept.
+  var recorded: [Span] { lock.withLock { all } }
+
+  /// The root spans kept since the last call.
+  func drain() -> [Span] {
+    lock.withLock {
+      defer { pending = [] }
+      return pending
     }
   }
 }

@@ -1,0 +1,307 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The board's history: the messages sent to pages, bounded in count and in bytes, and the pages
+/// connected now.
+///
+/// A page that connects gets a snapshot: the newest message of each kept kind (the pictures),
+/// then the history in order. A page that reconnects with `Last-Event-ID` gets what it missed, or
+/// a snapshot marked `gap` when that is no longer held.
+public final class BoardHub: @unchecked Sendable {
+  private struct Message {
+    let id: UInt64
+    let json: String
+  }
+
+  private let lock = NSLock()
+  private var history: [Message] = []
+  private var head = 0
+  private var bytes = 0
+  private var nextID: UInt64 = 0
+  private var latestByKey: [String: Message] = [:]
+  private var clients: [UUID: AsyncStream<ByteBuffer>.Continuation] = [:]
+  private var dropped = false
+  /// The most messages kept.
+  public let capacity: Int
+  /// The most bytes of messages kept.
+  public let byteCapacity: Int
+
+  /// Creates a hub keeping at most `capacity` messages and `byteCapacity` bytes of them.
+  public init(capacity: Int = 20_000, byteCapacity: Int = 24 << 20) {
+    self.capacity = capacity
+    self.byteCapacity = byteCapacity
+  }
+
+  /// Adds a message and sends it to every page; `make` gets its id and returns its JSON object.
+  /// With a `key`, it is also the newest of its kind, which every snapshot starts with.
+  public func append(key: String? = nil, _ make: (UInt64) -> String) {
+    lock.withLock {
+      nextID += 1
+      let message = Message(id: nextID, json: make(nextID))
+      history.append(message)
+      bytes += message.json.utf8.count
+      if let key { latestByKey[key] = message }
+      while history.count - head > capacity || (bytes > byteCapacity && history.count - head > 1) {
+        bytes -= history[head].json.utf8.count
+        head += 1
+        dropped = true
+      }
+      if head > 4096, head * 2 > history.count {
+        history.removeFirst(head)
+        head = 0
+      }
+      guard !clients.isEmpty else { return }
+      let frame = ByteBuffer(string: Self.frame(message))
+      for client in clients.values { client.yield(frame) }
+    }
+  }
+
+  /// How many pages are connected.
+  public var clientCount: Int { lock.withLock { clients.count } }
+
+  /// How many messages are held, and their bytes.
+  public var held: (messages: Int, bytes: Int) {
+    lock.withLock { (history.count - head, bytes) }
+  }
+
+  /// The stream of frames for a page that connects now, after `lastEventID` if it has one.
+  func connect(lastEventID: UInt64?) -> AsyncStream<ByteBuffer> {
+    let id = UUID()
+    let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(
+      bufferingPolicy: .bufferingNewest(200_000))
+    // A comment every 15 seconds keeps the stream seen alive.
+    let heartbeat = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(nanoseconds: 15_000_000_000)
+        continuation.yield(ByteBuffer(string: ": ping\n\n"))
+      }
+    }
+    continuation.onTermination = { [weak self] _ in
+      heartbeat.cancel()
+      guard let self else { return }
+      _ = self.lock.withLock { self.clients.removeValue(forKey: id) }
+    }
+    lock.withLock {
+      let kept = history[head...]
+      if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
+        var text = ""
+        for message in kept where message.id > lastEventID { text += Self.frame(message) }
+        if !text.isEmpty { continuation.yield(ByteBuffer(string: text)) }
+      } else {
+        continuation.yield(ByteBuffer(string: snapshot(gap: lastEventID != nil || dropped)))
+      }
+      clients[id] = continuation
+    }
+    return stream
+  }
+
+  /// Ends every page's stream.
+  func disconnectAll() {
+    let all = lock.withLock {
+      defer { clients = [:] }
+      return Array(clients.values)
+    }
+    for client in all { client.finish() }
+  }
+
+  private func snapshot(gap: Bool) -> String {
+    let kept = history[head...]
+    let firstKept = kept.first?.id ?? .max
+    var events = latestByKey.values.filter { $0.id < firstKept }.sorted { $0.id < $1.id }.map(
+      \.json)
+    events.append(contentsOf: kept.map(\.json))
+    let last = kept.last?.id ?? 0
+    return "id: \(last)\nevent: snapshot\ndata: {\"gap\":\(gap),\"events\":["
+      + events.joined(separator: ",") + "]}\n\n"
+  }
+
+  private static func frame(_ message: Message) -> String {
+    "id: \(message.id)\nevent: arch\ndata: \(message.json)\n\n"
+  }
+}
+
+/// The board's HTTP server, on 127.0.0.1: the page and its event stream, for a request that
+/// carries the token and names this server in its `Host`. Nothing it serves runs a command.
+public final class BoardServer: @unchecked Sendable {
+  /// The port it listens on.
+  public let port: Int
+  /// The token every request must carry.
+  public let token: String
+  /// Where its pages read from.
+  public let hub: BoardHub
+  private let task: Task<Void, Error>
+
+  /// The page's address, token included.
+  public var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
+
+  private init(port: Int, token: String, hub: BoardHub, task: Task<Void, Error>) {
+    self.port = port
+    self.token = token
+    self.hub = hub
+    self.task = task
+  }
+
+  /// Starts a server on `port` (0 for any free one) serving `page`, whose `__NONCE__` is replaced
+  /// by each response's script nonce.
+  public static func start(port: Int, page: String, hub: BoardHub) throws -> BoardServer {
+    let token = randomHex(bytes: 16)
+    let bound = Bound()
+    var logger = Logger(label: "archsh.board")
+    logger.logLevel = .critical
+    let responder = BoardResponder(token: token, page: page, hub: hub, port: bound)
+    let application = Application(
+      responder: responder,
+      configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "archsh-board"),
+      onServerRunning: { channel in bound.set(channel.localAddress?.port) },
+      logger: logger)
+    let task = Task<Void, Error> {
+      do {
+        try await application.run()
+      } catch {
+        bound.set(nil)
+        throw error
+      }
+    }
+    guard let actual = bound.wait(seconds: 10) else {
+      task.cancel()
+      throw BoardServerError.couldNotStart(port: port)
+    }
+    return BoardServer(port: actual, token: token, hub: hub, task: task)
+  }
+
+  /// Stops the server and ends every page's stream.
+  public func stop() {
+    hub.disconnectAll()
+    task.cancel()
+  }
+
+  static func randomHex(bytes: Int) -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<bytes).map { _ in
+      let byte = UInt8.random(in: 0...255, using: &generator)
+      return String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+    }.joined()
+  }
+}
+
+/// Why the board could not start.
+public enum BoardServerError: Error, CustomStringConvertible {
+  /// The port is taken, or no port could be bound.
+  case couldNotStart(port: Int)
+
+  /// One line.
+  public var description: String {
+    switch self {
+    case .couldNotStart(let port):
+      return port == 0
+        ? "the board could not start on 127.0.0.1" : "port \(port) on 127.0.0.1 is not free"
+    }
+  }
+}
+
+/// The port the server bound, once it is known.
+final class Bound: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var port: Int?
+  private var done = false
+
+  func set(_ port: Int?) {
+    condition.withLock {
+      guard !done else { return }
+      self.port = port
+      done = true
+      condition.broadcast()
+    }
+  }
+
+  func wait(seconds: Double) -> Int? {
+    condition.withLock {
+      let deadline = Date().addingTimeInterval(seconds)
+      while !done, condition.wait(until: deadline) {}
+      return port
+    }
+  }
+
+  var value: Int? { condition.withLock { port } }
+}
+
+/// Checks the `Host` and the token, then serves the page or the stream.
+struct BoardResponder: HTTPResponder {
+  typealias Context = BasicRequestContext
+  let token: String
+  let page: String
+  let hub: BoardHub
+  let port: Bound
+
+  func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    // DNS rebinding: a page from another origin that renamed itself to 127.0.0.1 still sends
+    // its own host name.
+    let host = request.head.authority ?? ""
+    let port = self.port.value ?? 0
+    guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
+      return plain(.misdirectedRequest, "this board answers only to 127.0.0.1:\(port)\n")
+    }
+    let query = request.uri.queryParameters
+    guard let given = query.get("token"), Self.equal(given, token) else {
+      return plain(.forbidden, "a board address carries its token: use the URL 'board open' printed\n")
+    }
+    guard request.method == .get || request.method == .head else {
+      return plain(.methodNotAllowed, "the board only reads\n")
+    }
+    switch request.uri.path {
+    case "/":
+      let nonce = BoardServer.randomHex(bytes: 12)
+      var headers = securityHeaders(nonce: nonce)
+      headers[.contentType] = "text/html; charset=utf-8"
+      return Response(
+        status: .ok, headers: headers,
+        body: ResponseBody(
+          byteBuffer: ByteBuffer(string: page.replacingOccurrences(of: "__NONCE__", with: nonce))))
+    case "/events":
+      let last = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { UInt64($0) }
+      let stream = hub.connect(lastEventID: last)
+      var headers = securityHeaders(nonce: nil)
+      headers[.contentType] = "text/event-stream"
+      headers[.cacheControl] = "no-store"
+      return Response(
+        status: .ok, headers: headers,
+        body: ResponseBody { writer in
+          for await frame in stream { try await writer.write(frame) }
+          try await writer.finish(nil)
+        })
+    default:
+      return plain(.notFound, "no such board resource\n")
+    }
+  }
+
+  private func securityHeaders(nonce: String?) -> HTTPFields {
+    var headers = HTTPFields()
+    let script = nonce.map { "script-src 'nonce-\($0)'; " } ?? ""
+    headers[.contentSecurityPolicy] =
+      "default-src 'none'; \(script)style-src 'unsafe-inline'; img-src data:; connect-src 'self'"
+    headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+    headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    headers[.cacheControl] = "no-store"
+    return headers
+  }
+
+  private func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    Response(
+      status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  /// Compares in time that does not depend on where the strings differ.
+  static func equal(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
+    guard x.count == y.count else { return false }
+    var difference: UInt8 = 0
+    for index in x.indices { difference |= x[index] ^ y[index] }
+    return difference == 0
+  }
+}
+

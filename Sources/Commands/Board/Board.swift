@@ -1,0 +1,302 @@
+import BoardServer
+import Domain
+import Foundation
+
+/// The live board: a page on 127.0.0.1 that follows the session.
+///
+/// It reads the one event stream like every other view, turns each event into a JSON message for
+/// the page, and after each command draws the pictures that changed (the coordinator tree, the
+/// visible screen, the factory graph with what the command built or reused, the data source it
+/// touched, and its trace as a sequence diagram). Secrets were redacted where the events were made.
+public final class Board: EventSubscriber, @unchecked Sendable {
+  let server: BoardServer
+  private let events: EventStream
+  private let lock = NSLock()
+  private let start: UInt64
+  private var spans: [Span] = []
+  private var marks: [String: FactoryPicture.Mark] = [:]
+  private var touched: (name: String, rows: Set<IndexPath>, notes: [String])?
+  private var navigated = false
+  private var drawn: [String: String] = [:]
+  private var muted = false
+
+  private init(server: BoardServer, events: EventStream) {
+    self.server = server
+    self.events = events
+    self.start = DispatchTime.now().uptimeNanoseconds
+  }
+
+  /// Starts the page's server on `port` (0: any free port) and subscribes to every event.
+  static func open(_ session: Session, port: Int) throws -> Board {
+    let server = try BoardServer.start(port: port, page: BoardPage.html, hub: BoardHub())
+    let board = Board(server: server, events: session.tracer.events)
+    board.events.subscribe(board, to: EventKinds.all)
+    board.drawAll(session, command: 0)
+    return board
+  }
+
+  /// Stops the server and the subscription.
+  func close() {
+    events.unsubscribe(self)
+    server.stop()
+  }
+
+  /// The page's address.
+  var url: String { server.url }
+
+  /// Pages connected now.
+  var pages: Int { server.hub.clientCount }
+
+  /// Messages held for pages that connect, and their size.
+  var held: (messages: Int, bytes: Int) { server.hub.held }
+
+  // MARK: - Events
+
+  /// Turns an event into a message; called on the publishing thread, with the stream locked.
+  public func receive(_ event: ArchEvent) {
+    let collect: Bool = lock.withLock {
+      guard !muted else { return false }
+      switch event.payload {
+      case .span(let ended): if let root = ended.root { spans.append(root) }
+      case .factory(let product):
+        if product.built {
+          marks[product.product] = .new
+        } else if marks[product.product] == nil {
+          marks[product.product] = .reused
+        }
+      case .navigation: navigated = true
+      case .dataSource(let change):
+        if let name = change.name {
+          var rows = touched?.name == name ? touched?.rows ?? [] : []
+          var notes = touched?.name == name ? touched?.notes ?? [] : []
+          switch change.notification {
+          case .rows(let paths): rows.formUnion(paths)
+          // A section reloaded: UIKit redraws each of its rows (row -1 stands for them all).
+          case .section(let index): rows.insert(IndexPath(row: -1, section: index))
+          case .all: break
+          }
+          notes.append(change.notification.description)
+          touched = (name, rows, notes)
+        }
+      default: break
+      }
+      return true
+    }
+    guard collect else { return }
+    var fields = Self.fields(of: event.payload)
+    if case .command = event.payload {
+      // `board open` and `board status` print the address: its token stays out of the stream.
+      fields = fields.map { field in
+        guard case .string(let text) = field.value, text.contains(server.token) else { return field }
+        return Field(field.key, .string(text.replacingOccurrences(of: server.token, with: "…")))
+      }
+    }
+    send(kind: Self.kind(of: event.payload), command: event.command, time: event.time, fields)
+  }
+
+  private func send(kind: String, command: Int, time: UInt64, key: String? = nil, _ fields: [Field])
+  {
+    let milliseconds = Double(time &- start) / 1_000_000
+    server.hub.append(key: key) { id in
+      var text = ""
+      JSONRenderer.write(
+        .object(
+          [
+            Field("seq", .int(Int(id))), Field("command", .int(command)),
+            Field("ms", .double((milliseconds * 10).rounded() / 10)), Field("kind", .string(kind)),
+          ] + fields), into: &text)
+      return text
+    }
+  }
+
+  // MARK: - Pictures
+
+  /// Draws the pictures a command changed, after it ends.
+  func commandEnded(_ session: Session, command: Int) {
+    let (spans, marks, touched, navigated) = lock.withLock {
+      defer {
+        self.spans = []
+        self.marks = [:]
+        self.navigated = false
+      }
+      return (self.spans, self.marks, self.touched, self.navigated)
+    }
+    lock.withLock { muted = true }
+    defer { lock.withLock { muted = false } }
+    let traced = spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
+    if !traced.isEmpty {
+      panel(
+        "trace", command: command, title: "sequence diagram",
+        svg: SequencePicture.svg(traced), note: traced.first?.operation, always: true)
+    }
+    if !marks.isEmpty {
+      panel(
+        "factories", command: command, title: "factory graph",
+        svg: FactoryPicture.svg(session.factory.graph(), marks: marks), note: nil)
+    }
+    if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
+    if let touched {
+      drawDataSource(session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
+      lock.withLock { self.touched = (touched.name, [], []) }
+    }
+  }
+
+  private func drawAll(_ session: Session, command: Int) {
+    lock.withLock { muted = true }
+    defer { lock.withLock { muted = false } }
+    panel(
+      "factories", command: command, title: "factory graph",
+      svg: FactoryPicture.svg(session.factory.graph()), note: nil)
+    drawApp(session, command: command)
+  }
+
+  private func drawApp(_ session: Session, command: Int) {
+    guard let app = RunningApp.inMemory(session) else { return }
+    panel(
+      "coordinators", command: command, title: "coordinators", svg: CoordinatorPicture.svg(app),
+      note: nil)
+    do {
+      let (controller, view) = try ScreenGroup.loaded(app, nil)
+      let picture = TableViewPicture(
+        controller: view.dataSourceController, from: 0, count: 30, title: view.title)
+      panel(
+        "screen", command: command, title: view.title, svg: picture.svg(),
+        note: "\(controller.screen)")
+    } catch {
+      panel("screen", command: command, title: "screen", svg: "", note: "\(error)")
+    }
+  }
+
+  private func touchedSections(from rows: Set<IndexPath>) -> [Int] {
+    rows.filter { $0.row < 0 }.map(\.section).sorted()
+  }
+
+  private func drawDataSource(
+    _ session: Session, _ name: String, rows touchedRows: Set<IndexPath>, notes: [String],
+    command: Int
+  ) {
+    guard let open = try? session.factory.dataSource.library.open(name) else { return }
+    let controller = open.document.controller
+    var rows = touchedRows.filter { $0.row >= 0 }
+    for marker in touchedSections(from: touchedRows) where marker < controller.sections.count {
+      for row in controller.sections[marker].rows.indices {
+        rows.insert(IndexPath(row: row, section: marker))
+      }
+    }
+    // Show the touched rows: start a few rows above the first one.
+    var first = 0
+    if let path = rows.min(by: { ($0.section, $0.row) < ($1.section, $1.row) }) {
+      first = controller.sections.prefix(path.section).reduce(0) { $0 + $1.rows.count } + path.row
+    }
+    let picture = TableViewPicture(
+      controller: controller, from: max(0, first - 3), count: 12, touched: rows, title: name)
+    panel(
+      "datasource", command: command, title: name, svg: picture.svg(),
+      note: notes.joined(separator: ", "), always: true)
+  }
+
+  private func panel(
+    _ panel: String, command: Int, title: String, svg: String, note: String?, always: Bool = false
+  ) {
+    let changed: Bool = lock.withLock {
+      if !always, drawn[panel] == svg { return false }
+      drawn[panel] = svg
+      return true
+    }
+    guard changed else { return }
+    send(
+      kind: "panel", command: command, time: DispatchTime.now().uptimeNanoseconds,
+      key: panel == "trace" ? nil : panel,
+      [
+        Field("panel", .string(panel)), Field("title", .string(title)), Field("svg", .string(svg)),
+        Field("note", note.map(Value.string) ?? .null),
+      ])
+  }
+
+  // MARK: - Messages
+
+  private static func kind(of payload: ArchEvent.Payload) -> String {
+    switch payload {
+    case .span: return "span"
+    case .factory: return "factory"
+    case .navigation: return "navigation"
+    case .dataSource: return "datasource"
+    case .http: return "http"
+    case .store: return "store"
+    case .log: return "log"
+    case .command: return "command"
+    }
+  }
+
+  private static func fields(of payload: ArchEvent.Payload) -> [Field] {
+    switch payload {
+    case .span(let span):
+      return [
+        Field("component", .string(span.component)), Field("operation", .string(span.operation)),
+        Field("duration_ms", .double(Double(span.durationNanoseconds) / 1_000_000)),
+        Field("failure", span.failure.map(Value.string) ?? .null),
+      ]
+    case .factory(let product):
+      return [
+        Field("product", .string(product.product)), Field("factory", .string(product.factory)),
+        Field("built", .bool(product.built)),
+      ]
+    case .navigation(let change):
+      return [
+        Field("component", .string(change.component)), Field("text", .string(change.text)),
+        Field("change", .string(change.kind.rawValue)),
+      ]
+    case .dataSource(let change):
+      var rows: [Value] = []
+      var section: Value = .null
+      var all = false
+      switch change.notification {
+      case .all: all = true
+      case .section(let index): section = .int(index)
+      case .rows(let paths): rows = paths.map { .string("\($0.section).\($0.row)") }
+      }
+      return [
+        Field("name", change.name.map(Value.string) ?? .null),
+        Field("notification", .string(change.notification.description)),
+        Field("rows", .list(rows)), Field("section", section), Field("all", .bool(all)),
+      ]
+    case .http(let exchange):
+      let path = URL(string: exchange.url).map { url in
+        url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
+      }
+      func headers(_ list: [NetworkHeader]) -> Value {
+        .list(list.map { .list([.string($0.name), .string($0.value)]) })
+      }
+      return [
+        Field("id", .int(Int(exchange.id))), Field("phase", .string(exchange.phase.rawValue)),
+        Field("method", .string(exchange.method)), Field("url", .string(exchange.url)),
+        Field("path", .string(path ?? exchange.url)),
+        Field("status", exchange.status.map(Value.int) ?? .null),
+        Field("bytes", .int(exchange.bytes)),
+        Field("duration_ms", .double((exchange.milliseconds * 100).rounded() / 100)),
+        Field("role", .string(exchange.role.rawValue)), Field("sender", .string(exchange.sender)),
+        Field("request_headers", headers(exchange.requestHeaders)),
+        Field("request_body", exchange.requestBody.map(Value.string) ?? .null),
+        Field("response_headers", headers(exchange.responseHeaders)),
+        Field("response_body", exchange.responseBody.map(Value.string) ?? .null),
+        Field("error", exchange.error.map(Value.string) ?? .null),
+      ]
+    case .store(let change):
+      return [
+        Field("action", .string(change.action.rawValue)), Field("store", .string(change.store)),
+        Field("key", .string(change.key)), Field("bytes", .int(change.bytes)),
+      ]
+    case .log(let line):
+      return [
+        Field("tag", .string(line.tag)), Field("level", .string(line.level.description)),
+        Field("message", .string(line.message)),
+      ]
+    case .command(let command):
+      return [
+        Field("phase", .string(command.phase.rawValue)), Field("line", .string(command.line)),
+        Field("output", .string(command.output)), Field("ok", .bool(command.succeeded)),
+        Field("origin", .string(command.origin)),
+      ]
+    }
+  }
+}

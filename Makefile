@@ -34,11 +34,12 @@ lint:
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks Fuzz
 
-# Regenerates the command reference and the README's list of groups, which tests compare with the
-# binary's own help.
+# Regenerates the command reference, the README's list of groups, and every walkthrough's pictures
+# (docs/pictures/, docs/walkthroughs.md); tests compare each with what the binary draws.
 docs: build
 	.build/debug/archsh help --markdown > docs/commands.md
 	scripts/readme-groups .build/debug/archsh README.md
+	scripts/walkthrough-pictures .build/debug/archsh
 
 bench: release
 	Benchmarks/run.sh $(ARCHSH_RELEASE)

@@ -65,6 +65,24 @@ enum Launcher {
     interpreter.terminalWidth = TerminalWidth.ofStandardOutput
 
     defer { session.factory.shutdown() }
+    if options.board {
+      var source = ArrayLineSource(["board open"])
+      guard case .finished = interpreter.run(&source, name: "--board", interactive: false),
+        !interpreter.hadFailure
+      else { return 1 }
+    }
+    let status = runChosen(session, interpreter, options)
+    // A script's board stays up for the room until the presenter is done with it.
+    if options.board, isatty(0) != 0, !options.actions.isEmpty || !options.words.isEmpty {
+      StandardStreams.write("the script has ended; the board stays open: press Enter to close it\n", to: 1)
+      _ = readLine()
+    }
+    return status
+  }
+
+  static func runChosen(_ session: Session, _ interpreter: Interpreter, _ options: LaunchOptions)
+    -> Int32
+  {
     if options.atomic {
       guard !options.actions.isEmpty || !options.words.isEmpty || isatty(0) == 0 else {
         StandardStreams.write(
@@ -205,9 +223,5 @@ enum Launcher {
 
   /// Quotes a process argument so that the lexer reads it back as the same word; words without
   /// special characters stay bare, so `--markdown` is still an option.
-  static func quote(_ word: String) -> String {
-    let special = Set(" \t\n'\"\\$#;")
-    guard word.isEmpty || word.contains(where: { special.contains($0) }) else { return word }
-    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-  }
+  static func quote(_ word: String) -> String { Lexer.quoted(word) }
 }

@@ -55,6 +55,10 @@ struct Options: ParsableCommand {
     name: .customLong("no-rc"), help: "Do not source ~/.config/archsh/rc.ash at interactive start.")
   var noRC = false
 
+  @ArgumentParser.Flag(
+    help: "Open the live board (a page on 127.0.0.1) before anything runs, and print its address.")
+  var board = false
+
   @ArgumentParser.Argument(
     parsing: .captureForPassthrough,
     help: ArgumentHelp("A script's arguments, or a command to run.", valueName: "word"))
@@ -76,8 +80,8 @@ struct Options: ParsableCommand {
     case "--version": throw CleanExit.message("archsh \(Options.version)")
     default:
       let known = [
-        "--db", "--api", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--help",
-        "--version",
+        "--db", "--api", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board",
+        "--help", "--version",
       ]
       let name = String(first.prefix { $0 != "=" })
       let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
@@ -129,6 +133,7 @@ struct LaunchOptions: Equatable {
   var echo = false
   var atomic = false
   var noRC = false
+  var board = false
 
   /// Whether `-f` was given.
   var hasScript: Bool { actions.contains { if case .file = $0 { true } else { false } } }
@@ -144,6 +149,7 @@ struct LaunchOptions: Equatable {
     echo = options.echo
     atomic = options.atomic
     noRC = options.noRC
+    board = options.board
   }
 
   private init() {}
@@ -178,13 +184,14 @@ struct LaunchOptions: Equatable {
           }
         }
         index += 2
-      case "--json", "--keep-going", "--echo", "--atomic", "--no-rc":
+      case "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board":
         guard seen.insert(argument).inserted else { return nil }
         switch argument {
         case "--json": result.json = true
         case "--keep-going": result.keepGoing = true
         case "--echo": result.echo = true
         case "--atomic": result.atomic = true
+        case "--board": result.board = true
         default: result.noRC = true
         }
         // The combination is a usage error, which ArgumentParser reports.

@@ -227,11 +227,16 @@ struct CompositionTests {
       }
     }
     #expect(offenders.isEmpty, "\(offenders)")
-    let renderers = Self.root.appendingPathComponent("Sources/Commands/Render")
-    for file in try FileManager.default.contentsOfDirectory(atPath: renderers.path) {
-      let text = try String(
-        contentsOfFile: renderers.appendingPathComponent(file).path, encoding: .utf8)
-      for group in groups { #expect(!text.contains("\(group)."), "\(file) uses \(group)") }
+    // Renderers (pictures included) and the board draw what Domain holds, never through a group.
+    for folder in ["Sources/Commands/Render", "Sources/Commands/Board"] {
+      let base = Self.root.appendingPathComponent(folder)
+      let enumerator = FileManager.default.enumerator(atPath: base.path)
+      while let file = enumerator?.nextObject() as? String {
+        guard file.hasSuffix(".swift") else { continue }
+        let text = try String(
+          contentsOfFile: base.appendingPathComponent(file).path, encoding: .utf8)
+        for group in groups { #expect(!text.contains("\(group)."), "\(file) uses \(group)") }
+      }
     }
   }
 

@@ -16,21 +16,28 @@ struct RegistryTests {
   func commandHelp() {
     #expect(
       run("help trace export").stdout == """
-        usage: trace export [FILE] [--format FORMAT]
+        usage: trace export [FILE] [--format FORMAT] [--last N] [--no-timings]
 
-        Write what was traced since 'trace on' as a diagram.
+        Write what was traced since 'trace on' as a sequence diagram.
 
         Each span becomes a call from its caller to its component and a reply with its
-        attributes and duration; events become notes. Without FILE, the diagram is
-        printed. The file is created with mode 0600.
+        attributes and duration; events become notes. SVG is drawn by archsh itself, one
+        lifeline per controller, and opens in any browser; Mermaid is text for a
+        Markdown renderer. Without --format, a FILE ending in .svg gets SVG and anything
+        else Mermaid. Without FILE, the diagram is printed. The file is created with
+        mode 0600.
 
         arguments:
           FILE   where to write the diagram
 
         options:
-          --format FORMAT   the diagram format (default: mermaid)
+          --format FORMAT   svg or mermaid; by default FILE's extension decides
+          --last N          only the last N commands that were traced
+          --no-timings      leave durations out, so that the diagram is the same on every run
 
         examples:
+          trace export trace.svg
+          trace export --last 1 update.svg
           trace export --format mermaid
           trace export --format mermaid trace.mmd
 
@@ -203,7 +210,7 @@ struct CompleterTests {
   @Test("options, choice values and live values complete from the declarations")
   func arguments() {
     #expect(completer.complete("trace export --") == ["--format", "--help"])
-    #expect(completer.complete("trace export --format ") == ["mermaid"])
+    #expect(completer.complete("trace export --format ") == ["mermaid", "svg"])
     #expect(completer.complete("output ") == ["json", "table"])
     #expect(
       completer.complete("factory get ") == ApplicationFactory.components.map(\.name).sorted())

@@ -86,24 +86,29 @@ struct NetworkTests {
 
   @Test("a refused connection is a transport failure that says so")
   func refused() throws {
+    let tracer = Tracer()
+    let log = NetworkLog()
+    tracer.events.subscribe(log, to: .http)
     let controller = NetworkController(
-      baseURL: try #require(URL(string: "http://127.0.0.1:9")), tracer: Tracer())
+      baseURL: try #require(URL(string: "http://127.0.0.1:9")), tracer: tracer)
     let response = controller.perform(NetworkRequest(path: "/products/1"))
     #expect(throws: NetworkError.refused(url: "http://127.0.0.1:9/products/1")) {
       try response.result.get()
     }
-    #expect(controller.log.map(\.status) == [nil])
+    #expect(log.log.map(\.status) == [nil])
   }
 
   @Test("every request is logged with method, URL, status and bytes, and traced")
   func logAndTrace() async throws {
     let tracer = Tracer()
     tracer.enable()
+    let log = NetworkLog()
+    tracer.events.subscribe(log, to: .http)
     let base = try await TestServer.shared.get().baseURL
     let controller = NetworkController(baseURL: base, tracer: tracer)
     _ = await offPool { controller.perform(NetworkRequest(path: "/products/1")) }
     #expect(
-      controller.log.map { "\($0.method) \($0.url) \($0.status ?? 0)" } == [
+      log.log.map { "\($0.method) \($0.url) \($0.status ?? 0)" } == [
         "GET \(base.absoluteString)/products/1 200"
       ])
     let span = try #require(tracer.drainCompleted().first)

@@ -73,9 +73,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           case .rows(let paths): rows.formUnion(paths)
           // A section reloaded: UIKit redraws each of its rows (row -1 stands for them all).
           case .section(let index): rows.insert(IndexPath(row: -1, section: index))
-          case .all: break
+          case .all, nil: break
           }
-          notes.append(change.notification.description)
+          notes.append(change.notification?.description ?? "created")
           touched = (name, rows, notes)
         }
       default: break
@@ -156,7 +156,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       "coordinators", command: command, title: "coordinators", svg: CoordinatorPicture.svg(app),
       note: nil)
     do {
-      let (controller, view) = try ScreenGroup.loaded(app, nil)
+      let controller = try app.controller(forCoordinatorNamed: nil)
+      let view = try controller.loadRootView()
       let picture = TableViewPicture(
         controller: view.dataSourceController, from: 0, count: 30, title: view.title)
       panel(
@@ -254,10 +255,11 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       case .all: all = true
       case .section(let index): section = .int(index)
       case .rows(let paths): rows = paths.map { .string("\($0.section).\($0.row)") }
+      case nil: break
       }
       return [
         Field("name", change.name.map(Value.string) ?? .null),
-        Field("notification", .string(change.notification.description)),
+        Field("notification", change.notification.map { .string($0.description) } ?? .null),
         Field("rows", .list(rows)), Field("section", section), Field("all", .bool(all)),
       ]
     case .http(let exchange):

@@ -37,6 +37,7 @@ enum BoardGroup {
     do {
       let board = try Board.open(session, port: invocation[portOption] ?? 0)
       session.board = board
+      invocation.interpreter.flushAfterThisCommand()
       return .text("the board is open at \(board.url)")
     } catch let error as BoardServerError {
       throw ShellError(

@@ -93,7 +93,9 @@ enum Builtins {
   static let setName = Argument("NAME", .name, "letters, digits and '_', not starting with a digit")
 
   /// `set`'s value.
-  static let valueArgument = Argument("VALUE", .text, "the value; quote it when it contains spaces")
+  static let valueArgument = Argument(
+    "VALUE", .text, "the value; quote it when it contains spaces"
+  ).secret(withFlag: "secret")
 
   /// `set --secret`.
   static let secretFlag = Flag(

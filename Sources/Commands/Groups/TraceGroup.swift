@@ -41,7 +41,15 @@ enum TraceGroup {
   /// `export --format`.
   static let formatOption = Option(
     "format", .choice(["mermaid", "svg"]), value: "FORMAT",
-    "the diagram format; by default the file's extension decides (.svg, else Mermaid)")
+    "svg or mermaid; by default FILE's extension decides")
+
+  /// `export --last N`.
+  static let lastOption = Option(
+    "last", .integer(1...1_000_000), value: "N", "only the last N commands that were traced")
+
+  /// `export --no-timings`.
+  static let noTimingsFlag = Flag(
+    "no-timings", "leave durations out, so that the diagram is the same on every run")
 
   /// `export`'s file to write.
   static let fileArgument = Option.argument("FILE", .path, "where to write the diagram")
@@ -55,9 +63,9 @@ enum TraceGroup {
       --format, a FILE ending in .svg gets SVG and anything else Mermaid. Without FILE, the \
       diagram is printed. The file is created with mode 0600.
       """,
-    signature: Signature([formatOption, fileArgument]),
+    signature: Signature([formatOption, lastOption, noTimingsFlag, fileArgument]),
     examples: [
-      "trace export trace.svg", "trace export --format mermaid",
+      "trace export trace.svg", "trace export --last 1 update.svg", "trace export --format mermaid",
       "trace export --format mermaid trace.mmd",
     ]
   ) { invocation in
@@ -65,8 +73,8 @@ enum TraceGroup {
     let format =
       invocation[formatOption]?.text
       ?? (file?.text.lowercased().hasSuffix(".svg") == true ? "svg" : "mermaid")
-    let spans = try recorded(invocation.session)
-    let diagram = format == "svg" ? SequencePicture.svg(spans) : TraceRendering.mermaid(spans)
+    let spans = try recorded(invocation.session).suffix(invocation[lastOption] ?? .max)
+    let diagram = format == "svg" ? SequencePicture.svg(Array(spans), timings: !invocation[noTimingsFlag]) : TraceRendering.mermaid(Array(spans))
     guard let file else { return .diagram(format: format, text: diagram) }
     let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {

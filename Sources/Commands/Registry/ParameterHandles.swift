@@ -205,6 +205,15 @@ extension SubjectDeclaring {
   }
 }
 
+extension Argument {
+  /// The same argument, whose value is secret when the flag named `flag` is given.
+  func secret(withFlag flag: String) -> Self {
+    var copy = self
+    copy.parameter.secretWithFlag = flag
+    return copy
+  }
+}
+
 extension Many {
   /// The same option, with the values that `isSecret` picks treated as secrets: a line that gives
   /// one stays out of history, and traces show the value redacted.

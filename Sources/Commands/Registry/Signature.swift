@@ -97,6 +97,9 @@ public struct Parameter: Sendable {
   public var subject: ErrorSubject.Role?
   /// A one-letter alias for an option, written `-p`.
   public var shortName: Character?
+  /// The name of a flag that makes this parameter's value secret when it is given (`set NAME
+  /// VALUE --secret`).
+  public var secretWithFlag: String?
 
   /// How the parameter appears in a usage line.
   var usage: String {
@@ -253,8 +256,21 @@ public struct Arguments {
 
   /// The offsets of the words that hold a secret: the values of secret parameters, values that
   /// their parameter calls secret, and words interpolated from a secret variable.
+  ///
+  /// A secret flag is not a secret itself (`--secret` stays readable): it makes the values of
+  /// the parameters that name it secret.
   public var secretWordOffsets: [Int] {
-    entries.filter { isSecret($0) || $0.word.isSecret }.map(\.word.offset)
+    let flags = Set(
+      entries.compactMap { entry -> String? in
+        let parameter = signature.parameters[entry.slot]
+        return parameter.kind == .flag ? parameter.name : nil
+      })
+    return entries.filter { entry in
+      let parameter = signature.parameters[entry.slot]
+      if entry.word.isSecret { return true }
+      if let flag = parameter.secretWithFlag, flags.contains(flag) { return true }
+      return parameter.kind != .flag && isSecret(entry)
+    }.map(\.word.offset)
   }
 
   private func isSecret(_ entry: Given) -> Bool {

@@ -97,6 +97,8 @@ public final class Interpreter {
   var frames: [ScriptFrame] = []
   /// How many commands have run, which numbers each command's events.
   private var commandCount = 0
+  /// Whether the running command asked for its output to be flushed.
+  private var flushRequested = false
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   private var exitStatus: Int32?
@@ -204,9 +206,9 @@ public final class Interpreter {
       isParsed = true
       isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
-      publishCommand(.began, parsed.traceLabel)
+      publishCommand(.began, parsed.displayLine)
       let output = try traced(parsed)
-      publishCommand(.ended, parsed.traceLabel, output: output)
+      publishCommand(.ended, parsed.displayLine, output: output)
       emit(output)
       if isExpect { failures.examined() }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
@@ -225,7 +227,8 @@ public final class Interpreter {
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
       if events.wants(.command) || session.board != nil {
         let label =
-          prepared.containsSecret ? Span.redacted : raw.words.map(\.text).joined(separator: " ")
+          prepared.containsSecret
+          ? Span.redacted : raw.words.map { Lexer.quoted($0.text) }.joined(separator: " ")
         publishCommand(.ended, label, output: shown, error: error)
       }
       return failed(
@@ -280,6 +283,10 @@ public final class Interpreter {
     sink.standardOutput(text + "\n")
     sink.flush()
   }
+
+  /// Asks for the running command's output to be written out as soon as it is printed, even to a
+  /// pipe: for an address another program waits to read, such as the board's.
+  public func flushAfterThisCommand() { flushRequested = true }
 
   /// Shows a progress line on standard error's terminal, replacing the last one; nil clears it.
   ///
@@ -369,6 +376,12 @@ public final class Interpreter {
   /// In JSON mode a command still prints one document: its output alone, or, when it was traced,
   /// `{"output": ..., "trace": [...]}`.
   private func emit(_ output: Output) {
+    defer {
+      if flushRequested {
+        flushRequested = false
+        sink.flush()
+      }
+    }
     // Log lines logged on the event loops are written with the command that caused them.
     try? session.factory.builtLogBook?.flush()
     let trees = session.tracer.drainCompleted()

@@ -15,6 +15,14 @@
 /// The lexer works on UTF-8 bytes and records byte offsets; columns are computed only when an
 /// error needs one.
 public enum Lexer {
+  /// `word` written so that the lexer reads it back as the same word; words without special
+  /// characters stay bare, so `--markdown` is still an option.
+  public static func quoted(_ word: String) -> String {
+    let special = Set(" \t\n'\"\\$#;")
+    guard word.isEmpty || word.contains(where: { special.contains($0) }) else { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
   /// Splits `text` into commands.
   ///
   /// Empty commands (blank lines, comments, `;;`) are dropped.

@@ -67,6 +67,14 @@ public final class ParsedCommand {
       .joined(separator: " ")
   }
 
+  /// The command as it could be typed again, each word quoted where it needs it, and secret
+  /// values replaced as in `traceLabel`: what the board shows.
+  public var displayLine: String {
+    let secret = Set(secretWordOffsets + words.filter(\.isSecret).map(\.offset))
+    return words.map { secret.contains($0.offset) ? Span.redacted : Lexer.quoted($0.text) }
+      .joined(separator: " ")
+  }
+
   /// The offsets of the secret words, here and in the command it runs.
   var secretWordOffsets: [Int] {
     arguments.secretWordOffsets + inner.flatMap(\.secretWordOffsets)

@@ -131,12 +131,12 @@ public struct NavigationChange: Sendable, Equatable {
   }
 }
 
-/// A data source mutation and the notification its delegate got.
+/// A data source mutation and the notification its delegate got, or a data source created.
 public struct DataSourceChange: Sendable, Equatable {
   /// The stored data source's name, or nil for a screen's own list.
   public var name: String?
-  /// The notification.
-  public var notification: DataSourceMutation
+  /// The notification; nil when the data source was created, which notifies nobody.
+  public var notification: DataSourceMutation?
 }
 
 /// One HTTP exchange, sent or answered. Secret headers are redacted before it is made.

@@ -85,6 +85,9 @@ public final class DataSourceLibrary {
       tracer: factory.root.tracer)
     let open = factory.openDataSource(document: document)
     loaded[name] = open
+    factory.root.tracer.events.publish(.dataSource) {
+      .dataSource(DataSourceChange(name: name, notification: nil))
+    }
     return open
   }
 

@@ -74,7 +74,7 @@ struct SVG {
 
   /// The style every picture shares: light paper, dark ink, one accent.
   static let sharedStyle = """
-    text { font-family: \(fontFamily); fill: #111; }
+    text { font-family: \(fontFamily); fill: #111; stroke: none; }
     .paper { fill: #fff; }
     .small { font-size: 13px; fill: #333; }
     .label { font-size: 15px; }

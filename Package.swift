@@ -71,7 +71,11 @@ let package = Package(
       ]
     ),
     .testTarget(name: "DomainTests", dependencies: ["Domain", "DemoAPI"], exclude: ["Fixtures"]),
-    .testTarget(name: "CommandsTests", dependencies: ["Commands", "Domain"]),
+    .testTarget(
+      name: "CommandsTests",
+      dependencies: [
+        "Commands", "Domain", "BoardServer", .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"], exclude: ["Fixtures"]),
   ]
 )

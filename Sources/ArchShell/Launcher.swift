@@ -74,7 +74,8 @@ enum Launcher {
     let status = runChosen(session, interpreter, options)
     // A script's board stays up for the room until the presenter is done with it.
     if options.board, isatty(0) != 0, !options.actions.isEmpty || !options.words.isEmpty {
-      StandardStreams.write("the script has ended; the board stays open: press Enter to close it\n", to: 1)
+      StandardStreams.write(
+        "the script has ended; the board stays open: press Enter to close it\n", to: 1)
       _ = readLine()
     }
     return status

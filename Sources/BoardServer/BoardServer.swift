@@ -35,8 +35,10 @@ public final class BoardHub: @unchecked Sendable {
     self.byteCapacity = byteCapacity
   }
 
-  /// Adds a message and sends it to every page; `make` gets its id and returns its JSON object.
-  /// With a `key`, it is also the newest of its kind, which every snapshot starts with.
+  /// Adds a message and sends it to every page.
+  ///
+  /// `make` gets its id and returns its JSON object. With a `key`, it is also the newest of its
+  /// kind, which every snapshot starts with.
   public func append(key: String? = nil, _ make: (UInt64) -> String) {
     lock.withLock {
       nextID += 1
@@ -67,8 +69,9 @@ public final class BoardHub: @unchecked Sendable {
     lock.withLock { (history.count - head, bytes) }
   }
 
-  /// The stream of frames for a page that connects now, after `lastEventID` if it has one.
-  func connect(lastEventID: UInt64?) -> AsyncStream<ByteBuffer> {
+  /// The stream of frames for a page that connects now, after `lastEventID` if it has one: what
+  /// the page missed, or a snapshot when that is no longer held.
+  public func connect(lastEventID: UInt64?) -> AsyncStream<ByteBuffer> {
     let id = UUID()
     let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(
       bufferingPolicy: .bufferingNewest(200_000))
@@ -123,8 +126,10 @@ public final class BoardHub: @unchecked Sendable {
   }
 }
 
-/// The board's HTTP server, on 127.0.0.1: the page and its event stream, for a request that
-/// carries the token and names this server in its `Host`. Nothing it serves runs a command.
+/// The board's HTTP server, on 127.0.0.1: the page and its event stream.
+///
+/// It answers a request that carries the token and names this server in its `Host`. Nothing it
+/// serves runs a command.
 public final class BoardServer: @unchecked Sendable {
   /// The port it listens on.
   public let port: Int
@@ -182,7 +187,8 @@ public final class BoardServer: @unchecked Sendable {
     var generator = SystemRandomNumberGenerator()
     return (0..<bytes).map { _ in
       let byte = UInt8.random(in: 0...255, using: &generator)
-      return String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+      return String(byte, radix: 16).count == 1
+        ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
     }.joined()
   }
 }
@@ -236,6 +242,8 @@ struct BoardResponder: HTTPResponder {
   let hub: BoardHub
   let port: Bound
 
+  static let lastEventID = HTTPField.Name("Last-Event-ID") ?? .accept
+
   func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
     // DNS rebinding: a page from another origin that renamed itself to 127.0.0.1 still sends
     // its own host name.
@@ -246,7 +254,8 @@ struct BoardResponder: HTTPResponder {
     }
     let query = request.uri.queryParameters
     guard let given = query.get("token"), Self.equal(given, token) else {
-      return plain(.forbidden, "a board address carries its token: use the URL 'board open' printed\n")
+      return plain(
+        .forbidden, "a board address carries its token: use the URL 'board open' printed\n")
     }
     guard request.method == .get || request.method == .head else {
       return plain(.methodNotAllowed, "the board only reads\n")
@@ -261,7 +270,7 @@ struct BoardResponder: HTTPResponder {
         body: ResponseBody(
           byteBuffer: ByteBuffer(string: page.replacingOccurrences(of: "__NONCE__", with: nonce))))
     case "/events":
-      let last = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { UInt64($0) }
+      let last = request.headers[Self.lastEventID].flatMap { UInt64($0) }
       let stream = hub.connect(lastEventID: last)
       var headers = securityHeaders(nonce: nil)
       headers[.contentType] = "text/event-stream"
@@ -282,8 +291,8 @@ struct BoardResponder: HTTPResponder {
     let script = nonce.map { "script-src 'nonce-\($0)'; " } ?? ""
     headers[.contentSecurityPolicy] =
       "default-src 'none'; \(script)style-src 'unsafe-inline'; img-src data:; connect-src 'self'"
-    headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-    headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+    if let name = HTTPField.Name("X-Content-Type-Options") { headers[name] = "nosniff" }
+    if let name = HTTPField.Name("Referrer-Policy") { headers[name] = "no-referrer" }
     headers[.cacheControl] = "no-store"
     return headers
   }
@@ -304,4 +313,3 @@ struct BoardResponder: HTTPResponder {
     return difference == 0
   }
 }
-

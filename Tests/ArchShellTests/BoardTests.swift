@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// The board as a page sees it: the real binary's server over real HTTP on 127.0.0.1.
@@ -39,7 +39,8 @@ struct BoardTests {
           buffer = Data(text[range.upperBound...].utf8)
           return String(text[range])
         }
-        var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(
+          fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
         if poll(&descriptor, 1, 100) > 0 {
           let chunk = output.fileHandleForReading.availableData
           if chunk.isEmpty { break }
@@ -99,8 +100,10 @@ struct BoardTests {
     deinit { close(socket) }
   }
 
-  static func get(_ target: String, port: Int, host: String? = nil, method: String = "GET",
-                  headers: [String] = []) throws -> Connection {
+  static func get(
+    _ target: String, port: Int, host: String? = nil, method: String = "GET",
+    headers: [String] = []
+  ) throws -> Connection {
     let request =
       "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\n"
       + headers.map { $0 + "\r\n" }.joined() + "\r\n"
@@ -119,7 +122,9 @@ struct BoardTests {
     response.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
   }
 
-  @Test("the board answers only with its token and its own Host, serves one self-contained page, and runs nothing")
+  @Test(
+    "the board answers only with its token and its own Host, serves one self-contained page, and runs nothing"
+  )
   func security() throws {
     let shell = try Shell()
     defer { shell.quit() }
@@ -132,7 +137,8 @@ struct BoardTests {
     #expect(Self.status(of: page) == 200)
     #expect(page.contains("Content-Security-Policy: default-src 'none'; script-src 'nonce-"))
     // Self-contained: nothing is fetched from elsewhere.
-    #expect(!page.contains("http://") && !page.contains("https://"), "the page names another origin")
+    #expect(
+      !page.contains("http://") && !page.contains("https://"), "the page names another origin")
     #expect(!page.contains("__NONCE__"))
 
     for target in ["/", "/events", "/?token=", "/events?token=0123", "/?token=\(token)x"] {
@@ -140,7 +146,8 @@ struct BoardTests {
       #expect(Self.status(of: response) == 403, "\(target): \(response.prefix(60))")
     }
     for host in ["evil.example:\(port)", "127.0.0.1.nip.io:\(port)", "127.0.0.1:1"] {
-      let response = try Self.get("/?token=\(token)", port: port, host: host).read(until: "\r\n\r\n")
+      let response = try Self.get("/?token=\(token)", port: port, host: host).read(
+        until: "\r\n\r\n")
       #expect(Self.status(of: response) == 421, "Host \(host): \(response.prefix(60))")
     }
     let post = try Self.get("/?token=\(token)", port: port, method: "POST").read(until: "\r\n\r\n")
@@ -153,13 +160,16 @@ struct BoardTests {
     let deadline = Date().addingTimeInterval(5)
     var closed = false
     while Date() < deadline, !closed {
-      closed = (try? Self.get("/?token=\(token)", port: port).read(until: "\r\n\r\n").isEmpty) ?? true
+      closed =
+        (try? Self.get("/?token=\(token)", port: port).read(until: "\r\n\r\n").isEmpty) ?? true
       if !closed { usleep(50_000) }
     }
     #expect(closed, "the board still answers after 'board close'")
   }
 
-  @Test("a page gets a snapshot, then each change live; a reconnect resumes after Last-Event-ID; no secret reaches it")
+  @Test(
+    "a page gets a snapshot, then each change live; a reconnect resumes after Last-Event-ID; no secret reaches it"
+  )
   func stream() throws {
     let shell = try Shell()
     defer { shell.quit() }
@@ -177,7 +187,9 @@ struct BoardTests {
     func ended(_ line: String, then marker: String) throws -> String {
       let end = #""phase":"ended","line":""# + line + "\""
       let before = events.read(until: end, seconds: 15)
-      guard before.contains(end) else { throw Failure("'\(line)' never ended: \(before.suffix(300))") }
+      guard before.contains(end) else {
+        throw Failure("'\(line)' never ended: \(before.suffix(300))")
+      }
       let started = Date()
       let text = events.read(until: marker, seconds: 1)
       #expect(text.contains(marker), "no \(marker) within 1 s of '\(line)'")

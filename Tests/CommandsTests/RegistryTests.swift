@@ -209,7 +209,8 @@ struct CompleterTests {
 
   @Test("options, choice values and live values complete from the declarations")
   func arguments() {
-    #expect(completer.complete("trace export --") == ["--format", "--help"])
+    #expect(
+      completer.complete("trace export --") == ["--format", "--help", "--last", "--no-timings"])
     #expect(completer.complete("trace export --format ") == ["mermaid", "svg"])
     #expect(completer.complete("output ") == ["json", "table"])
     #expect(
@@ -261,7 +262,10 @@ struct CompleterTests {
     #expect(completer.complete("time time factory g") == ["get", "graph"])
     #expect(completer.complete("time ") == completer.complete(""))
     #expect(completer.complete("trace export -- --") == [])
-    #expect(completer.complete("trace export --format=mermaid --") == ["--help"])
+    #expect(
+      completer.complete("trace export --format=mermaid --") == [
+        "--help", "--last", "--no-timings",
+      ])
   }
 
   @Test("Tab quotes a candidate that needs quoting, in the quotes the word was started with")

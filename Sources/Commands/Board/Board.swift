@@ -87,7 +87,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     if case .command = event.payload {
       // `board open` and `board status` print the address: its token stays out of the stream.
       fields = fields.map { field in
-        guard case .string(let text) = field.value, text.contains(server.token) else { return field }
+        guard case .string(let text) = field.value, text.contains(server.token) else {
+          return field
+        }
         return Field(field.key, .string(text.replacingOccurrences(of: server.token, with: "…")))
       }
     }
@@ -136,7 +138,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     }
     if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
     if let touched {
-      drawDataSource(session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
+      drawDataSource(
+        session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
       lock.withLock { self.touched = (touched.name, [], []) }
     }
   }

@@ -74,7 +74,10 @@ enum TraceGroup {
       invocation[formatOption]?.text
       ?? (file?.text.lowercased().hasSuffix(".svg") == true ? "svg" : "mermaid")
     let spans = try recorded(invocation.session).suffix(invocation[lastOption] ?? .max)
-    let diagram = format == "svg" ? SequencePicture.svg(Array(spans), timings: !invocation[noTimingsFlag]) : TraceRendering.mermaid(Array(spans))
+    let diagram =
+      format == "svg"
+      ? SequencePicture.svg(Array(spans), timings: !invocation[noTimingsFlag])
+      : TraceRendering.mermaid(Array(spans))
     guard let file else { return .diagram(format: format, text: diagram) }
     let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {

@@ -3,6 +3,7 @@ import Synchronization
 
 /// The kinds of fact the architecture publishes; a reader subscribes to the kinds it shows.
 public struct EventKinds: OptionSet, Sendable, Hashable {
+  /// The bits.
   public let rawValue: UInt32
   /// Creates a set from its bits.
   public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -139,7 +140,9 @@ public struct DataSourceChange: Sendable, Equatable {
   public var notification: DataSourceMutation?
 }
 
-/// One HTTP exchange, sent or answered. Secret headers are redacted before it is made.
+/// One HTTP exchange, sent or answered.
+///
+/// Secret headers and body fields are redacted before it is made.
 public struct HTTPExchangeEvent: Sendable {
   /// What the exchange did for OAuth2: nothing special, a token refresh, or a replay.
   public enum Role: String, Sendable {
@@ -270,8 +273,9 @@ public struct CommandEvent: Sendable, Equatable {
   public var origin: String
 
   /// Creates a command event.
-  public init(phase: Phase, line: String, output: String = "", succeeded: Bool = true, origin: String)
-  {
+  public init(
+    phase: Phase, line: String, output: String = "", succeeded: Bool = true, origin: String
+  ) {
     self.phase = phase
     self.line = line
     self.output = output

@@ -351,7 +351,9 @@ public final class APIFactory: Factory {
   /// The workspace's log.
   public var logBook: LogBook {
     get throws {
-      try core.singleton(Self.logBookComponent) { try LogBook(workspace: try root.workspace, events: root.tracer.events) }
+      try core.singleton(Self.logBookComponent) {
+        try LogBook(workspace: try root.workspace, events: root.tracer.events)
+      }
     }
   }
 

@@ -224,7 +224,9 @@ public final class NetworkController: @unchecked Sendable {
     ) { span in
       let events = tracer.events
       let id = events.wants(.http) ? events.nextExchangeID() : 0
-      let headers = { request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) } }
+      let headers = {
+        request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+      }
       HTTPExchangeEvent.publish(
         events, id: id, phase: .sent, sender: "NetworkController", method: request.method,
         url: url.absoluteString, requestHeaders: headers(), requestBody: request.body)

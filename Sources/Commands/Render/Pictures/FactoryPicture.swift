@@ -23,11 +23,12 @@ enum FactoryPicture {
     let left = 16.0
     var widths: [Double] = []
     for (factory, nodes) in groups {
-      let widest = nodes.map { node in
-        max(
-          SVG.textWidth(node.component.name, size: nameSize),
-          SVG.textWidth(SVG.cut(node.component.typeName, 34), size: typeSize))
-      }.max() ?? 0
+      let widest =
+        nodes.map { node in
+          max(
+            SVG.textWidth(node.component.name, size: nameSize),
+            SVG.textWidth(SVG.cut(node.component.typeName, 34), size: typeSize))
+        }.max() ?? 0
       widths.append(max(widest, SVG.textWidth(factory, size: 17)) + 24)
     }
     var columnX: [Double] = []

@@ -18,7 +18,8 @@ enum SequencePicture {
     }
     func walk(_ span: Span, from parent: Int) {
       let target = index(span.component)
-      steps.append(.call(from: parent, to: target, label: callLabel(span), component: span.component))
+      steps.append(
+        .call(from: parent, to: target, label: callLabel(span), component: span.component))
       for event in span.events { steps.append(.note(at: target, text: event)) }
       for child in span.children { walk(child, from: target) }
       steps.append(
@@ -52,7 +53,8 @@ enum SequencePicture {
       svg.text(
         SVG.cut(name, Int(boxWidth / (size * 0.6)) - 1), x: x(offset), y: 20 + 28,
         classes: "label strong", anchor: "middle")
-      svg.line(x1: x(offset), y1: 20 + headerHeight, x2: x(offset), y2: height - 10, classes: "life")
+      svg.line(
+        x1: x(offset), y1: 20 + headerHeight, x2: x(offset), y2: height - 10, classes: "life")
       svg.close()
     }
     for (row, step) in steps.enumerated() {

@@ -1,5 +1,5 @@
-import Foundation
 import Domain
+import Foundation
 
 /// A DataSourceController drawn as UIKit would show it, in SVG or HTML: a grouped table view or a
 /// collection view of cards, each cell as its cell view draws it through `configure(with:)`.
@@ -81,7 +81,8 @@ struct TableViewPicture {
       let cell = view(at: path)
       let height = Double(heights[offset]) * lineHeight + 14
       let isTouched = touched.contains(path)
-      svg.open("row" + (isTouched ? " touched" : ""), data: [("row", "\(path.section).\(path.row)")])
+      svg.open(
+        "row" + (isTouched ? " touched" : ""), data: [("row", "\(path.section).\(path.row)")])
       svg.title("row \(path.section).\(path.row) ‹\(cell.reuseIdentifier)›")
       svg.rect(
         x: 17, y: y + 1, width: width - 34, height: height - 2, radius: 10,
@@ -102,8 +103,7 @@ struct TableViewPicture {
     return y
   }
 
-  private func cards(_ svg: inout SVG, _ paths: [IndexPath], top: Double, width: Double) -> Double
-  {
+  private func cards(_ svg: inout SVG, _ paths: [IndexPath], top: Double, width: Double) -> Double {
     let cardWidth = 230.0
     let gap = 12.0
     let columns = max(1, Int((width - 32 + gap) / (cardWidth + gap)))
@@ -115,7 +115,8 @@ struct TableViewPicture {
       let x = 16 + Double(column) * (cardWidth + gap)
       let cell = view(at: path)
       let isTouched = touched.contains(path)
-      svg.open("row" + (isTouched ? " touched" : ""), data: [("row", "\(path.section).\(path.row)")])
+      svg.open(
+        "row" + (isTouched ? " touched" : ""), data: [("row", "\(path.section).\(path.row)")])
       svg.rect(
         x: x, y: y, width: cardWidth, height: cardHeight, radius: 12,
         classes: isTouched ? "card touched" : "card")

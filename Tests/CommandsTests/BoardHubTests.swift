@@ -1,0 +1,48 @@
+import BoardServer
+import Foundation
+import NIOCore
+import Testing
+
+@Suite("The board's history")
+struct BoardHubTests {
+  /// Everything the stream has for a page that connects now.
+  static func first(_ hub: BoardHub, after id: UInt64?) async -> String {
+    let stream = hub.connect(lastEventID: id)
+    for await buffer in stream { return String(buffer: buffer) }
+    return ""
+  }
+
+  @Test("a page gets a snapshot with the newest picture of each kind, then the history in order")
+  func snapshot() async {
+    let hub = BoardHub(capacity: 3)
+    hub.append(key: "factories") { #"{"seq":\#($0),"p":"old"}"# }
+    hub.append(key: "factories") { #"{"seq":\#($0),"p":"new"}"# }
+    for _ in 0..<3 { hub.append { #"{"seq":\#($0)}"# } }
+    let text = await Self.first(hub, after: nil)
+    #expect(text.hasPrefix("id: 5\nevent: snapshot\ndata: {\"gap\":true,\"events\":["))
+    // The kept picture comes first, though it left the bounded history.
+    #expect(text.contains(#"[{"seq":2,"p":"new"},{"seq":3},{"seq":4},{"seq":5}]"#))
+    #expect(!text.contains("old"))
+  }
+
+  @Test("a reconnect gets exactly what came after Last-Event-ID, or a snapshot when that is gone")
+  func resume() async {
+    let hub = BoardHub(capacity: 4)
+    for _ in 0..<6 { hub.append { #"{"seq":\#($0)}"# } }
+    let resumed = await Self.first(hub, after: 4)
+    #expect(
+      resumed
+        == "id: 5\nevent: arch\ndata: {\"seq\":5}\n\nid: 6\nevent: arch\ndata: {\"seq\":6}\n\n")
+    let tooOld = await Self.first(hub, after: 1)
+    #expect(tooOld.contains("event: snapshot") && tooOld.contains(#""gap":true"#))
+  }
+
+  @Test("history is bounded in bytes as well as in messages")
+  func bounded() {
+    let hub = BoardHub(capacity: 1_000, byteCapacity: 10_000)
+    let big = String(repeating: "x", count: 3_000)
+    for _ in 0..<10 { hub.append { #"{"seq":\#($0),"svg":"\#(big)"}"# } }
+    #expect(hub.held.bytes <= 10_000)
+    #expect(hub.held.messages == 3)
+  }
+}

@@ -21,12 +21,14 @@ build: deps
 	swift build
 
 # The unit tests run in a debug build. The tests that drive the archsh binary (pseudo-terminal,
-# end-to-end, transcripts) run against the release binary that `make run` builds: what ships is
-# what is tested.
+# end-to-end, transcripts, and the board in headless Chromium) run against the release binary
+# that `make run` builds: what ships is what is tested.
 test: release
 	swift build --build-tests
 	swift test --skip-build --skip ArchShellTests
 	ARCHSH_BINARY=$(CURDIR)/$(ARCHSH_RELEASE) swift test --skip-build --filter ArchShellTests
+	scripts/browser-deps
+	scripts/browser-test $(ARCHSH_RELEASE)
 
 lint:
 	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz
@@ -49,6 +51,7 @@ bench: release
 	Benchmarks/coordinators.sh $(ARCHSH_RELEASE)
 	Benchmarks/auth.sh $(ARCHSH_RELEASE)
 	Benchmarks/repository.sh $(ARCHSH_RELEASE)
+	Benchmarks/board.sh $(ARCHSH_RELEASE)
 
 # The reliability trials at full strength: 100 kill -9 trials during an --atomic script.
 stress: release

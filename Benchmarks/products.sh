@@ -37,6 +37,16 @@ rm -f "$work"/p5.sqlite*
 full=$(best "$ARCHSH" --no-rc --db "$work/p5.sqlite" -f "$work/p5.ash")
 base=$(best "$ARCHSH" --no-rc --db "$work/base.sqlite" -f "$work/start.ash")
 entries=$("$ARCHSH" --no-rc --db "$work/p5.sqlite" -c 'store stores' | awk '$1 == "productCache" {print $2}')
+# The same with the board open, and (ARCHSH_BASELINE) with the binary before a change.
+rm -f "$work"/p5b.sqlite*
+board_full=$(best "$ARCHSH" --no-rc --board --db "$work/p5b.sqlite" -f "$work/p5.ash")
+board_base=$(best "$ARCHSH" --no-rc --board --db "$work/baseb.sqlite" -f "$work/start.ash")
+baseline_full=0
+baseline_base=0
+if [ -n "${ARCHSH_BASELINE:-}" ]; then
+  baseline_full=$(best "$ARCHSH_BASELINE" --no-rc --db "$work/p5c.sqlite" -f "$work/p5.ash")
+  baseline_base=$(best "$ARCHSH_BASELINE" --no-rc --db "$work/basec.sqlite" -f "$work/start.ash")
+fi
 
 # The peers talk to the same demo API, run on its own with `archsh serve`.
 "$ARCHSH" --no-rc -c 'serve --port 0' >"$work/serve.out" 2>&1 &
@@ -44,9 +54,10 @@ server=$!
 for _ in $(seq 100); do grep -q 'http://' "$work/serve.out" && break; sleep 0.05; done
 url=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -1)
 
-python3 - "$url" "$N" "$full" "$base" "$entries" "$work" <<'PY'
+python3 - "$url" "$N" "$full" "$base" "$entries" "$work" "$board_full" "$board_base" "$baseline_full" "$baseline_base" <<'PY'
 import http.client, json, sqlite3, sys, time, urllib.parse
 url, n, full, base, entries, work = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
+board_full, board_base, baseline_full, baseline_base = (float(x) for x in sys.argv[7:11])
 host = urllib.parse.urlparse(url)
 
 def run(persist):
@@ -77,6 +88,11 @@ whole = run(True)
 archsh = full - base
 print(f"== P5: {n:,} product updates against the demo API (best of 5) ==")
 print(f"archsh product update (GET, decode, persist)   {archsh * 1000:8.1f} ms  {n / archsh:8.0f} updates/s  (goal: 1,000/s or more; start-up and API start subtracted)")
+board = board_full - board_base
+print(f"  the same with the board open                 {board * 1000:8.1f} ms  {n / board:8.0f} updates/s")
+if baseline_full > 0:
+    old = baseline_full - baseline_base
+    print(f"  baseline binary                              {old * 1000:8.1f} ms  {n / old:8.0f} updates/s")
 print(f"python http.client, the same GETs only         {plain * 1000:8.1f} ms  {n / plain:8.0f} requests/s")
 print(f"python http.client + json + sqlite3 INSERT     {whole * 1000:8.1f} ms  {n / whole:8.0f} updates/s")
 print(f"archsh whole script, start-up included         {full * 1000:8.1f} ms")

@@ -61,14 +61,25 @@ with open(f"{work}/insert.sql", "w") as f:
     for i in range(100_000):
         f.write(f"insert or replace into kv values('k{i % 100}', 'v{i}');\n")
 PY
+# The same script with the board open (every event made and sent to a page that nobody reads),
+# and, with ARCHSH_BASELINE, the older binary: the event stream must cost nothing when the board
+# is closed.
+line_commands=("$ARCHSH --no-rc -f $work/set.ash" "$ARCHSH --no-rc -f $work/empty.ash"
+  "sqlite3 :memory: -init $work/insert.sql .quit"
+  "$ARCHSH --no-rc --board -f $work/set.ash" "$ARCHSH --no-rc --board -f $work/empty.ash")
+[ -n "$BASELINE" ] && line_commands+=("$BASELINE --no-rc -f $work/set.ash" "$BASELINE --no-rc -f $work/empty.ash")
 hyperfine -N --warmup 2 --runs 10 --style none --export-json "$work/lines.json" \
-  "$ARCHSH --no-rc -f $work/set.ash" "$ARCHSH --no-rc -f $work/empty.ash" \
-  "sqlite3 :memory: -init $work/insert.sql .quit" >/dev/null
+  "${line_commands[@]}" >/dev/null
 python3 - "$work/lines.json" <<'PY'
 import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-full, empty, sqlite = (r["median"] for r in results)
+results = [r["median"] for r in json.load(open(sys.argv[1]))["results"]]
+full, empty, sqlite, board_full, board_empty = results[:5]
 per_line = (full - empty) / 100_000 * 1e6
 print(f"archsh, 100,000 'set k v' lines   {full * 1000:8.1f} ms total, {per_line:5.2f} us per line (start-up subtracted)")
+board = (board_full - board_empty) / 100_000 * 1e6
+print(f"  the same with the board open    {board_full * 1000:8.1f} ms total, {board:5.2f} us per line")
+if len(results) > 5:
+    base = (results[5] - results[6]) / 100_000 * 1e6
+    print(f"  baseline binary                 {results[5] * 1000:8.1f} ms total, {base:5.2f} us per line")
 print(f"sqlite3, 100,000 INSERT lines     {sqlite * 1000:8.1f} ms total, {sqlite / 100_000 * 1e6:5.2f} us per line")
 PY

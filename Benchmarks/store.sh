@@ -12,7 +12,7 @@ export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COL
 # The schema archsh's first migration creates, so that sqlite3 maintains the same index and
 # triggers per write.
 "$ARCHSH" --db "$work/schema.sqlite" -c 'db info' >/dev/null
-schema=$(sqlite3 "$work/schema.sqlite" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'grdb%'")
+schema=$(sqlite3 "$work/schema.sqlite" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'grdb%' AND name NOT LIKE 'sqlite_%'")
 
 python3 - "$work" "$LINES" <<'PY'
 import sys

@@ -58,6 +58,9 @@ private func generateMatch(_ text: UnsafePointer<CChar>?, _ state: Int32) -> Uns
 /// History is loaded from and saved to a file in libedit's own format, which is created with
 /// mode 0600. A line that holds a secret argument never enters the history.
 struct LineEditor: LineSource {
+  /// The prompt waits for the user.
+  var isIdle: Bool { true }
+
   let prompt: String
   let continuationPrompt: String
   let historyPath: String?

@@ -40,7 +40,7 @@ public final class BoardHub: @unchecked Sendable {
   /// `make` gets its id and returns its JSON object. With a `key`, it is also the newest of its
   /// kind, which every snapshot starts with.
   public func append(key: String? = nil, _ make: (UInt64) -> String) {
-    lock.withLock {
+    let behind: [AsyncStream<ByteBuffer>.Continuation] = lock.withLock {
       nextID += 1
       let message = Message(id: nextID, json: make(nextID))
       history.append(message)
@@ -55,10 +55,20 @@ public final class BoardHub: @unchecked Sendable {
         history.removeFirst(head)
         head = 0
       }
-      guard !clients.isEmpty else { return }
+      guard !clients.isEmpty else { return [] }
       let frame = ByteBuffer(string: Self.frame(message))
-      for client in clients.values { client.yield(frame) }
+      var behind: [AsyncStream<ByteBuffer>.Continuation] = []
+      for (id, client) in clients {
+        if case .dropped = client.yield(frame) {
+          clients[id] = nil
+          behind.append(client)
+        }
+      }
+      return behind
     }
+    // A page too far behind loses its stream and reconnects, to a snapshot that says so, rather
+    // than missing events without knowing. (Finishing calls onTermination, which takes the lock.)
+    for client in behind { client.finish() }
   }
 
   /// How many pages are connected.

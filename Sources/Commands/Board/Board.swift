@@ -17,8 +17,12 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   private var marks: [String: FactoryPicture.Mark] = [:]
   private var touched: (name: String, rows: Set<IndexPath>, notes: [String])?
   private var navigated = false
+  /// The line of the running command, which its trace is titled with.
+  private var line = ""
   private var drawn: [String: String] = [:]
-  private var muted = false
+  private var isMuted = false
+  private var lastDrawn: UInt64 = 0
+  private var lastCommand = 0
 
   private init(server: BoardServer, events: EventStream) {
     self.server = server
@@ -55,7 +59,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// Turns an event into a message; called on the publishing thread, with the stream locked.
   public func receive(_ event: ArchEvent) {
     let collect: Bool = lock.withLock {
-      guard !muted else { return false }
+      guard !isMuted else { return false }
       switch event.payload {
       case .span(let ended): if let root = ended.root { spans.append(root) }
       case .factory(let product):
@@ -65,8 +69,10 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           marks[product.product] = .reused
         }
       case .navigation: navigated = true
+      case .command(let command) where command.phase == .began: line = command.line
       case .dataSource(let change):
         if let name = change.name {
+          // A command that touches two data sources shows the last one.
           var rows = touched?.name == name ? touched?.rows ?? [] : []
           var notes = touched?.name == name ? touched?.notes ?? [] : []
           switch change.notification {
@@ -114,43 +120,72 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   // MARK: - Pictures
 
   /// Draws the pictures a command changed, after it ends.
+  ///
+  /// Its trace is drawn at once. The state pictures (factories, coordinators and screen, data
+  /// source) are drawn at most every 100 ms while commands come fast (a script), and whenever
+  /// the shell waits for its next line (`settle`): a script of 1,000 updates is not slowed by
+  /// 1,000 factory graphs that nobody could read.
   func commandEnded(_ session: Session, command: Int) {
-    let (spans, marks, touched, navigated) = lock.withLock {
-      defer {
-        self.spans = []
-        self.marks = [:]
-        self.navigated = false
-      }
-      return (self.spans, self.marks, self.touched, self.navigated)
+    let (spans, line) = lock.withLock {
+      defer { self.spans = [] }
+      return (self.spans, self.line)
     }
-    lock.withLock { muted = true }
-    defer { lock.withLock { muted = false } }
     let traced = spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
     if !traced.isEmpty {
-      panel(
-        "trace", command: command, title: "sequence diagram",
-        svg: SequencePicture.svg(traced), note: traced.first?.operation, always: true)
+      muted {
+        panel(
+          "trace", command: command, title: "sequence diagram",
+          svg: SequencePicture.svg(traced), note: line, always: true)
+      }
     }
-    if !marks.isEmpty {
-      panel(
-        "factories", command: command, title: "factory graph",
-        svg: FactoryPicture.svg(session.factory.graph(), marks: marks), note: nil)
+    lock.withLock { lastCommand = command }
+    let now = DispatchTime.now().uptimeNanoseconds
+    if now &- lastDrawn >= 100_000_000 { settle(session) }
+  }
+
+  /// Draws the state pictures that changed since they were last drawn.
+  func settle(_ session: Session) {
+    let (marks, touched, navigated, command) = lock.withLock {
+      defer {
+        self.marks = [:]
+        self.navigated = false
+        self.touched = nil
+      }
+      return (self.marks, self.touched, self.navigated, self.lastCommand)
     }
-    if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
-    if let touched {
-      drawDataSource(
-        session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
-      lock.withLock { self.touched = (touched.name, [], []) }
+    lastDrawn = DispatchTime.now().uptimeNanoseconds
+    guard !marks.isEmpty || touched != nil || navigated || drawn["coordinators"] == nil else {
+      return
+    }
+    muted {
+      if !marks.isEmpty {
+        panel(
+          "factories", command: command, title: "factory graph",
+          svg: FactoryPicture.svg(session.factory.graph(), marks: marks), note: nil)
+      }
+      if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
+      if let touched {
+        drawDataSource(
+          session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
+      }
     }
   }
 
+  /// Runs `body` with the board deaf to events: drawing may build products or load a screen,
+  /// which are not what the command did.
+  private func muted(_ body: () -> Void) {
+    lock.withLock { isMuted = true }
+    defer { lock.withLock { isMuted = false } }
+    body()
+  }
+
   private func drawAll(_ session: Session, command: Int) {
-    lock.withLock { muted = true }
-    defer { lock.withLock { muted = false } }
-    panel(
-      "factories", command: command, title: "factory graph",
-      svg: FactoryPicture.svg(session.factory.graph()), note: nil)
-    drawApp(session, command: command)
+    muted {
+      panel(
+        "factories", command: command, title: "factory graph",
+        svg: FactoryPicture.svg(session.factory.graph()), note: nil)
+      drawApp(session, command: command)
+    }
   }
 
   private func drawApp(_ session: Session, command: Int) {

@@ -148,8 +148,10 @@ public final class Interpreter {
   func run(_ source: inout some LineSource, frame: ScriptFrame) -> RunOutcome {
     frames.append(frame)
     defer { frames.removeLast() }
+    defer { if frames.count == 1 { session.board?.settle(session) } }
     while exitStatus == nil {
       if frame.isInteractive { failures.forgetPending() }
+      if let board = session.board, source.isIdle { board.settle(session) }
       guard let read = source.nextLogicalLine() else { return .finished }
       guard let line = read else { continue }
       let prepared = PreparedLine(line.text, registry: registry, forHistory: source.recordsHistory)
@@ -225,12 +227,11 @@ public final class Interpreter {
       // A command that did not parse may still be an `expect`, which the failure policy treats
       // as the expectation failing.
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
-      if events.wants(.command) || session.board != nil {
-        let label =
-          prepared.containsSecret
-          ? Span.redacted : raw.words.map { Lexer.quoted($0.text) }.joined(separator: " ")
-        publishCommand(.ended, label, output: shown, error: error)
-      }
+      publishCommand(
+        .ended,
+        prepared.containsSecret
+          ? Span.redacted : raw.words.map { Lexer.quoted($0.text) }.joined(separator: " "),
+        output: shown, error: error)
       return failed(
         error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
         isTransparent: isTransparent, output: shown)
@@ -329,10 +330,12 @@ public final class Interpreter {
 
   /// Publishes that a command began or ended, and after it ends lets the board draw.
   private func publishCommand(
-    _ phase: CommandEvent.Phase, _ line: String, output: Output = .empty, error: Error? = nil
+    _ phase: CommandEvent.Phase, _ line: @autoclosure () -> String, output: Output = .empty,
+    error: Error? = nil
   ) {
     let events = session.tracer.events
     if events.wants(.command) {
+      let line = line()
       let origin: String
       if let frame = frames.last, !frame.isInteractive {
         origin = "\(frame.scriptName):\(frame.currentLine)"

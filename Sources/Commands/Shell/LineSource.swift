@@ -34,9 +34,14 @@ public protocol LineSource {
   /// Told about each complete logical line before it runs, so an interactive source can add it to
   /// its history unless it holds a secret.
   mutating func accept(_ line: String, isSecret: Bool)
+  /// Whether the next line is not there yet: someone is still to type or send it. The board
+  /// draws what it put off while lines came fast.
+  var isIdle: Bool { get }
 }
 
 extension LineSource {
+  /// Files and arrays always have their next line.
+  public var isIdle: Bool { false }
   /// Scripts keep no history.
   public var recordsHistory: Bool { false }
   /// Sources without a history ignore accepted lines.
@@ -108,6 +113,12 @@ public struct StandardInputLineSource: LineSource {
 
   /// Creates the source.
   public init() {}
+
+  /// Whether standard input has nothing to read now (a pipe whose writer waits).
+  public var isIdle: Bool {
+    var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, 0) == 0
+  }
 
   /// The next line of standard input.
   public mutating func next(continuation: Bool) -> LineEvent {

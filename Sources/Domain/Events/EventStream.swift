@@ -301,7 +301,7 @@ public final class EventStream: @unchecked Sendable {
   private let lock = NSLock()
   private var subscribers: [(kinds: EventKinds, subscriber: any EventSubscriber)] = []
   private var sequence: UInt64 = 0
-  private var currentCommand = 0
+  private let currentCommand = Atomic<Int>(0)
   private var exchangeCounter: UInt64 = 0
   private let clock: @Sendable () -> UInt64
 
@@ -347,8 +347,8 @@ public final class EventStream: @unchecked Sendable {
 
   /// The number of the command running now, which every event carries.
   public var command: Int {
-    get { lock.withLock { currentCommand } }
-    set { lock.withLock { currentCommand = newValue } }
+    get { currentCommand.load(ordering: .relaxed) }
+    set { currentCommand.store(newValue, ordering: .relaxed) }
   }
 
   /// A new number for an HTTP exchange, shared by its sent and answered events.
@@ -368,7 +368,7 @@ public final class EventStream: @unchecked Sendable {
     lock.withLock {
       sequence += 1
       let event = ArchEvent(
-        sequence: sequence, command: currentCommand, time: clock(), payload: payload)
+        sequence: sequence, command: command, time: clock(), payload: payload)
       for entry in subscribers where entry.kinds.contains(kind) { entry.subscriber.receive(event) }
     }
   }

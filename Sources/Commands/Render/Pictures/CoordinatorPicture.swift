@@ -42,7 +42,7 @@ enum CoordinatorPicture {
       let isVisible = row.coordinator === visible
       svg.open(
         "coordinator" + (isVisible ? " visible" : ""),
-        data: [("coordinator", row.coordinator.name)])
+        data: [("coordinator", row.coordinator.typeName), ("name", row.coordinator.name)])
       svg.title("\(texts[index].0)\n\(texts[index].1)")
       svg.rect(
         x: x(row.depth), y: y(index), width: boxWidth, height: boxHeight, radius: 8,
@@ -55,7 +55,7 @@ enum CoordinatorPicture {
     return svg.document(
       width: left * 2 + Double(depth) * indent + boxWidth,
       height: top * 2 + Double(rows.count) * (boxHeight + gap) - gap,
-      label: "coordinator tree", style: style)
+      label: "coordinator tree", style: style, scope: "archsh-coordinators")
   }
 
   private static let style = """

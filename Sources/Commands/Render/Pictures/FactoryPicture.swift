@@ -106,7 +106,8 @@ enum FactoryPicture {
       svg.text(SVG.cut(node.component.typeName, 34), x: at.x + 12, y: at.y + 40, classes: "type")
       svg.close()
     }
-    return svg.document(width: width, height: height, label: "factory graph", style: style)
+    return svg.document(
+      width: width, height: height, label: "factory graph", style: style, scope: "archsh-factories")
   }
 
   private static let style = """

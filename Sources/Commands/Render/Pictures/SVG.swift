@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small SVG writer: the pictures of the commands, the board and `make docs` are all drawn with
 /// it, so they look the same everywhere.
 ///
@@ -61,15 +63,36 @@ struct SVG {
   mutating func title(_ text: String) { body += "<title>\(Self.escape(text))</title>" }
 
   /// The whole document, `width` by `height`, with the shared style and `style` added.
-  func document(width: Double, height: Double, label: String, style: String) -> String {
+  ///
+  /// Its rules apply inside it alone: the root carries the class `scope`, and every rule is
+  /// prefixed with it, so that two pictures on one page (the board) do not restyle each other.
+  func document(width: Double, height: Double, label: String, style: String, scope: String)
+    -> String
+  {
     let w = Self.number(width.rounded(.up))
     let h = Self.number(height.rounded(.up))
     return
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(h)\""
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"\(scope)\" width=\"\(w)\" height=\"\(h)\""
       + " viewBox=\"0 0 \(w) \(h)\" role=\"img\" aria-label=\"\(Self.escape(label))\">\n"
-      + "<style>\n" + Self.sharedStyle + style + "</style>\n"
+      + "<style>\n" + Self.scoped(Self.sharedStyle + style, to: scope) + "</style>\n"
       + "<rect class=\"paper\" x=\"0\" y=\"0\" width=\"\(w)\" height=\"\(h)\"/>\n" + body
       + "\n</svg>"
+  }
+
+  /// Each rule's selectors prefixed with `.scope`.
+  static func scoped(_ style: String, to scope: String) -> String {
+    var result = ""
+    for line in style.split(separator: "\n", omittingEmptySubsequences: false) {
+      guard let brace = line.firstIndex(of: "{") else {
+        result += line + "\n"
+        continue
+      }
+      let selectors = line[..<brace].split(separator: ",").map {
+        ".\(scope) " + $0.trimmingCharacters(in: .whitespaces)
+      }
+      result += selectors.joined(separator: ", ") + " " + line[brace...] + "\n"
+    }
+    return result
   }
 
   /// The style every picture shares: light paper, dark ink, one accent.
@@ -79,8 +102,7 @@ struct SVG {
     .small { font-size: 13px; fill: #333; }
     .label { font-size: 15px; }
     .strong { font-weight: bold; }
-    .linked > rect, .linked > line, .linked > path { stroke: #d4006a !important; \
-    stroke-width: 4px !important; }
+    .linked > rect, .linked > line, .linked > path { stroke: #d4006a !important; stroke-width: 4px !important; }
 
     """
 

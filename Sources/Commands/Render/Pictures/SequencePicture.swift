@@ -87,7 +87,8 @@ enum SequencePicture {
       }
     }
     return svg.document(
-      width: width, height: height, label: "sequence diagram", style: style)
+      width: width, height: height, label: "sequence diagram", style: style,
+      scope: "archsh-sequence")
   }
 
   private enum Step {

@@ -38,7 +38,8 @@ struct TableViewPicture {
       svg.text(message, x: width / 2, y: y + 66, classes: "background", anchor: "middle")
       svg.close()
       return svg.document(
-        width: width, height: y + 136, label: "empty table view", style: Self.style)
+        width: width, height: y + 136, label: "empty table view", style: Self.style,
+        scope: "archsh-tableview")
     }
     for (section, rows) in window() {
       let data = controller.sectionDataController(at: section.index)
@@ -69,7 +70,9 @@ struct TableViewPicture {
       }
       y += 10
     }
-    return svg.document(width: width, height: y + 8, label: "table view", style: Self.style)
+    return svg.document(
+      width: width, height: y + 8, label: "table view", style: Self.style, scope: "archsh-tableview"
+    )
   }
 
   private func cells(_ svg: inout SVG, _ paths: [IndexPath], top: Double, width: Double) -> Double {

@@ -595,8 +595,8 @@ enum BoardPage {
         if (x === openReq) mark('detail');
       }
 
-      // OAuth2 bursts. A burst starts at the first 401 answer after the last burst; the refresh
-      // exchange closes its 401 part; the replays after it join it.
+      // OAuth2 bursts. A burst starts at a command's first 401 answer; the refresh exchange closes
+      // its 401 part; the replays after it join it.
       function newBurst(first) {
         const b = {
           t: 'b', seq: first.seq, command: first.command, phase: '401', n401: 0, refresh: null,
@@ -639,8 +639,9 @@ enum BoardPage {
         }
         if (x.status !== 401 || x.role !== 'request') return;
         let b = S.burst;
-        const joins = b && b.command === x.command &&
-          (b.phase === '401' || (b.refresh && x.seq < b.refresh.seq));   // sent before the refresh
+        // Every 401 of one command belongs to its burst: one sent before the refresh, and one
+        // sent with the old token while the refresh ran (replayed at once with the new one).
+        const joins = b && b.command === x.command;
         if (!joins) b = newBurst(x);
         b.n401++;
         x.burst = b;

@@ -124,19 +124,25 @@ final class PseudoTerminal {
       readAvailable(timeoutMilliseconds: 50)
       var status: Int32 = 0
       if waitpid(pid, &status, WNOHANG) == pid {
-        readAvailable(timeoutMilliseconds: 50)
+        // Everything the process wrote before it ended is still in the terminal: read it all,
+        // not one buffer's worth.
+        while readAvailable(timeoutMilliseconds: 50) {}
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
       }
     }
     throw Failure.timeout(waitingFor: "exit", transcript: transcript)
   }
 
-  private func readAvailable(timeoutMilliseconds: Int32) {
+  /// Reads what the terminal has within the timeout; returns whether it read anything.
+  @discardableResult
+  private func readAvailable(timeoutMilliseconds: Int32) -> Bool {
     var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-    guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return }
+    guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return false }
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-    if count > 0 { transcript += String(decoding: buffer[0..<count], as: UTF8.self) }
+    guard count > 0 else { return false }
+    transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+    return true
   }
 }
 

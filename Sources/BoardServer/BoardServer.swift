@@ -4,6 +4,61 @@ import Hummingbird
 import Logging
 import NIOCore
 
+/// What one page has yet to be sent: the frames since its writer last took them, in one buffer,
+/// so that a burst goes out in a few large writes rather than one write per event.
+final class PageQueue: @unchecked Sendable {
+  private let lock = NSLock()
+  private var pending = ByteBuffer()
+  private var isFinished = false
+  private let wake: AsyncStream<Void>.Continuation
+  /// Resumes the writer whenever frames arrive.
+  let wakes: AsyncStream<Void>
+  /// The most bytes a page may fall behind by before it is cut off (it reconnects to a snapshot).
+  static let limit = 8 << 20
+
+  init() {
+    (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+  }
+
+  /// Adds frames; false when the page is too far behind, and has been cut off.
+  func add(_ text: String) -> Bool {
+    let accepted: Bool = lock.withLock {
+      guard !isFinished else { return false }
+      guard pending.readableBytes + text.utf8.count <= Self.limit else {
+        isFinished = true
+        return false
+      }
+      pending.writeString(text)
+      return true
+    }
+    if accepted { wake.yield() } else { wake.finish() }
+    return accepted
+  }
+
+  /// Everything pending, or nil once the queue has ended.
+  func take() -> ByteBuffer? {
+    lock.withLock {
+      if pending.readableBytes == 0 { return isFinished ? nil : ByteBuffer() }
+      defer { pending = ByteBuffer() }
+      return pending
+    }
+  }
+
+  /// Ends the queue: the writer stops after what is pending.
+  func finish() {
+    lock.withLock { isFinished = true }
+    wake.finish()
+  }
+}
+
+/// The writer's side of a page's wake-ups, iterated from one task at a time.
+final class WakeIterator: @unchecked Sendable {
+  private var iterator: AsyncStream<Void>.Iterator
+  init(_ iterator: AsyncStream<Void>.Iterator) { self.iterator = iterator }
+  /// Waits for frames; false once the queue has ended.
+  func next() async -> Bool { await iterator.next() != nil }
+}
+
 /// The board's history: the messages sent to pages, bounded in count and in bytes, and the pages
 /// connected now.
 ///
@@ -22,7 +77,7 @@ public final class BoardHub: @unchecked Sendable {
   private var bytes = 0
   private var nextID: UInt64 = 0
   private var latestByKey: [String: Message] = [:]
-  private var clients: [UUID: AsyncStream<ByteBuffer>.Continuation] = [:]
+  private var clients: [UUID: PageQueue] = [:]
   private var dropped = false
   /// The most messages kept.
   public let capacity: Int
@@ -40,7 +95,7 @@ public final class BoardHub: @unchecked Sendable {
   /// `make` gets its id and returns its JSON object. With a `key`, it is also the newest of its
   /// kind, which every snapshot starts with.
   public func append(key: String? = nil, _ make: (UInt64) -> String) {
-    let behind: [AsyncStream<ByteBuffer>.Continuation] = lock.withLock {
+    lock.withLock {
       nextID += 1
       let message = Message(id: nextID, json: make(nextID))
       history.append(message)
@@ -55,20 +110,12 @@ public final class BoardHub: @unchecked Sendable {
         history.removeFirst(head)
         head = 0
       }
-      guard !clients.isEmpty else { return [] }
-      let frame = ByteBuffer(string: Self.frame(message))
-      var behind: [AsyncStream<ByteBuffer>.Continuation] = []
-      for (id, client) in clients {
-        if case .dropped = client.yield(frame) {
-          clients[id] = nil
-          behind.append(client)
-        }
-      }
-      return behind
+      guard !clients.isEmpty else { return }
+      let frame = Self.frame(message)
+      // A page too far behind loses its stream and reconnects, to a snapshot that says so,
+      // rather than missing events without knowing.
+      for (id, client) in clients where !client.add(frame) { clients[id] = nil }
     }
-    // A page too far behind loses its stream and reconnects, to a snapshot that says so, rather
-    // than missing events without knowing. (Finishing calls onTermination, which takes the lock.)
-    for client in behind { client.finish() }
   }
 
   /// How many pages are connected.
@@ -82,33 +129,54 @@ public final class BoardHub: @unchecked Sendable {
   /// The stream of frames for a page that connects now, after `lastEventID` if it has one: what
   /// the page missed, or a snapshot when that is no longer held.
   public func connect(lastEventID: UInt64?) -> AsyncStream<ByteBuffer> {
+    connectPage(lastEventID: lastEventID).stream
+  }
+
+  /// `connect`, and the way to say the page is gone (its connection closed).
+  func connectPage(lastEventID: UInt64?) -> (
+    stream: AsyncStream<ByteBuffer>, close: @Sendable () -> Void
+  ) {
     let id = UUID()
-    let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(
-      bufferingPolicy: .bufferingNewest(200_000))
-    // A comment every 15 seconds keeps the stream seen alive.
-    let heartbeat = Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(nanoseconds: 15_000_000_000)
-        continuation.yield(ByteBuffer(string: ": ping\n\n"))
-      }
-    }
-    continuation.onTermination = { [weak self] _ in
-      heartbeat.cancel()
-      guard let self else { return }
-      _ = self.lock.withLock { self.clients.removeValue(forKey: id) }
-    }
+    let queue = PageQueue()
     lock.withLock {
       let kept = history[head...]
       if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
         var text = ""
         for message in kept where message.id > lastEventID { text += Self.frame(message) }
-        if !text.isEmpty { continuation.yield(ByteBuffer(string: text)) }
+        _ = queue.add(text)
       } else {
-        continuation.yield(ByteBuffer(string: snapshot(gap: lastEventID != nil || dropped)))
+        _ = queue.add(snapshot(gap: lastEventID != nil || dropped))
       }
-      clients[id] = continuation
+      clients[id] = queue
     }
-    return stream
+    // A comment every 15 seconds keeps the stream seen alive.
+    let heartbeat = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(nanoseconds: 15_000_000_000)
+        if !queue.add(": ping\n\n") { return }
+      }
+    }
+    // Pulled by the writer: the next buffer is taken only once the last one is written, so a
+    // slow page holds at most its queue's limit.
+    let wakes = WakeIterator(queue.wakes.makeAsyncIterator())
+    let close: @Sendable () -> Void = { [weak self] in
+      heartbeat.cancel()
+      queue.finish()
+      guard let self else { return }
+      _ = self.lock.withLock { self.clients.removeValue(forKey: id) }
+    }
+    let stream = AsyncStream<ByteBuffer>(
+      unfolding: {
+        while true {
+          guard let buffer = queue.take() else { return nil }
+          if buffer.readableBytes > 0 { return buffer }
+          guard await wakes.next() else {
+            return queue.take().flatMap { $0.readableBytes > 0 ? $0 : nil }
+          }
+        }
+      },
+      onCancel: close)
+    return (stream, close)
   }
 
   /// Ends every page's stream.
@@ -281,13 +349,15 @@ struct BoardResponder: HTTPResponder {
           byteBuffer: ByteBuffer(string: page.replacingOccurrences(of: "__NONCE__", with: nonce))))
     case "/events":
       let last = request.headers[Self.lastEventID].flatMap { UInt64($0) }
-      let stream = hub.connect(lastEventID: last)
+      let (stream, close) = hub.connectPage(lastEventID: last)
       var headers = securityHeaders(nonce: nil)
       headers[.contentType] = "text/event-stream"
       headers[.cacheControl] = "no-store"
       return Response(
         status: .ok, headers: headers,
         body: ResponseBody { writer in
+          // However the page leaves (it closes, or the board does), it is no longer counted.
+          defer { close() }
           for await frame in stream { try await writer.write(frame) }
           try await writer.finish(nil)
         })

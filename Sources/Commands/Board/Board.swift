@@ -23,6 +23,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   private var isMuted = false
   private var lastDrawn: UInt64 = 0
   private var lastCommand = 0
+  /// The last command that drove a controller, until its sequence diagram is drawn.
+  private var lastTrace: (command: Int, line: String, spans: [Span])?
 
   private init(server: BoardServer, events: EventStream) {
     self.server = server
@@ -121,43 +123,41 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   /// Draws the pictures a command changed, after it ends.
   ///
-  /// Its trace is drawn at once. The state pictures (factories, coordinators and screen, data
-  /// source) are drawn at most every 100 ms while commands come fast (a script), and whenever
-  /// the shell waits for its next line (`settle`): a script of 1,000 updates is not slowed by
-  /// 1,000 factory graphs that nobody could read.
+  /// The pictures (the trace, factories, coordinators and screen, data source) are drawn at most
+  /// every 100 ms while commands come fast (a script), and whenever the shell waits for its next
+  /// line (`settle`): at the prompt, every command gets its pictures, and a script of 1,000
+  /// updates is not slowed by 1,000 factory graphs that nobody could read. The events
+  /// themselves are all sent.
   func commandEnded(_ session: Session, command: Int) {
-    let (spans, line) = lock.withLock {
-      defer { self.spans = [] }
-      return (self.spans, self.line)
+    lock.withLock {
+      let traced = spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
+      if !traced.isEmpty { lastTrace = (command, line, traced) }
+      spans = []
+      lastCommand = command
     }
-    let traced = spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
-    if !traced.isEmpty {
-      muted {
-        panel(
-          "trace", command: command, title: "sequence diagram",
-          svg: SequencePicture.svg(traced), note: line, always: true)
-      }
-    }
-    lock.withLock { lastCommand = command }
     let now = DispatchTime.now().uptimeNanoseconds
     if now &- lastDrawn >= 100_000_000 { settle(session) }
   }
 
-  /// Draws the state pictures that changed since they were last drawn.
+  /// Draws the pictures that changed since they were last drawn: the last traced command's
+  /// sequence diagram, and the state pictures.
   func settle(_ session: Session) {
-    let (marks, touched, navigated, command) = lock.withLock {
+    let (marks, touched, navigated, command, trace) = lock.withLock {
       defer {
         self.marks = [:]
         self.navigated = false
         self.touched = nil
+        self.lastTrace = nil
       }
-      return (self.marks, self.touched, self.navigated, self.lastCommand)
+      return (self.marks, self.touched, self.navigated, self.lastCommand, self.lastTrace)
     }
     lastDrawn = DispatchTime.now().uptimeNanoseconds
-    guard !marks.isEmpty || touched != nil || navigated || drawn["coordinators"] == nil else {
-      return
-    }
     muted {
+      if let trace {
+        panel(
+          "trace", command: trace.command, title: "sequence diagram",
+          svg: SequencePicture.svg(trace.spans), note: trace.line, always: true)
+      }
       if !marks.isEmpty {
         panel(
           "factories", command: command, title: "factory graph",

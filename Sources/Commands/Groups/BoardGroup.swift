@@ -61,6 +61,8 @@ enum BoardGroup {
     "status", summary: "whether the board is open, its address, and the pages connected",
     examples: ["board status"]
   ) { invocation in
+    // A program that drives archsh through a pipe reads the answer at once.
+    invocation.interpreter.flushAfterThisCommand()
     guard let board = invocation.session.board else {
       return .record([Field("open", .bool(false))])
     }

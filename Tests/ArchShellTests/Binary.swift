@@ -23,6 +23,10 @@ enum Binary {
     var combined: String { stdout }
   }
 
+  /// A write to a process that has already exited (or a socket its server closed) fails with an
+  /// error the test reports, instead of SIGPIPE ending the whole test run, which happened in CI.
+  static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
   /// A private home, so that tests never read or write the user's rc, history or workspace.
   static func environment(home: String) -> [String: String] {
     [
@@ -39,6 +43,7 @@ enum Binary {
     _ arguments: [String], input: String? = nil, directory: String = root, merge: Bool = false,
     home: String? = nil
   ) throws -> Result {
+    _ = ignoreBrokenPipes
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -52,7 +57,7 @@ enum Binary {
     let stdin = Pipe()
     process.standardInput = stdin
     try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
     try stdin.fileHandleForWriting.close()
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     let errors = merge ? Data() : stderr.fileHandleForReading.readDataToEndOfFile()

@@ -16,6 +16,7 @@ struct BoardTests {
     private var buffer = Data()
 
     init(_ arguments: [String] = ["--no-rc", "--db", ":memory:"]) throws {
+      _ = Binary.ignoreBrokenPipes
       process.executableURL = URL(fileURLWithPath: Binary.path)
       process.arguments = arguments
       process.environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
@@ -25,7 +26,9 @@ struct BoardTests {
       try process.run()
     }
 
-    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    func send(_ line: String) {
+      try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
 
     /// Reads output until `pattern` matches, for at most `seconds`.
     func read(until pattern: String, seconds: Double = 10) throws -> String {
@@ -80,7 +83,9 @@ struct BoardTests {
       }
       guard connected == 0 else { throw Failure("cannot connect to port \(port)") }
       let bytes = Array(request.utf8)
-      _ = bytes.withUnsafeBufferPointer { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
+      _ = bytes.withUnsafeBufferPointer {
+        Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
     }
 
     /// Reads until `text` has arrived or `seconds` pass; returns everything so far.

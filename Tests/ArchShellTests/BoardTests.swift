@@ -123,6 +123,14 @@ struct BoardTests {
     }
   }
 
+  /// Opens the board in `shell`; its port and token, read from the address it prints.
+  static func openBoard(_ shell: Shell) throws -> (port: Int, token: String) {
+    shell.send("board open")
+    let url = try shell.read(until: #"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}"#)
+    let port = try #require(Int(url.split(separator: ":")[2].prefix { $0.isNumber }))
+    return (port, String(url.split(separator: "=")[1]))
+  }
+
   static func status(of response: String) -> Int? {
     response.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
   }
@@ -133,10 +141,7 @@ struct BoardTests {
   func security() throws {
     let shell = try Shell()
     defer { shell.quit() }
-    shell.send("board open")
-    let url = try shell.read(until: #"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}"#)
-    let port = try #require(Int(url.split(separator: ":")[2].prefix { $0.isNumber }))
-    let token = String(url.split(separator: "=")[1])
+    let (port, token) = try Self.openBoard(shell)
 
     let page = try Self.get("/?token=\(token)", port: port).read(until: "</html>")
     #expect(Self.status(of: page) == 200)
@@ -160,13 +165,14 @@ struct BoardTests {
     let other = try Self.get("/run?token=\(token)", port: port).read(until: "\r\n\r\n")
     #expect(Self.status(of: other) == 404)
 
-    // Closing the board ends the server: the port stops answering.
+    // Closing the board ends the server: the page is no longer served there (the port refuses,
+    // or, if another test's server took it meanwhile, answers something else).
     shell.send("board close")
     let deadline = Date().addingTimeInterval(5)
     var closed = false
     while Date() < deadline, !closed {
-      closed =
-        (try? Self.get("/?token=\(token)", port: port).read(until: "\r\n\r\n").isEmpty) ?? true
+      let answer = try? Self.get("/?token=\(token)", port: port).read(until: "\r\n\r\n")
+      closed = answer.map { Self.status(of: $0) != 200 } ?? true
       if !closed { usleep(50_000) }
     }
     #expect(closed, "the board still answers after 'board close'")
@@ -178,10 +184,7 @@ struct BoardTests {
   func stream() throws {
     let shell = try Shell()
     defer { shell.quit() }
-    shell.send("board open")
-    let url = try shell.read(until: #"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}"#)
-    let port = try #require(Int(url.split(separator: ":")[2].prefix { $0.isNumber }))
-    let token = String(url.split(separator: "=")[1])
+    let (port, token) = try Self.openBoard(shell)
 
     let events = try Self.get("/events?token=\(token)", port: port)
     let first = events.read(until: "event: snapshot")

@@ -131,23 +131,10 @@ struct TableViewDrawing {
     }
   }
 
-  /// The sections that have rows in the window, with the window's part of each.
   private func window(from: Int, count: Int) -> [(
     section: (index: Int, count: Int), rows: Range<Int>
   )] {
-    var result: [(section: (index: Int, count: Int), rows: Range<Int>)] = []
-    var start = 0
-    let end = from + count
-    for (index, section) in controller.sections.enumerated() {
-      let rowCount = section.rows.count
-      defer { start += rowCount }
-      guard start + rowCount > from else { continue }
-      guard start < end else { break }
-      let lower = max(0, from - start)
-      let upper = min(rowCount, end - start)
-      if lower < upper { result.append(((index, rowCount), lower..<upper)) }
-    }
-    return result
+    controller.rowWindow(from: from, count: count)
   }
 
   /// The cell's lines, each exactly `inner` columns: its labels on the left, its detail and reuse
@@ -219,4 +206,26 @@ struct TableViewDrawing {
   private func pad(_ text: String, _ width: Int) -> String { text.padded(toWidth: width) }
 
   private func cut(_ text: String, _ width: Int) -> String { text.cut(toWidth: width) }
+}
+
+extension DataSourceController {
+  /// The sections that have rows in the window of rows `from ..< from + count`, counted across
+  /// sections, with the window's part of each: what the text and the pictures draw.
+  func rowWindow(from: Int, count: Int) -> [(
+    section: (index: Int, count: Int), rows: Range<Int>
+  )] {
+    var result: [(section: (index: Int, count: Int), rows: Range<Int>)] = []
+    var start = 0
+    let end = from + count
+    for (index, section) in sections.enumerated() {
+      let rowCount = section.rows.count
+      defer { start += rowCount }
+      guard start + rowCount > from else { continue }
+      guard start < end else { break }
+      let lower = max(0, from - start)
+      let upper = min(rowCount, end - start)
+      if lower < upper { result.append(((index, rowCount), lower..<upper)) }
+    }
+    return result
+  }
 }

@@ -201,19 +201,7 @@ struct TableViewPicture {
   }
 
   private func window() -> [(section: (index: Int, count: Int), rows: Range<Int>)] {
-    var result: [(section: (index: Int, count: Int), rows: Range<Int>)] = []
-    var start = 0
-    let end = from + count
-    for (index, section) in controller.sections.enumerated() {
-      let rowCount = section.rows.count
-      defer { start += rowCount }
-      guard start + rowCount > from else { continue }
-      guard start < end else { break }
-      let lower = max(0, from - start)
-      let upper = min(rowCount, end - start)
-      if lower < upper { result.append(((index, rowCount), lower..<upper)) }
-    }
-    return result
+    controller.rowWindow(from: from, count: count)
   }
 
   private static let style = """

@@ -76,7 +76,7 @@ let package = Package(
       dependencies: [
         "Commands", "Domain", "BoardServer", .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell"], exclude: ["Fixtures"]),
+    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell", "Commands"], exclude: ["Fixtures"]),
   ]
 )
 

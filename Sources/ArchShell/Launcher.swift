@@ -51,6 +51,26 @@ enum Launcher {
   }
 
   static func run(_ options: LaunchOptions) -> Int32 {
+    var options = options
+    if let tour = options.tour {
+      do {
+        options.actions.append(.file(try Walkthroughs.path(of: tour)))
+      } catch {
+        StandardStreams.write("archsh: error: \(error) (see 'archsh help walkthroughs')\n", to: 2)
+        return 2
+      }
+    }
+    if options.check { return check(options) }
+    if options.step {
+      let files = options.actions.compactMap { if case .file(let path) = $0 { path } else { nil } }
+      guard files.count == 1, files.count == options.actions.count else {
+        StandardStreams.write(
+          "archsh: error: --step presents one script: give it with -f FILE or --tour NAME, without -c\n",
+          to: 2)
+        return 2
+      }
+      return StepMode.run(path: files[0], options: options)
+    }
     let session = Session(
       options: SessionOptions(
         databasePath: databasePath(options), apiURL: options.api ?? variable("ARCHSH_API")))
@@ -77,6 +97,37 @@ enum Launcher {
       StandardStreams.write(
         "the script has ended; the board stays open: press Enter to close it\n", to: 1)
       _ = readLine()
+    }
+    return status
+  }
+
+  /// `--check` and `--accept`: runs each walkthrough given (`-f`, `--tour`, or the words) and
+  /// compares it with its transcript; the status is 1 when any differs or fails.
+  static func check(_ options: LaunchOptions) -> Int32 {
+    var paths: [String] = []
+    for action in options.actions {
+      guard case .file(let path) = action else {
+        StandardStreams.write(
+          "archsh: error: --check runs walkthrough files, not -c lines (give FILE.ash)\n", to: 2)
+        return 2
+      }
+      paths.append(path)
+    }
+    if !options.hasScript { paths += options.words }
+    guard !paths.isEmpty else {
+      StandardStreams.write(
+        "archsh: error: --check needs the walkthroughs to check: 'archsh --check tour.ash' (see 'archsh --help')\n",
+        to: 2)
+      return 2
+    }
+    var status: Int32 = 0
+    for path in paths {
+      let result = WalkthroughReplay.check(
+        path: path, accept: options.accept, apiURL: options.api ?? variable("ARCHSH_API"))
+      StandardStreams.write(result.report, to: 1)
+      if options.accept ? result.status != 0 || result.unreadable != nil : !result.passed {
+        status = 1
+      }
     }
     return status
   }

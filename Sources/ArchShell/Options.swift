@@ -59,6 +59,33 @@ struct Options: ParsableCommand {
     help: "Open the live board (a page on 127.0.0.1) before anything runs, and print its address.")
   var board = false
 
+  @ArgumentParser.Flag(
+    help: """
+      Step through a script (-f FILE or --tour NAME) one command at a time: its narration, then \
+      Enter runs, s skips, b goes back, j jumps to the next chapter, q quits. Needs a terminal.
+      """)
+  var step = false
+
+  @ArgumentParser.Option(
+    help: ArgumentHelp(
+      "With --step: start at this chapter (its title, or its number), after replaying the ones before.",
+      valueName: "chapter"))
+  var from: String?
+
+  @ArgumentParser.Option(
+    help: ArgumentHelp(
+      "Run the walkthrough NAME wherever archsh's walkthroughs are installed ('help walkthroughs').",
+      valueName: "name"))
+  var tour: String?
+
+  @ArgumentParser.Flag(
+    help:
+      "Run each walkthrough given and compare it with its .out transcript; print a unified diff.")
+  var check = false
+
+  @ArgumentParser.Flag(help: "Like --check, and write each run as the new transcript.")
+  var accept = false
+
   @ArgumentParser.Argument(
     parsing: .captureForPassthrough,
     help: ArgumentHelp("A script's arguments, or a command to run.", valueName: "word"))
@@ -68,6 +95,16 @@ struct Options: ParsableCommand {
     if atomic && keepGoing {
       throw ValidationError(
         "--atomic and --keep-going cannot be combined: --atomic stops at the first error")
+    }
+    if from != nil && !step {
+      throw ValidationError("--from applies to --step: 'archsh --step --from CHAPTER -f FILE'")
+    }
+    if step && (check || accept) {
+      throw ValidationError(
+        "--step and --check cannot be combined: --check runs without a presenter")
+    }
+    if tour != nil && !file.isEmpty {
+      throw ValidationError("--tour and -f both name a script; give one of them")
     }
     if file.count > 1 {
       throw ValidationError("-f may be given once; use 'source' inside the script for more files")
@@ -81,7 +118,7 @@ struct Options: ParsableCommand {
     default:
       let known = [
         "--db", "--api", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board",
-        "--help", "--version",
+        "--step", "--from", "--tour", "--check", "--accept", "--help", "--version",
       ]
       let name = String(first.prefix { $0 != "=" })
       let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
@@ -109,7 +146,7 @@ struct Options: ParsableCommand {
         index += 2
         continue
       }
-      if argument == "--db" || argument == "--api" || argument == "--" {
+      if ["--db", "--api", "--from", "--tour"].contains(argument) {
         index += 2
         continue
       }
@@ -134,6 +171,11 @@ struct LaunchOptions: Equatable {
   var atomic = false
   var noRC = false
   var board = false
+  var step = false
+  var from: String?
+  var tour: String?
+  var check = false
+  var accept = false
 
   /// Whether `-f` was given.
   var hasScript: Bool { actions.contains { if case .file = $0 { true } else { false } } }
@@ -150,6 +192,11 @@ struct LaunchOptions: Equatable {
     atomic = options.atomic
     noRC = options.noRC
     board = options.board
+    step = options.step
+    from = options.from
+    tour = options.tour
+    check = options.check || options.accept
+    accept = options.accept
   }
 
   private init() {}

@@ -215,15 +215,20 @@ public final class BoardServer: @unchecked Sendable {
   public let token: String
   /// Where its pages read from.
   public let hub: BoardHub
+  /// Where the page's Next and Back buttons go, while a step-mode presentation listens.
+  public let stepControl: StepControl
   private let task: Task<Void, Error>
 
   /// The page's address, token included.
   public var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
 
-  private init(port: Int, token: String, hub: BoardHub, task: Task<Void, Error>) {
+  private init(
+    port: Int, token: String, hub: BoardHub, stepControl: StepControl, task: Task<Void, Error>
+  ) {
     self.port = port
     self.token = token
     self.hub = hub
+    self.stepControl = stepControl
     self.task = task
   }
 
@@ -234,7 +239,9 @@ public final class BoardServer: @unchecked Sendable {
     let bound = Bound()
     var logger = Logger(label: "archsh.board")
     logger.logLevel = .critical
-    let responder = BoardResponder(token: token, page: page, hub: hub, port: bound)
+    let stepControl = StepControl()
+    let responder = BoardResponder(
+      token: token, page: page, hub: hub, port: bound, stepControl: stepControl)
     let application = Application(
       responder: responder,
       configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "archsh-board"),
@@ -252,7 +259,8 @@ public final class BoardServer: @unchecked Sendable {
       task.cancel()
       throw BoardServerError.couldNotStart(port: port)
     }
-    return BoardServer(port: actual, token: token, hub: hub, task: task)
+    return BoardServer(
+      port: actual, token: token, hub: hub, stepControl: stepControl, task: task)
   }
 
   /// Stops the server and ends every page's stream.
@@ -283,6 +291,35 @@ public enum BoardServerError: Error, CustomStringConvertible {
       return port == 0
         ? "the board could not start on 127.0.0.1" : "port \(port) on 127.0.0.1 is not free"
     }
+  }
+}
+
+/// The one thing a page may ask archsh to do: go to the next step or back one, in step mode.
+public final class StepControl: @unchecked Sendable {
+  /// What the page can ask.
+  public enum Action: String, Sendable {
+    /// Run the step shown, as Enter does.
+    case next
+    /// Go back one step, as `b` does.
+    case back
+  }
+
+  private let lock = NSLock()
+  private var handler: (@Sendable (Action) -> Void)?
+
+  /// Creates a control that nobody listens to yet.
+  public init() {}
+
+  /// Starts (or, with nil, stops) listening to the page's buttons.
+  public func listen(_ handler: (@Sendable (Action) -> Void)?) {
+    lock.withLock { self.handler = handler }
+  }
+
+  /// Passes an action on; false when no presentation listens.
+  func send(_ action: Action) -> Bool {
+    guard let handler = lock.withLock({ self.handler }) else { return false }
+    handler(action)
+    return true
   }
 }
 
@@ -319,6 +356,7 @@ struct BoardResponder: HTTPResponder {
   let page: String
   let hub: BoardHub
   let port: Bound
+  let stepControl: StepControl
 
   static let lastEventID = HTTPField.Name("Last-Event-ID") ?? .accept
 
@@ -335,8 +373,11 @@ struct BoardResponder: HTTPResponder {
       return plain(
         .forbidden, "a board address carries its token: use the URL 'board open' printed\n")
     }
+    if request.uri.path == "/step" {
+      return step(request, port: port, action: query.get("action"))
+    }
     guard request.method == .get || request.method == .head else {
-      return plain(.methodNotAllowed, "the board only reads\n")
+      return plain(.methodNotAllowed, "the board only reads, except its step buttons\n")
     }
     switch request.uri.path {
     case "/":
@@ -364,6 +405,26 @@ struct BoardResponder: HTTPResponder {
     default:
       return plain(.notFound, "no such board resource\n")
     }
+  }
+
+  /// `POST /step?token=T&action=next|back`: the page's Next and Back buttons, after the same
+  /// checks as every request, and an `Origin`, when the browser sends one, that is the board's own.
+  private func step(_ request: Request, port: Int, action: String?) -> Response {
+    guard request.method == .post else {
+      return plain(.methodNotAllowed, "the step buttons POST\n")
+    }
+    if let origin = request.headers[.origin],
+      origin != "http://127.0.0.1:\(port)" && origin != "http://localhost:\(port)"
+    {
+      return plain(.forbidden, "the step buttons work only from the board's own page\n")
+    }
+    guard let action = action.flatMap(StepControl.Action.init(rawValue:)) else {
+      return plain(.badRequest, "action is 'next' or 'back'\n")
+    }
+    guard stepControl.send(action) else {
+      return plain(.conflict, "no step-mode presentation is running ('archsh --step')\n")
+    }
+    return Response(status: .noContent, headers: securityHeaders(nonce: nil))
   }
 
   private func securityHeaders(nonce: String?) -> HTTPFields {

@@ -1,3 +1,4 @@
+import Commands
 import Foundation
 import Testing
 
@@ -18,20 +19,54 @@ struct TranscriptTests {
     #expect(Self.examples.contains("basics.ash"))
   }
 
+  /// The check is archsh's own `--check` (`--accept` with `ARCHSH_RECORD=1`): the suite and a
+  /// person reviewing a walkthrough run the same comparison, with the same normalisation.
   @Test("each walkthrough prints exactly its expected transcript", arguments: examples)
   func transcript(_ example: String) throws {
     let script = "examples/" + example
-    let expectedPath = Binary.root + "/examples/" + example.dropLast(4) + ".out"
-    let result = try Binary.run(
-      ["--echo", "--no-rc", "--db", ":memory:", "-f", script], merge: true)
-    if ProcessInfo.processInfo.environment["ARCHSH_RECORD"] == "1" {
-      try result.stdout.write(toFile: expectedPath, atomically: true, encoding: .utf8)
-    }
-    let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
-    #expect(result.status == 0, "\(script) exited with \(result.status)")
+    let record = ProcessInfo.processInfo.environment["ARCHSH_RECORD"] == "1"
+    let result = try Binary.run([record ? "--accept" : "--check", script], merge: true)
+    #expect(result.status == 0, "\(result.stdout)")
     #expect(
-      normalizeDurations(result.stdout) == normalizeDurations(expected),
-      "\(script) differs from \(expectedPath); re-record with ARCHSH_RECORD=1 and review the diff")
+      result.stdout.hasPrefix("\(script): \(record ? "" : "matches")"),
+      "re-record with ARCHSH_RECORD=1 and review the diff:\n\(result.stdout)")
+  }
+
+  @Test("--check finds a changed line and prints a unified diff; --accept re-records it")
+  func checkFindsAChange() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let script = """
+      # A tiny walkthrough.
+      set greeting hello
+      echo $greeting world
+      echo took 1.25 ms
+      """
+    try script.write(toFile: directory + "/tour.ash", atomically: true, encoding: .utf8)
+    let accepted = try Binary.run(["--accept", "tour.ash"], directory: directory)
+    #expect(accepted.status == 0)
+    #expect(
+      accepted.stdout == "tour.ash: accepted: tour.out was re-recorded (the change is below)\n"
+        + "--- tour.out\n+++ tour.ash (this run)\n@@ -0,0 +1,5 @@\n+# A tiny walkthrough.\n"
+        + "+archsh> set greeting hello\n+archsh> echo $greeting world\n+hello world\n"
+        + "+archsh> echo took 1.25 ms\n")
+    let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
+    #expect(transcript.hasSuffix("archsh> echo took 1.25 ms\ntook 1.25 ms\n"))
+    // A duration is volatile: another value is no difference.
+    try transcript.replacingOccurrences(of: "1.25 ms", with: "9.99 ms")
+      .write(toFile: directory + "/tour.out", atomically: true, encoding: .utf8)
+    let same = try Binary.run(["--check", "tour.ash"], directory: directory)
+    #expect(same.stdout == "tour.ash: matches tour.out\n")
+    #expect(same.status == 0)
+    try transcript.replacingOccurrences(of: "hello world", with: "hello there")
+      .write(toFile: directory + "/tour.out", atomically: true, encoding: .utf8)
+    let changed = try Binary.run(["--check", "tour.ash"], directory: directory)
+    #expect(changed.status == 1)
+    #expect(
+      changed.stdout
+        == "tour.ash: differs from tour.out (re-record it after review: 'archsh --accept tour.ash')\n"
+        + "--- tour.out\n+++ tour.ash (this run)\n@@ -1,6 +1,6 @@\n # A tiny walkthrough.\n"
+        + " archsh> set greeting hello\n archsh> echo $greeting world\n-hello there\n+hello world\n"
+        + " archsh> echo took #.## ms\n took #.## ms\n")
   }
 }
 
@@ -41,21 +76,5 @@ struct TranscriptTests {
 /// redacted to its last four hex digits); the rule under a table's last column is compared as
 /// `---`.
 func normalizeDurations(_ text: String) -> String {
-  text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
-    .replacingOccurrences(
-      of: #"127\.0\.0\.1:\d{5}\b"#, with: "127.0.0.1:PORT", options: .regularExpression
-    )
-    .replacingOccurrences(
-      of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression
-    )
-    .replacingOccurrences(
-      of: #"\b\d\d:\d\d:\d\d\.\d{3}\b"#, with: "<clock>", options: .regularExpression
-    )
-    .replacingOccurrences(
-      of: #"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT"#, with: "<http-date>",
-      options: .regularExpression
-    )
-    .replacingOccurrences(of: #"…[0-9a-f]{4}\b"#, with: "…XXXX", options: .regularExpression)
-    // A table's last column is as wide as its longest value, which may hold a duration.
-    .replacingOccurrences(of: #"(?m)-{3,}$"#, with: "---", options: .regularExpression)
+  Transcript.normalize(text)
 }

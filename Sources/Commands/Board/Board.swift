@@ -10,7 +10,7 @@ import Foundation
 /// touched, and its trace as a sequence diagram). Secrets were redacted where the events were made.
 public final class Board: EventSubscriber, @unchecked Sendable {
   let server: BoardServer
-  private let events: EventStream
+  private var events: EventStream
   private let lock = NSLock()
   private let start: UInt64
   private var spans: [Span] = []
@@ -39,6 +39,66 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     board.events.subscribe(board, to: EventKinds.all)
     board.drawAll(session, command: 0)
     return board
+  }
+
+  /// Follows `session` from now on, instead of the session it followed: step mode rebuilds its
+  /// state in a fresh session when it goes back.
+  func move(to session: Session) {
+    events.unsubscribe(self)
+    events = session.tracer.events
+    events.subscribe(self, to: EventKinds.all)
+    drawAll(session, command: 0)
+  }
+
+  /// What the board shows of a step-mode presentation: the step, its chapter and narration.
+  public struct StepView: Sendable {
+    /// The step's number, from 1, and how many there are.
+    public var number: Int
+    /// How many steps there are.
+    public var total: Int
+    /// The chapter's title, when the step is in one.
+    public var chapter: String?
+    /// The narration above the step.
+    public var narration: [String]
+    /// The step's lines: the command and the `expect` lines that check it.
+    public var lines: [String]
+    /// `waiting` for the presenter, `running`, or `ended`.
+    public var state: String
+
+    /// Creates a view.
+    public init(
+      number: Int, total: Int, chapter: String?, narration: [String], lines: [String],
+      state: String
+    ) {
+      self.number = number
+      self.total = total
+      self.chapter = chapter
+      self.narration = narration
+      self.lines = lines
+      self.state = state
+    }
+  }
+
+  /// Shows a step on the page; a page that connects later gets the newest one.
+  public func show(_ step: StepView) {
+    send(
+      kind: "step", command: lastCommand, time: DispatchTime.now().uptimeNanoseconds, key: "step",
+      [
+        Field("number", .int(step.number)), Field("total", .int(step.total)),
+        Field("chapter", step.chapter.map(Value.string) ?? .null),
+        Field("narration", .list(step.narration.map(Value.string))),
+        Field("lines", .list(step.lines.map(Value.string))), Field("state", .string(step.state)),
+      ])
+  }
+
+  /// Starts (or, with nil, stops) taking the page's Next and Back buttons; the handler is told
+  /// whether Back was pressed.
+  public func listenToStepButtons(_ handler: (@Sendable (_ back: Bool) -> Void)?) {
+    guard let handler else {
+      server.stepControl.listen(nil)
+      return
+    }
+    server.stepControl.listen { @Sendable (action: StepControl.Action) in handler(action == .back) }
   }
 
   /// Stops the server and the subscription.

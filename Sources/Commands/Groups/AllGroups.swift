@@ -29,6 +29,7 @@ public enum AllGroups {
     LazyCommandGroup("event") { EventGroup.group },
     LazyCommandGroup("screen") { ScreenGroup.group },
     LazyCommandGroup("board") { BoardGroup.group },
+    LazyCommandGroup("record") { RecordGroup.group },
   ]
 
   /// Every group, built.

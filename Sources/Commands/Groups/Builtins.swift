@@ -38,17 +38,21 @@ enum Builtins {
     discussion: """
       '--help' after a group, a command or a builtin shows the same: 'store persist --help' is \
       'help store persist', and 'factory --help' is 'help factory'. With --markdown, print the \
-      whole command reference as Markdown (docs/commands.md).
+      whole command reference as Markdown (docs/commands.md). 'help walkthroughs' lists the \
+      narrated walkthroughs, one per concept of the seed architecture, with their chapters.
       """,
     signature: Signature([topicArgument, verbArgument, subverbArgument, markdownFlag]),
     examples: [
       "help", "help trace", "help trace export", "help ds section", "help ds section set",
-      "help --markdown",
+      "help walkthroughs", "help --markdown",
     ]
   ) { invocation in
     let registry = invocation.interpreter.registry
     if invocation[markdownFlag] { return .text(Help.markdown(registry)) }
     guard let topic = invocation[topicArgument] else { return .text(Help.overview(registry)) }
+    if topic.text == "walkthroughs", invocation[verbArgument] == nil {
+      return walkthroughList()
+    }
     if let command = registry.builtin(named: topic.text) {
       if let verb = invocation[verbArgument] {
         throw ShellError(
@@ -89,12 +93,37 @@ enum Builtins {
     return .text(Help.command(command, group: group))
   }
 
+  /// `help walkthroughs`: each walkthrough's name, summary and chapters, and how to run one.
+  static func walkthroughList() -> Output {
+    let entries = Walkthroughs.all()
+    guard !entries.isEmpty else {
+      return .text(
+        "no walkthroughs were found next to this binary; set ARCHSH_WALKTHROUGHS to their folder")
+    }
+    var text = "walkthroughs (\(entries.count)), one per concept of the seed architecture:\n"
+    let width = entries.map(\.name.count).max() ?? 0
+    for entry in entries {
+      text += "\n  " + entry.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+      text += entry.summary + "\n"
+      let chapters = entry.chapters.enumerated().map { "\($0.offset + 1). \($0.element)" }
+      text += String(repeating: " ", count: width + 4) + "\(entry.steps) steps: "
+      text += chapters.joined(separator: " · ") + "\n"
+    }
+    text += """
+
+      Step through one, with its narration: archsh --step --tour NAME
+      Start at a chapter: archsh --step --tour NAME --from CHAPTER
+      Run one and check it against its transcript: archsh --check --tour NAME
+      """
+    return .text(text)
+  }
+
   /// `set`'s variable name.
   static let setName = Argument("NAME", .name, "letters, digits and '_', not starting with a digit")
 
   /// `set`'s value.
-  static let valueArgument = Argument(
-    "VALUE", .text, "the value; quote it when it contains spaces"
+  static let valueArgument = Option.argument(
+    "VALUE", .text, "the value; quote it when it contains spaces; with --secret it may be left out"
   ).secret(withFlag: "secret")
 
   /// `set --secret`.
@@ -105,10 +134,15 @@ enum Builtins {
     "set", summary: "set a variable, used later as $NAME or ${NAME}",
     discussion: """
       Values are text. With --secret, `vars` masks the value and the line is kept out of the \
-      history file, for passwords and tokens.
+      history file, for passwords and tokens. `set NAME --secret` without a value asks for it on \
+      the terminal, without echo (or reads standard input's first line when that is not a \
+      terminal): a recorded walkthrough asks this way for the secrets typed while recording.
       """,
     signature: Signature([setName, valueArgument, secretFlag]),
-    examples: ["set product 42", "set greeting 'hello there'", "set token s3cr3t --secret"]
+    examples: [
+      "set product 42", "set greeting 'hello there'", "set token s3cr3t --secret",
+      "set password --secret",
+    ]
   ) { invocation in
     let name = try invocation[setName]
     guard Lexer.isValidVariableName(name.text) else {
@@ -116,9 +150,49 @@ enum Builtins {
         "bad variable name '\(name.text)'",
         hint: "names are letters, digits and '_', not starting with a digit", at: name.offset)
     }
-    invocation.session.variables[name.text] = try Variable(
-      invocation[valueArgument].text, isSecret: invocation[secretFlag])
+    let isSecret = invocation[secretFlag]
+    let value: String
+    if let given = invocation[valueArgument] {
+      value = given.text
+    } else if isSecret {
+      value = try askSecret(name, session: invocation.session)
+    } else {
+      throw ShellError(
+        "'set' needs a VALUE",
+        hint: "write 'set \(name.text) VALUE', or add --secret to be asked for it",
+        at: name.offset)
+    }
+    invocation.session.variables[name.text] = Variable(value, isSecret: isSecret)
     return .empty
+  }
+
+  /// The value of `set NAME --secret` given without one: from the session's answers, the
+  /// terminal (without echo), or standard input's first line.
+  static func askSecret(_ name: Word, session: Session) throws -> String {
+    if let answers = session.secretAnswers {
+      guard let answer = answers[name.text] else {
+        throw ShellError(
+          "no value for the secret '\(name.text)'",
+          hint: "it was not typed while this run was recorded or stepped through", at: name.offset)
+      }
+      return answer
+    }
+    let missing = ShellError(
+      "'set \(name.text) --secret' found no value to read",
+      hint: "type it at a terminal, or give it as standard input's first line", at: name.offset)
+    guard PasswordInput.canPrompt else {
+      guard let line = PasswordInput.firstLineOfStandardInput() else { throw missing }
+      return line
+    }
+    switch PasswordInput.prompt("\(name.text) (secret): ") {
+    case .entered(let typed): return typed
+    case .ended: throw missing
+    case .cancelled:
+      PasswordInput.deliverInterruptIfUnhandled()
+      throw ShellError(
+        "'set \(name.text) --secret' was cancelled", hint: "Ctrl-C at the prompt; nothing was set",
+        at: name.offset)
+    }
   }
 
   /// `unset`'s variable.

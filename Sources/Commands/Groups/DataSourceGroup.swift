@@ -20,7 +20,8 @@ enum DataSourceGroup {
       printed only when the data source goes from empty to non-empty or back.
       """,
     commands: [
-      new, list, drop, register, background, sectionAdd, sectionUpdate, sectionData,
+      new, list, drop, register, background, emptyState, tap, sectionAdd, sectionUpdate,
+      sectionData,
       sectionRemove, sectionClear, sectionSet, rowAdd, rowUpdate, rowRemove, rowsSet, rowsPatch,
       model, count, state, render,
     ])
@@ -209,6 +210,91 @@ enum DataSourceGroup {
     let text = invocation[textArgument]?.text
     try open.document.setBackground(text)
     return .text(text.map { "background: \($0)" } ?? "no background")
+  }
+
+  /// `empty-state --button TITLE`.
+  static let buttonOption = Option(
+    "button", .text, value: "TITLE", "the button's title (seed 000's actionText)")
+  /// `empty-state --action ACTION`.
+  static let actionOption = Option(
+    "action", .text, value: "ACTION",
+    "what a tap runs: 'add-row:TEXT' adds a first row, 'products' loads the example app's products")
+
+  static let emptyState = Command(
+    "empty-state", summary: "set the empty state: a message, and a button that runs an action",
+    discussion: """
+      The delegate's backgroundEmptyView(for:) gives seed 000's EmptyStateViewController while \
+      the data source has no rows: its view model is the message, the button's title \
+      (actionText) and the action handler. 'ds render' and 'ds state' show it; 'ds tap' taps \
+      the button, which runs the handler: 'add-row:TEXT' adds TEXT as the first row \
+      (add(row:at:) at [0, 0]), 'products' loads the example app's fifteen products, one \
+      section per family (update(allSections:)), fetched over HTTP the first time. The rows \
+      come back, so the empty state goes away. Departure: the seed's handler is any closure; \
+      here it is one of these two stored actions, so that it survives the session.
+      """,
+    signature: Signature([nameArgument, textArgument, buttonOption, actionOption]),
+    examples: [
+      "ds empty-state todo 'Nothing to do' --button 'Add a task' --action 'add-row:Buy milk'",
+      "ds empty-state shop 'No products yet' --button 'Load products' --action products",
+    ]
+  ) { invocation in
+    let open = try open(invocation)
+    guard let message = invocation[textArgument] else {
+      try open.document.setEmptyState(nil)
+      return .text("no empty state")
+    }
+    let button = invocation[buttonOption]
+    let actionWord = invocation[actionOption]
+    let action = try actionWord.map { word -> EmptyStateAction in
+      if word.text == "products" { return .loadProducts }
+      if word.text.hasPrefix("add-row:"), word.text.count > 8 {
+        return .addRow(String(word.text.dropFirst(8)))
+      }
+      throw ShellError(
+        "unknown action '\(word.text)'", hint: "use 'add-row:TEXT' or 'products'", at: word.offset)
+    }
+    if (button == nil) != (action == nil), let given = button ?? actionWord {
+      throw ShellError(
+        "a button needs both its title and its action",
+        hint: "give --button TITLE with --action ACTION", at: given.offset)
+    }
+    try open.document.setEmptyState(
+      EmptyStateSettings(message: message.text, actionText: button?.text, action: action))
+    var fields = [Field("message", .string(message.text))]
+    if let button, let action {
+      fields.append(Field("button", .string(button.text)))
+      fields.append(Field("action", .string(action.description)))
+    }
+    return .record(fields)
+  }
+
+  static let tap = Command(
+    "tap", summary: "tap the empty state's button: its action handler runs",
+    discussion: """
+      EmptyStateViewController's button: the handler set with 'ds empty-state --action' runs, \
+      and the mutation it makes notifies the delegate like any other. It is shown only while \
+      the data source has no rows, so a tap on a data source with rows is an error.
+      """,
+    signature: Signature([nameArgument]),
+    examples: ["ds tap todo"]
+  ) { invocation in
+    let open = try open(invocation)
+    let name = try invocation[nameArgument]
+    let rows = open.document.controller.totalRowCount
+    guard rows == 0 else { throw DataSourceError.emptyStateNotShown(name.text, rows: rows) }
+    guard let controller = open.delegate.backgroundEmptyView(), controller.hasButton else {
+      throw ShellError(
+        "'\(name.text)' shows no button while it is empty",
+        hint:
+          "give it one with 'ds empty-state \(name.text) MESSAGE --button TITLE --action ACTION'",
+        at: name.offset)
+    }
+    open.delegate.notifications = []
+    let did = try controller.tapActionButton()
+    var events = ["tapped '\(controller.viewModel.actionText ?? "")': \(did)"]
+    events += open.delegate.notifications.map(\.description)
+    if open.document.controller.totalRowCount > 0 { events.append("collectionState: nonEmpty") }
+    return .events(events)
   }
 
   // MARK: - Sections

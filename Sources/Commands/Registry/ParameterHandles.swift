@@ -205,6 +205,15 @@ extension SubjectDeclaring {
   }
 }
 
+extension Option {
+  /// The same argument, whose value is secret when the flag named `flag` is given.
+  func secret(withFlag flag: String) -> Self {
+    var copy = self
+    copy.parameter.secretWithFlag = flag
+    return copy
+  }
+}
+
 extension Argument {
   /// The same argument, whose value is secret when the flag named `flag` is given.
   func secret(withFlag flag: String) -> Self {

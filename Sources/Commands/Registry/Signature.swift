@@ -273,6 +273,16 @@ public struct Arguments {
     }.map(\.word.offset)
   }
 
+  /// The name of the parameter each secret word was given to, by the word's offset.
+  var secretParameterNames: [Int: String] {
+    let secret = Set(secretWordOffsets)
+    var names: [Int: String] = [:]
+    for entry in entries where secret.contains(entry.word.offset) {
+      names[entry.word.offset] = signature.parameters[entry.slot].name
+    }
+    return names
+  }
+
   private func isSecret(_ entry: Given) -> Bool {
     signature.secretSlots[entry.slot]
       || signature.parameters[entry.slot].isSecretValue?(entry.word.text) == true

@@ -181,18 +181,24 @@ struct TableViewDrawing {
   /// The delegate's background, in a frame with no separators.
   private func emptyState() -> String {
     let inner = width - 4
-    let message = controller.delegate?.backgroundEmptyView() ?? ""
-    let text = cut(message, inner)
-    let left = (inner - text.displayWidth) / 2
-    let centred = pad(String(repeating: " ", count: left) + text, inner)
-    return [
+    let empty = controller.delegate?.backgroundEmptyView()
+    func centred(_ text: String) -> String {
+      let text = cut(text, inner)
+      let left = (inner - text.displayWidth) / 2
+      return "│ " + pad(String(repeating: " ", count: left) + text, inner) + " │"
+    }
+    let blank = "│ " + String(repeating: " ", count: inner) + " │"
+    var lines = [
       "0 sections, 0 rows; the delegate's background is shown and separators are off",
-      "┌" + String(repeating: "─", count: width - 2) + "┐",
-      "│ " + String(repeating: " ", count: inner) + " │",
-      "│ " + centred + " │",
-      "│ " + String(repeating: " ", count: inner) + " │",
-      "└" + String(repeating: "─", count: width - 2) + "┘",
-    ].joined(separator: "\n")
+      "┌" + String(repeating: "─", count: width - 2) + "┐", blank,
+      centred(empty?.viewModel.message ?? ""),
+    ]
+    if let empty, empty.hasButton, let title = empty.viewModel.actionText {
+      // EmptyStateViewController's button; 'ds tap' taps it.
+      lines += [blank, centred("[ \(title) ]")]
+    }
+    lines += [blank, "└" + String(repeating: "─", count: width - 2) + "┘"]
+    return lines.joined(separator: "\n")
   }
 
   /// `left` and `right` on one line of `width` columns; the left text is cut first.

@@ -45,10 +45,16 @@ enum Diagnosis {
     switch error {
     case let error as NavigationError: return hint(for: error)
     case let error as DataSourceError:
-      if case .unknown(_, let suggestion) = error {
+      switch error {
+      case .unknown(_, let suggestion):
         return suggestion.map { "did you mean '\($0)'?" } ?? "see 'ds list'"
+      case .emptyStateNotShown(let name, _):
+        return "the empty state shows only while there are no rows; 'ds render \(name)' shows them"
+      case .noEmptyStateButton:
+        return "give it one with 'ds empty-state NAME MESSAGE --button TITLE --action ACTION'"
+      default:
+        return nil
       }
-      return nil
     case WorkspaceError.readOnly:
       return "make the file writable, or choose another workspace with --db"
     case WorkspaceError.busy:

@@ -164,7 +164,12 @@ public final class Interpreter {
       }
       if source.recordsHistory { source.accept(line.text, isSecret: prepared.containsSecret) }
       if settings.echo && frames.count == 1 { echo(line) }
-      if !execute(prepared, line: line) { return exitStatus.map { .exit($0) } ?? .stopped }
+      // `record start` keeps what is typed at the prompt, with what it printed.
+      let recorder = frame.isInteractive && frames.count == 1 ? session.recorder : nil
+      recorder?.begin(line, prepared: prepared, registry: registry)
+      let keepRunning = execute(prepared, line: line)
+      recorder?.end()
+      if !keepRunning { return exitStatus.map { .exit($0) } ?? .stopped }
     }
     return exitStatus.map { .exit($0) } ?? .finished
   }
@@ -281,6 +286,7 @@ public final class Interpreter {
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
   /// such as `serve`, whose output must be seen while they run.
   public func announce(_ text: String) {
+    session.recorder?.output(text + "\n")
     sink.standardOutput(text + "\n")
     sink.flush()
   }
@@ -392,14 +398,25 @@ public final class Interpreter {
       .map(TraceRendering.tree)
     switch session.outputMode {
     case .table:
-      let renderer = TextRenderer(useColor: settings.colorOutput, maxWidth: terminalWidth())
+      let width = terminalWidth()
+      let renderer = TextRenderer(useColor: settings.colorOutput, maxWidth: width)
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
       for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }
+      if let recorder = session.recorder {
+        // A recording keeps what a script prints: no colour, no terminal width.
+        let plain = TextRenderer(useColor: false)
+        if output != .empty { recorder.output(plain.render(output) + "\n") }
+        for tree in trees { recorder.output(plain.render(.tree(tree)) + "\n") }
+      }
     case .json:
       let renderer = JSONRenderer()
       if trees.isEmpty {
-        if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
+        if output != .empty {
+          let text = renderer.render(output) + "\n"
+          session.recorder?.output(text)
+          sink.standardOutput(text)
+        }
         return
       }
       let document = Value.object([
@@ -408,6 +425,7 @@ public final class Interpreter {
       ])
       var text = ""
       JSONRenderer.write(document, into: &text)
+      session.recorder?.output(text + "\n")
       sink.standardOutput(text + "\n")
     }
   }

@@ -150,7 +150,7 @@ struct PreparedLine {
     return raws.isEmpty || isExpectation(at: 0, registry: registry)
   }
 
-  private static func uninterpolated(_ raw: RawCommand) -> [Word] {
+  static func uninterpolated(_ raw: RawCommand) -> [Word] {
     raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
   }
 

@@ -135,6 +135,7 @@ extension Interpreter {
         text += String(repeating: " ", count: indent) + "^\n"
       }
       sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
+      session.recorder?.error(error, location: line.location(of: error.offset ?? 0))
       return
     }
     let location = line.location(of: error.offset ?? 0)
@@ -154,8 +155,9 @@ extension Interpreter {
       chain += chain.isEmpty ? "; in file included from " : ", from "
       chain += count > 1 ? "\(place) (×\(count))" : place
     }
-    sink.standardError(
-      "\(name):\(location.line):\(location.column): \(label) \(error.description.replacingNewlines())\(chain)\n"
-    )
+    let place = "\(name):\(location.line):\(location.column):"
+    let what = "\(error.description.replacingNewlines())\(chain)\n"
+    session.recorder?.scriptError("\(place) error: \(what)")
+    sink.standardError("\(place) \(label) \(what)")
   }
 }

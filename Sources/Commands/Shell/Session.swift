@@ -65,6 +65,12 @@ public final class Session {
   }
   /// Product ids from the last `product list`, offered by completion.
   public var listedProductIDs: [Int] = []
+  /// Answers for `set NAME --secret` given without a value, by name, instead of asking: a
+  /// recording's replay and step mode's way back fill it. Nil asks the terminal, or reads standard
+  /// input's first line when it is not one.
+  public var secretAnswers: [String: String]?
+  /// The recording of what is typed at the prompt, between `record start` and `record stop`.
+  public internal(set) var recorder: SessionRecorder?
   /// The live board, while it is open.
   public internal(set) var board: Board?
 
@@ -100,6 +106,14 @@ public final class Session {
 
   /// The tracer that controllers report to.
   public var tracer: Tracer { factory.tracer }
+
+  /// Hands the open board, if any, to `other`, which it follows from now on.
+  public func handBoard(to other: Session) {
+    guard let board else { return }
+    self.board = nil
+    other.board = board
+    board.move(to: other)
+  }
 }
 
 /// The factory, for the embedded API's start-up closure, which is made before the factory is.

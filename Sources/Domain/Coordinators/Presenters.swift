@@ -137,8 +137,10 @@ public final class TableViewProvider: DataSourceControllerDelegate {
     dataSourceController.delegate = self
   }
 
-  /// The empty list's message.
-  public func backgroundEmptyView() -> String? { background }
+  /// The empty list's message, as an empty state without a button.
+  public func backgroundEmptyView() -> EmptyStateViewController? {
+    background.map { EmptyStateViewController(viewModel: .init(message: $0)) }
+  }
 
   /// tableView(_:didSelectRowAt:): asks the presenter to send the row's event.
   public func didSelectRow(at indexPath: IndexPath) throws(NavigationError) {

@@ -23,8 +23,9 @@ public enum DataSourceMutation: Sendable, Equatable, CustomStringConvertible {
 /// Hears about mutations, and supplies the view shown when there are no rows (the seed's
 /// `DataSourceControllerDelegate`; every method is optional).
 public protocol DataSourceControllerDelegate: AnyObject {
-  /// The background shown while `totalRowCount` is 0, as text; nil shows nothing.
-  func backgroundEmptyView() -> String?
+  /// The background shown while `totalRowCount` is 0: seed 000's EmptyStateViewController, or
+  /// nil for nothing.
+  func backgroundEmptyView() -> EmptyStateViewController?
   /// Everything changed.
   func dataSourceWasMutated(_ controller: DataSourceController)
   /// One section changed.
@@ -35,7 +36,7 @@ public protocol DataSourceControllerDelegate: AnyObject {
 
 extension DataSourceControllerDelegate {
   /// No background by default.
-  public func backgroundEmptyView() -> String? { nil }
+  public func backgroundEmptyView() -> EmptyStateViewController? { nil }
   /// Ignored by default.
   public func dataSourceWasMutated(_ controller: DataSourceController) {}
   /// Ignored by default.

@@ -23,8 +23,11 @@ public final class DataSourceDocument: @unchecked Sendable {
   public let name: String
   /// The controller, with its sections and registrations.
   public let controller: DataSourceController
-  /// The text shown when there are no rows (the delegate's background view); nil for none.
-  public private(set) var backgroundMessage: String?
+  /// What the delegate's background shows while there are no rows: a message, and a button
+  /// with its action; nil for nothing.
+  public private(set) var emptyState: EmptyStateSettings?
+  /// The empty state's message; nil for none.
+  public var backgroundMessage: String? { emptyState?.message }
   private let workspace: Workspace
   private let materials: DataSourceMaterials
   private let tracer: Tracing
@@ -48,12 +51,12 @@ public final class DataSourceDocument: @unchecked Sendable {
   }
 
   init(
-    name: String, controller: DataSourceController, background: String?, layout: [SectionLayout],
-    workspace: Workspace, materials: DataSourceMaterials, tracer: Tracing
+    name: String, controller: DataSourceController, emptyState: EmptyStateSettings?,
+    layout: [SectionLayout], workspace: Workspace, materials: DataSourceMaterials, tracer: Tracing
   ) {
     self.name = name
     self.controller = controller
-    self.backgroundMessage = background
+    self.emptyState = emptyState
     self.layout = layout
     self.workspace = workspace
     self.materials = materials
@@ -89,7 +92,7 @@ public final class DataSourceDocument: @unchecked Sendable {
       attributes: [("name", name), ("sections", String(sections.count))]
     ) { span in
       let document = DataSourceDocument(
-        name: name, controller: materials.makeController(sections), background: nil,
+        name: name, controller: materials.makeController(sections), emptyState: nil,
         layout: [], workspace: workspace, materials: materials, tracer: tracer)
       try workspace.write("creating a data source") { db in
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM data_source WHERE name = ?", arguments: [name])
@@ -115,7 +118,11 @@ public final class DataSourceDocument: @unchecked Sendable {
       try workspace.read { db in
         guard
           let source = try Row.fetchOne(
-            db, sql: "SELECT registrations, background FROM data_source WHERE name = ?",
+            db,
+            sql: """
+              SELECT registrations, background, empty_action_text, empty_action
+              FROM data_source WHERE name = ?
+              """,
             arguments: [name])
         else {
           let names = try String.fetchAll(db, sql: "SELECT name FROM data_source")
@@ -160,8 +167,12 @@ public final class DataSourceDocument: @unchecked Sendable {
         }
         span.setAttribute("rows", String(controller.totalRowCount))
         return DataSourceDocument(
-          name: name, controller: controller, background: source["background"], layout: layout,
-          workspace: workspace, materials: materials, tracer: tracer)
+          name: name, controller: controller,
+          emptyState: (source["background"] as String?).map {
+            EmptyStateSettings(
+              message: $0, actionText: source["empty_action_text"],
+              action: EmptyStateAction(stored: source["empty_action"]))
+          }, layout: layout, workspace: workspace, materials: materials, tracer: tracer)
       }
     }
   }
@@ -193,13 +204,22 @@ public final class DataSourceDocument: @unchecked Sendable {
     }
   }
 
-  /// Sets the text shown when there are no rows; nil shows none.
-  public func setBackground(_ message: String?) throws {
-    backgroundMessage = message
-    try workspace.write("setting a background message") { db in
+  /// Sets what is shown when there are no rows; nil shows nothing.
+  public func setEmptyState(_ settings: EmptyStateSettings?) throws {
+    try workspace.write("setting the empty state") { db in
       try db.execute(
-        sql: "UPDATE data_source SET background = ? WHERE name = ?", arguments: [message, name])
+        sql: """
+          UPDATE data_source SET background = ?, empty_action_text = ?, empty_action = ?
+          WHERE name = ?
+          """,
+        arguments: [settings?.message, settings?.actionText, settings?.action?.stored, name])
     }
+    emptyState = settings
+  }
+
+  /// Sets the text shown when there are no rows, without a button; nil shows none.
+  public func setBackground(_ message: String?) throws {
+    try setEmptyState(message.map { EmptyStateSettings(message: $0) })
   }
 
   // MARK: - Mutations
@@ -503,6 +523,15 @@ extension DataSourceDocument {
   ///
   /// Data sources: sections ordered by position, rows in blocks ordered by position, so that
   /// a row mutation rewrites one block and nothing renumbers every row.
+  /// The empty state's button: its title and what it does (`add-row:TEXT` or `products`).
+  static let emptyStateMigration = Migration(identifier: "v10-empty-state-actions") { db in
+    try db.execute(
+      sql: """
+        ALTER TABLE data_source ADD COLUMN empty_action_text TEXT;
+        ALTER TABLE data_source ADD COLUMN empty_action TEXT;
+        """)
+  }
+
   static let migration = Migration(identifier: "v3-data-sources") { db in
     try db.execute(
       sql: """

@@ -90,13 +90,18 @@ public enum DataSourceError: Error, Equatable, CustomStringConvertible, SubjectE
   case unknownCellController(String)
   /// The stored data source could not be read.
   case corrupt(String)
+  /// The empty state was tapped, but it has no button, or the list is not empty.
+  case noEmptyStateButton
+  /// The empty state's button was tapped while the list has rows, so it is not shown.
+  case emptyStateNotShown(String, rows: Int)
 
   /// The input the error concerns.
   public var subject: ErrorSubject? {
     switch self {
     case .unknown(let name, _), .exists(let name): return .dataSource(name)
     case .unknownCellController(let name): return ErrorSubject(.value, name)
-    case .invalidModel, .corrupt: return nil
+    case .emptyStateNotShown(let name, _): return .dataSource(name)
+    case .invalidModel, .corrupt, .noEmptyStateButton: return nil
     }
   }
 
@@ -110,6 +115,9 @@ public enum DataSourceError: Error, Equatable, CustomStringConvertible, SubjectE
       return
         "no cell data controller named '\(name)'; there are \(CellControllers.names.joined(separator: ", "))"
     case .corrupt(let detail): return "the stored data source is damaged: \(detail)"
+    case .noEmptyStateButton: return "the empty state has no button to tap"
+    case .emptyStateNotShown(let name, let rows):
+      return "'\(name)' has \(rows) row\(rows == 1 ? "" : "s"), so its empty state is not shown"
     }
   }
 }

@@ -19,19 +19,19 @@ public final class OpenDataSource {
 /// them to the tracer, and shows the data source's stored background message.
 public final class RecordingDelegate: DataSourceControllerDelegate {
   private let tracer: Tracing
-  private let background: () -> String?
+  private let background: () -> EmptyStateViewController?
   /// The notifications since they were last cleared.
   public var notifications: [DataSourceMutation] = []
   /// The stored data source it reports for, if it is one.
   public var name: String?
 
-  init(tracer: Tracing, background: @escaping () -> String?) {
+  init(tracer: Tracing, background: @escaping () -> EmptyStateViewController?) {
     self.tracer = tracer
     self.background = background
   }
 
-  /// The stored background message.
-  public func backgroundEmptyView() -> String? { background() }
+  /// The data source's empty state, built with its stored message and button.
+  public func backgroundEmptyView() -> EmptyStateViewController? { background() }
 
   /// Records a reload of everything.
   public func dataSourceWasMutated(_ controller: DataSourceController) { record(.all) }
@@ -130,6 +130,12 @@ public final class DataSourceFactory: Factory {
     "the DataSourceControllerDelegate that shows each mutation's notifications"
   ) { $0.dataSource.recordingDelegate { nil } }
 
+  static let emptyStateComponent = ComponentDeclaration<EmptyStateViewController>(
+    "emptyStateViewController", of: DataSourceFactory.self, .prototype,
+    "what an empty list shows: a message, and a button whose tap runs its handler (seed 000)",
+    input: "a view model"
+  ) { $0.dataSource.emptyStateViewController(viewModel: .init(message: "Nothing here yet")) }
+
   static let tableViewProviderComponent = ComponentDeclaration<TableViewProvider>(
     "tableViewProvider", of: DataSourceFactory.self, .prototype,
     "a screen's list: its DataSourceController, cells, and row selection (the guide's provider)",
@@ -141,7 +147,7 @@ public final class DataSourceFactory: Factory {
   static let components = [
     dataSourceControllerComponent.component, libraryComponent.component,
     openDataSourceComponent.component, recordingDelegateComponent.component,
-    tableViewProviderComponent.component,
+    emptyStateComponent.component, tableViewProviderComponent.component,
   ]
 
   /// A new DataSourceController with these sections, whose cells translate products with a new
@@ -175,12 +181,50 @@ public final class DataSourceFactory: Factory {
     core.prototype(Self.openDataSourceComponent) {
       OpenDataSource(
         document: document,
-        delegate: recordingDelegate { [unowned document] in document.backgroundMessage })
+        delegate: recordingDelegate { [unowned self, unowned document] in
+          emptyState(of: document)
+        })
     }
   }
 
+  /// A new EmptyStateViewController.
+  public func emptyStateViewController(viewModel: EmptyStateViewController.ViewModel)
+    -> EmptyStateViewController
+  {
+    core.prototype(Self.emptyStateComponent) { EmptyStateViewController(viewModel: viewModel) }
+  }
+
+  /// The empty state of a stored data source, its button wired to the stored action.
+  func emptyState(of document: DataSourceDocument) -> EmptyStateViewController? {
+    guard let settings = document.emptyState else { return nil }
+    var handler: (() throws -> String)?
+    switch settings.action {
+    case .addRow(let text)?:
+      handler = { [unowned document] in
+        try document.mutate("add(row:at:)") {
+          $0.add(row: .text(text), at: IndexPath(row: 0, section: 0))
+        }
+        return "added '\(text)' as the first row"
+      }
+    case .loadProducts?:
+      handler = { [unowned self, unowned document] in
+        let products = try root.main.mediaLibrary.mediaItems()
+        let sections = Section.byFamily(products, counting: "product")
+        try document.mutate("update(allSections:)") { $0.update(allSections: sections) }
+        return "loaded \(products.count) products in \(sections.count) sections"
+      }
+    case nil:
+      handler = nil
+    }
+    return emptyStateViewController(
+      viewModel: .init(
+        message: settings.message, actionText: settings.actionText, actionHandler: handler))
+  }
+
   /// A new delegate showing `background` when the data source is empty.
-  public func recordingDelegate(background: @escaping () -> String?) -> RecordingDelegate {
+  public func recordingDelegate(background: @escaping () -> EmptyStateViewController?)
+    -> RecordingDelegate
+  {
     core.prototype(Self.recordingDelegateComponent) {
       RecordingDelegate(tracer: root.tracer, background: background)
     }

@@ -28,6 +28,7 @@ enum WorkspaceSchema {
       RepositoryStore.migration,
       EmbeddedAPIState.addressMigration,
       RepositoryStore.textPagingMigration,
+      DataSourceDocument.emptyStateMigration,
     ]
 
   /// A migrator with every migration registered, in order.

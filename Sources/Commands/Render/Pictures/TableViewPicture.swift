@@ -32,10 +32,20 @@ struct TableViewPicture {
     }
     let total = controller.totalRowCount
     guard total > 0 else {
-      let message = controller.delegate?.backgroundEmptyView() ?? ""
+      let empty = controller.delegate?.backgroundEmptyView()
       svg.open("empty")
       svg.rect(x: 16, y: y, width: width - 32, height: 120, radius: 12, classes: "group")
-      svg.text(message, x: width / 2, y: y + 66, classes: "background", anchor: "middle")
+      let message = empty?.viewModel.message ?? ""
+      svg.text(
+        message, x: width / 2, y: y + (empty?.hasButton == true ? 50 : 66),
+        classes: "background", anchor: "middle")
+      if let empty, empty.hasButton, let title = empty.viewModel.actionText {
+        let buttonWidth = Double(title.count) * 8.4 + 40
+        svg.rect(
+          x: width / 2 - buttonWidth / 2, y: y + 66, width: buttonWidth, height: 32, radius: 16,
+          classes: "button")
+        svg.text(title, x: width / 2, y: y + 87, classes: "button-title", anchor: "middle")
+      }
       svg.close()
       return svg.document(
         width: width, height: y + 136, label: "empty table view", style: Self.style,
@@ -141,8 +151,12 @@ struct TableViewPicture {
     var body = ""
     if let title { body += "<h1>\(SVG.escape(title))</h1>\n" }
     if controller.totalRowCount == 0 {
-      let message = controller.delegate?.backgroundEmptyView() ?? ""
-      body += "<div class=\"empty\">\(SVG.escape(message))</div>\n"
+      let empty = controller.delegate?.backgroundEmptyView()
+      body += "<div class=\"empty\">\(SVG.escape(empty?.viewModel.message ?? ""))"
+      if let empty, empty.hasButton, let title = empty.viewModel.actionText {
+        body += "<button type=\"button\">\(SVG.escape(title))</button>"
+      }
+      body += "</div>\n"
     }
     for (section, rows) in controller.totalRowCount == 0 ? [] : window() {
       let data = controller.sectionDataController(at: section.index)
@@ -217,6 +231,8 @@ struct TableViewPicture {
     .detail { font-size: 14px; fill: #555; }
     .header, .footer, .more { font-size: 13px; fill: #444; }
     .background { font-size: 17px; fill: #444; }
+    .button { fill: #007aff; }
+    .button-title { font-size: 15px; fill: #fff; font-weight: 600; }
     .paper { fill: #f2f2f7; }
 
     """

@@ -1,0 +1,124 @@
+import Foundation
+
+/// `record`: turns what is typed at the prompt into a verified walkthrough.
+enum RecordGroup {
+  static let group = CommandGroup(
+    "record", summary: "record what you type at the prompt as a walkthrough and its transcript",
+    discussion: """
+      'record start FILE.ash' keeps every line typed at the prompt from then on, with what it \
+      printed. 'record stop' writes FILE.ash and its transcript FILE.out (mode 0600), then replays \
+      FILE.ash at once in a fresh in-memory workspace and says whether it reproduces the \
+      transcript, with the first difference when it does not. Durations, times, ports and \
+      tokens are compared as the transcript tests compare them. A '#' line typed is narration. \
+      A line that failed is kept, followed by the 'expect fails' that describes its error. A \
+      secret typed on a line (a --password, a value set with --secret) is written as \
+      'set NAME --secret', which asks for it when the walkthrough runs, and the line uses \
+      $NAME: nothing secret is written. Variables set before the recording started and used \
+      in it are set at the top. Check the walkthrough later with 'archsh --check FILE.ash'.
+      """,
+    commands: [start, stop, status])
+
+  /// `start FILE`.
+  static let fileArgument = Argument("FILE", .path, "the walkthrough to write, ending in .ash")
+
+  /// `start --force`.
+  static let forceFlag = Flag("force", "replace FILE and its .out when they exist")
+
+  static let start = Command(
+    "start", summary: "start recording the lines typed at the prompt",
+    signature: Signature([fileArgument, forceFlag]),
+    examples: ["record start tour.ash", "record start tour.ash --force"]
+  ) { invocation in
+    let file = try invocation[fileArgument]
+    let session = invocation.session
+    if let recorder = session.recorder {
+      throw ShellError(
+        "already recording to \(recorder.path)", hint: "'record stop' writes it first",
+        at: file.offset)
+    }
+    guard invocation.interpreter.frames.count == 1, invocation.interpreter.frames[0].isInteractive
+    else {
+      throw ShellError(
+        "'record start' records what is typed at the prompt",
+        hint: "a script is a walkthrough already: check it with 'archsh --check FILE.ash'",
+        at: file.offset)
+    }
+    guard file.text.hasSuffix(".ash"), file.text.count > 4 else {
+      throw ShellError(
+        "a walkthrough's name ends in .ash", hint: "for example 'record start tour.ash'",
+        at: file.offset)
+    }
+    let path = invocation.paths.resolve(file.text)
+    let transcript = WalkthroughReplay.transcriptPath(for: path)
+    if !invocation[forceFlag] {
+      for existing in [path, transcript] where FileManager.default.fileExists(atPath: existing) {
+        throw ShellError(
+          "'\(existing)' exists", hint: "choose another name, or add --force to replace it",
+          at: file.offset)
+      }
+    }
+    var isDirectory: ObjCBool = false
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty,
+      !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+        || !isDirectory.boolValue
+    {
+      throw ShellError(
+        "no folder '\(folder)' to write '\(file.text)' in",
+        hint: invocation.paths.hint(for: file.text),
+        at: file.offset)
+    }
+    session.recorder = SessionRecorder(path: path, variables: session.variables)
+    return .text(
+      "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'"
+    )
+  }
+
+  static let stop = Command(
+    "stop", summary: "write the walkthrough and its transcript, and replay it to check it",
+    examples: ["record stop"]
+  ) { invocation in
+    let session = invocation.session
+    guard let recorder = session.recorder else {
+      throw ShellError("nothing is being recorded", hint: "start with 'record start FILE.ash'")
+    }
+    session.recorder = nil
+    let settings = invocation.interpreter.settings
+    let (script, transcript) = recorder.compose(
+      prompt: settings.prompt, continuationPrompt: settings.continuationPrompt)
+    try PrivateFile.write(script, to: recorder.path)
+    try PrivateFile.write(transcript, to: recorder.transcriptPath)
+    let lines = script.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+    var text =
+      "wrote \(recorder.path) (\(lines) line\(lines == 1 ? "" : "s")) and \(recorder.transcriptPath)\n"
+    let replay = WalkthroughReplay.run(
+      path: recorder.path, apiURL: session.options.apiURL, secrets: recorder.secrets)
+    if let difference = Transcript.firstDifference(expected: transcript, actual: replay.output) {
+      text +=
+        "replayed in a fresh in-memory workspace: it does NOT reproduce its transcript; the first difference is at line \(difference.line) of \(recorder.transcriptPath):\n"
+      text += "  recorded: \(difference.expected ?? "(the end of the transcript)")\n"
+      text += "  replayed: \(difference.actual ?? "(the end of the replay)")"
+    } else if replay.status != 0 {
+      text +=
+        "replayed in a fresh in-memory workspace: it reproduces its transcript, but ended with status \(replay.status)"
+    } else {
+      text +=
+        "replayed in a fresh in-memory workspace: it reproduces its transcript (check it again with 'archsh --check \(recorder.path)')"
+    }
+    return .text(text)
+  }
+
+  static let status = Command(
+    "status", summary: "whether a recording runs, where to, and how many lines it holds",
+    examples: ["record status"]
+  ) { invocation in
+    guard let recorder = invocation.session.recorder else {
+      return .record([Field("recording", .bool(false))])
+    }
+    return .record([
+      Field("recording", .bool(true)), Field("file", .string(recorder.path)),
+      Field("transcript", .string(recorder.transcriptPath)),
+      Field("lines", .int(recorder.lineCount)),
+    ])
+  }
+}

@@ -1,0 +1,240 @@
+import Foundation
+
+/// `record start FILE.ash` … `record stop`: what is typed at the prompt, kept as a walkthrough and
+/// its transcript.
+///
+/// Each line typed is kept with what it printed, rendered as a script run with `--echo` prints it
+/// (no colour, no terminal width, errors as `FILE:line:col`). `#` lines are the narration. A line
+/// that failed is followed by the `expect fails` that describes its error, so the walkthrough goes
+/// on past it. A secret typed on a line is written as `set NAME --secret`, which asks for it, and
+/// the line uses `$NAME`: nothing secret reaches either file.
+public final class SessionRecorder {
+  /// The walkthrough being recorded.
+  public let path: String
+  /// Its transcript.
+  public var transcriptPath: String { WalkthroughReplay.transcriptPath(for: path) }
+  /// The variables that existed when the recording started, which the walkthrough must set
+  /// itself if it uses them.
+  let variablesAtStart: [String: Variable]
+
+  /// One line typed at the prompt.
+  struct Entry {
+    /// What the walkthrough holds for it: `set NAME --secret` lines first, then the line.
+    var setLines: [String]
+    var line: String
+    /// What it printed, as a script prints it; an error is kept apart, to be placed at its line.
+    var output: String
+    var error: (message: String, description: String, lineOffset: Int, column: Int)?
+    var isComment: Bool
+  }
+
+  private(set) var entries: [Entry] = []
+  private var current: Entry?
+  private var firstPhysicalNumber = 0
+  /// The secrets typed, by the name the walkthrough asks for them with; kept in memory only, for
+  /// the replay.
+  private(set) var secrets: [String: String] = [:]
+
+  init(path: String, variables: [String: Variable]) {
+    self.path = path
+    self.variablesAtStart = variables
+  }
+
+  /// How many lines are recorded so far.
+  public var lineCount: Int { entries.count }
+
+  // MARK: - Hooks the interpreter calls for each line typed at the prompt
+
+  func begin(_ line: LogicalLine, prepared: PreparedLine, registry: CommandRegistry) {
+    let trimmed = line.text.trimmingCharacters(in: .whitespaces)
+    firstPhysicalNumber = line.lineNumber(of: 0)
+    if trimmed.isEmpty || trimmed.hasPrefix("#") {
+      current = Entry(setLines: [], line: line.text, output: "", error: nil, isComment: true)
+      return
+    }
+    let (setLines, text) = replacingSecrets(line.text, prepared: prepared, registry: registry)
+    current = Entry(setLines: setLines, line: text, output: "", error: nil, isComment: false)
+  }
+
+  func output(_ text: String) { current?.output += text }
+
+  func error(_ error: ShellError, location: (line: Int, column: Int)) {
+    guard current != nil, current?.error == nil else { return }
+    current?.error = (
+      error.message, error.description.replacingNewlines(), location.line - firstPhysicalNumber,
+      location.column
+    )
+  }
+
+  /// An error already in script form (inside a file that a typed `source` ran).
+  func scriptError(_ text: String) { current?.output += text }
+
+  func end() {
+    guard let entry = current else { return }
+    current = nil
+    // `record …` lines are about the recording, not part of it.
+    if !entry.isComment, entry.line.trimmingCharacters(in: .whitespaces).hasPrefix("record ") {
+      return
+    }
+    entries.append(entry)
+  }
+
+  // MARK: - Secrets
+
+  /// The line with each secret word replaced by `"${NAME}"`, and the `set NAME --secret` lines
+  /// that ask for them; `set NAME VALUE --secret` itself becomes `set NAME --secret`.
+  private func replacingSecrets(
+    _ text: String, prepared: PreparedLine, registry: CommandRegistry
+  ) -> ([String], String) {
+    guard prepared.containsSecret, case .success(let raws) = prepared.commands else {
+      return ([], text)
+    }
+    var replacements: [(range: Range<Int>, with: String)] = []
+    var setLines: [String] = []
+    for raw in raws {
+      let words = PreparedLine.uninterpolated(raw)
+      guard let parsed = try? ParsedCommand.parse(words, registry: registry) else { continue }
+      let offsets = parsed.secretWordOffsets
+      guard !offsets.isEmpty else { continue }
+      let bytes = Array(text.utf8)
+      if parsed.resolution.command === Builtins.set, words.count >= 3 {
+        // `set NAME VALUE --secret`: the walkthrough asks for VALUE.
+        for offset in offsets {
+          guard let word = words.first(where: { $0.offset == offset }) else { continue }
+          secrets[words[1].text] = word.text
+          replacements.append((Self.wordRange(in: bytes, at: offset), ""))
+        }
+        continue
+      }
+      let parameters = parsed.arguments.secretParameterNames
+      for offset in offsets {
+        guard let index = words.firstIndex(where: { $0.offset == offset }) else { continue }
+        let name = secretName(words[index].text, parameter: parameters[offset])
+        if secrets[name] == nil {
+          secrets[name] = words[index].text
+          setLines.append("set \(name) --secret")
+        }
+        replacements.append((Self.wordRange(in: bytes, at: offset), "\"${\(name)}\""))
+      }
+    }
+    var bytes = Array(text.utf8)
+    for replacement in replacements.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+      bytes.replaceSubrange(replacement.range, with: Array(replacement.with.utf8))
+    }
+    var line = String(decoding: bytes, as: UTF8.self)
+    // `set NAME  --secret` after the value went.
+    while line.contains("  ") { line = line.replacingOccurrences(of: "  ", with: " ") }
+    return (setLines, line.trimmingCharacters(in: .whitespaces))
+  }
+
+  /// A variable name for a secret: the parameter it was given to (`PASSWORD` → `password`,
+  /// `--header` → `header`), else `secret`; a different value under a name already used gets a
+  /// number.
+  private func secretName(_ value: String, parameter: String?) -> String {
+    var base = "secret"
+    if let parameter {
+      let cleaned = String(
+        parameter.lowercased().drop { $0 == "-" }.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+      if Lexer.isValidVariableName(cleaned) { base = cleaned }
+    }
+    var name = base
+    var number = 2
+    while let taken = secrets[name], taken != value {
+      name = base + String(number)
+      number += 1
+    }
+    return name
+  }
+
+  /// The bytes of the word that starts at `offset`: to the next blank or `;` outside quotes.
+  static func wordRange(in bytes: [UInt8], at offset: Int) -> Range<Int> {
+    var index = offset
+    var quote: UInt8?
+    while index < bytes.count {
+      let byte = bytes[index]
+      if let open = quote {
+        if byte == open {
+          quote = nil
+        } else if byte == UInt8(ascii: "\\"), open == 34 {
+          index += 1
+        }
+      } else if byte == 39 || byte == 34 {
+        quote = byte
+      } else if byte == UInt8(ascii: "\\") {
+        index += 1
+      } else if byte == 32 || byte == 9 || byte == 10 || byte == UInt8(ascii: ";") {
+        break
+      }
+      index += 1
+    }
+    return offset..<min(index, bytes.count)
+  }
+
+  /// A message as an argument: in double quotes when nothing in it is special there (a message
+  /// often holds single quotes), else as the lexer quotes it.
+  static func quoted(_ text: String) -> String {
+    text.contains(where: { "\"$\\`".contains($0) }) ? Lexer.quoted(text) : "\"" + text + "\""
+  }
+
+  // MARK: - Writing
+
+  /// The walkthrough and its transcript, as `--echo` prints it.
+  func compose(prompt: String, continuationPrompt: String) -> (script: String, transcript: String) {
+    var script = ""
+    var transcript = ""
+    var number = 0
+    func add(_ line: String, shown: String) {
+      script += line + "\n"
+      number += line.split(separator: "\n", omittingEmptySubsequences: false).count
+      transcript += shown
+    }
+    func echoed(_ line: String) -> String {
+      line.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map {
+        ($0.offset == 0 ? prompt : continuationPrompt) + $0.element + "\n"
+      }.joined()
+    }
+    // Variables set before the recording started, which the lines use.
+    let used = entries.filter { !$0.isComment }.map(\.line).joined(separator: "\n")
+    let setInRecording = Set(
+      entries.compactMap { entry -> String? in
+        let words = entry.line.split(separator: " ")
+        return words.first == "set" && words.count >= 2 ? String(words[1]) : nil
+      })
+    let inherited = variablesAtStart.keys.sorted().filter { name in
+      !setInRecording.contains(name)
+        && (used.contains("$" + name) || used.contains("${" + name + "}"))
+    }
+    if !inherited.isEmpty {
+      add(
+        "# Variables set before the recording started.",
+        shown: "# Variables set before the recording started.\n")
+      for name in inherited {
+        guard let variable = variablesAtStart[name] else { continue }
+        let line: String
+        if variable.isSecret {
+          secrets[name] = variable.value
+          line = "set \(name) --secret"
+        } else {
+          line = "set \(name) \(Lexer.quoted(variable.value))"
+        }
+        add(line, shown: echoed(line))
+      }
+    }
+    for entry in entries {
+      if entry.isComment {
+        add(entry.line, shown: entry.line + "\n")
+        continue
+      }
+      for line in entry.setLines { add(line, shown: echoed(line)) }
+      let first = number + 1
+      add(entry.line, shown: echoed(entry.line) + entry.output)
+      if let error = entry.error {
+        transcript +=
+          "\(path):\(first + error.lineOffset):\(error.column): error: \(error.description)\n"
+        let expectation = "expect fails \(Self.quoted(error.message))"
+        add(expectation, shown: echoed(expectation))
+      }
+    }
+    return (script, transcript)
+  }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// A walkthrough read as a presenter sees it: chapters (`## Title` comment lines), and steps, each
+/// one command with the narration written just above it (the `#` comment lines with no blank line
+/// between them and the command) and the `expect` lines that check it.
+public struct WalkthroughScript: Sendable {
+  /// One command of the walkthrough.
+  public struct Step: Sendable, Equatable {
+    /// Its number, from 1.
+    public var number: Int
+    /// The index of its chapter in `chapters`, or nil before the first chapter.
+    public var chapter: Int?
+    /// The narration: the comment lines just above it, without their `# `.
+    public var narration: [String]
+    /// Its physical lines with their line numbers: the command (with any `\` continuation lines),
+    /// then the `expect` lines that follow it.
+    public var lines: [SourceLine]
+  }
+
+  /// The one-line summary: the first line's comment.
+  public var summary: String
+  /// The chapter titles, in order.
+  public var chapters: [String]
+  /// The steps, in order.
+  public var steps: [Step]
+
+  /// Reads a walkthrough's text.
+  public init(contents: String) {
+    var physical = contents.split(separator: "\n", omittingEmptySubsequences: false).map {
+      $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+    }
+    if physical.last == "" { physical.removeLast() }
+    summary = ""
+    chapters = []
+    steps = []
+    var narration: [String] = []
+    var index = 0
+    while index < physical.count {
+      let number = index + 1
+      let text = physical[index]
+      index += 1
+      let trimmed = text.trimmingCharacters(in: .whitespaces)
+      if number == 1, trimmed.hasPrefix("#"), !trimmed.hasPrefix("##") {
+        summary = Self.commentText(trimmed)
+      }
+      if trimmed.isEmpty {
+        narration = []
+        continue
+      }
+      if trimmed.hasPrefix("## ") || trimmed == "##" {
+        chapters.append(String(trimmed.dropFirst(2)).trimmingCharacters(in: .whitespaces))
+        narration = []
+        continue
+      }
+      if trimmed.hasPrefix("#") {
+        narration.append(Self.commentText(trimmed))
+        continue
+      }
+      var lines = [SourceLine(text, number: number)]
+      var joined = text
+      while Lexer.needsContinuation(joined), index < physical.count {
+        lines.append(SourceLine(physical[index], number: index + 1))
+        joined += "\n" + physical[index]
+        index += 1
+      }
+      let isExpect = trimmed.hasPrefix("expect ") || trimmed == "expect"
+      if isExpect, narration.isEmpty, !steps.isEmpty {
+        steps[steps.count - 1].lines += lines
+        continue
+      }
+      steps.append(
+        Step(
+          number: steps.count + 1, chapter: chapters.isEmpty ? nil : chapters.count - 1,
+          narration: narration, lines: lines))
+      narration = []
+    }
+  }
+
+  private static func commentText(_ line: String) -> String {
+    var text = line.drop { $0 == "#" }
+    if text.first == " " { text = text.dropFirst() }
+    return String(text)
+  }
+
+  /// The first step of chapter `index`, or nil when the chapter holds none.
+  public func firstStep(ofChapter index: Int) -> Int? {
+    steps.firstIndex { $0.chapter == index }
+  }
+
+  /// The chapter that `name` picks: a title, matched without regard to case (a unique prefix is
+  /// enough), or a number from 1.
+  public func chapter(named name: String) -> Int? {
+    if let number = Int(name), number >= 1, number <= chapters.count { return number - 1 }
+    let wanted = name.lowercased()
+    if let exact = chapters.firstIndex(where: { $0.lowercased() == wanted }) { return exact }
+    let prefixed = chapters.indices.filter { chapters[$0].lowercased().hasPrefix(wanted) }
+    return prefixed.count == 1 ? prefixed[0] : nil
+  }
+}
+
+/// The walkthroughs archsh ships, wherever they are: `$ARCHSH_WALKTHROUGHS`, a `share/archsh/examples`
+/// folder next to the binary's, the source tree the binary was built in (found upwards from the
+/// binary, or where this file was compiled).
+public enum Walkthroughs {
+  /// The folder that holds the walkthroughs, or nil when none is found.
+  public static var directory: String? {
+    var candidates: [String] = []
+    if let variable = getenv("ARCHSH_WALKTHROUGHS") { candidates.append(String(cString: variable)) }
+    if let executable = executablePath() {
+      var folder = (executable as NSString).deletingLastPathComponent
+      candidates.append(folder + "/../share/archsh/examples")
+      for _ in 0..<4 {
+        folder = (folder as NSString).deletingLastPathComponent
+        candidates.append(folder + "/examples")
+      }
+    }
+    var source = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { source.deleteLastPathComponent() }
+    candidates.append(source.path + "/examples")
+    return candidates.first { FileManager.default.fileExists(atPath: $0 + "/basics.ash") }
+      .map { ($0 as NSString).standardizingPath }
+  }
+
+  private static func executablePath() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// One walkthrough: its name, file, summary and chapters.
+  public struct Entry: Sendable {
+    /// The name `--tour` takes: the file name without `.ash`.
+    public var name: String
+    /// The file.
+    public var path: String
+    /// Its one-line summary.
+    public var summary: String
+    /// Its chapters.
+    public var chapters: [String]
+    /// How many steps it has.
+    public var steps: Int
+  }
+
+  /// Every walkthrough, by name.
+  public static func all() -> [Entry] {
+    guard let directory else { return [] }
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasSuffix(".ash") }.sorted()
+    return names.compactMap { name in
+      let path = directory + "/" + name
+      guard let data = FileManager.default.contents(atPath: path) else { return nil }
+      let script = WalkthroughScript(contents: String(decoding: data, as: UTF8.self))
+      return Entry(
+        name: String(name.dropLast(4)), path: path, summary: script.summary,
+        chapters: script.chapters, steps: script.steps.count)
+    }
+  }
+
+  /// The file of the walkthrough `name`, or an error that lists the names.
+  public static func path(of name: String) throws(ShellError) -> String {
+    guard let directory else {
+      throw ShellError(
+        "archsh's walkthroughs are not installed next to this binary",
+        hint: "set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash")
+    }
+    let path = directory + "/" + name + ".ash"
+    guard FileManager.default.fileExists(atPath: path) else {
+      let names = all().map(\.name)
+      let hint =
+        ShellError.didYouMean(name, among: names) ?? "one of: " + names.joined(separator: ", ")
+      throw ShellError("no walkthrough named '\(name)'", hint: hint)
+    }
+    return path
+  }
+}

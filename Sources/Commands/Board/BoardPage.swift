@@ -298,6 +298,17 @@ enum BoardPage {
     div.command:hover pre.cmd-out { overflow-x: auto; }
     div.command.failed pre.cmd-out { background: #ffe3e7; }
     button.more { font-size: 16px; margin-top: 3px; padding: 0 10px; height: 28px; }
+    #step-bar { display: flex; gap: 18px; align-items: flex-start; margin: 0 12px 10px;
+      padding: 12px 16px; background: #fffbe6; border: 2px solid #e6c200; border-radius: 8px; }
+    #step-bar[hidden] { display: none; }
+    #step-text { flex: 1; min-width: 0; }
+    #step-where { font-size: 18px; font-weight: 700; color: #6b5800; }
+    #step-narration { font-size: 22px; line-height: 1.35; margin: 6px 0; }
+    #step-lines { font-size: 20px; margin: 0; white-space: pre-wrap; color: #111; }
+    #step-buttons { display: flex; flex-direction: column; gap: 8px; }
+    #step-buttons button { font-size: 20px; padding: 6px 22px; border-radius: 6px; cursor: pointer; }
+    #step-next { background: #0a6cff; color: #fff; border: none; font-weight: 700; }
+    #step-buttons button:disabled { opacity: 0.45; cursor: default; }
     </style>
     </head>
     <body>
@@ -309,6 +320,17 @@ enum BoardPage {
       <span id="gap-note" hidden>older events dropped</span>
       <span id="event-count">0 events</span>
     </header>
+    <div id="step-bar" hidden>
+      <div id="step-text">
+        <div id="step-where"></div>
+        <div id="step-narration"></div>
+        <pre id="step-lines"></pre>
+      </div>
+      <div id="step-buttons">
+        <button id="step-next" type="button" title="run this step (Enter in the terminal)">Next ▶</button>
+        <button id="step-back" type="button" title="go back one step (b in the terminal)">◀ Back</button>
+      </div>
+    </div>
     <main id="grid">
       <section class="panel" id="panel-coordinators">
         <h2><span class="h2-title">Coordinators</span><span class="h2-info" id="coord-info"></span><button class="scale-button" type="button" title="show the picture at its own size">1:1</button><button class="zoom-button" type="button" title="enlarge">⤢</button></h2>
@@ -470,6 +492,33 @@ enum BoardPage {
           'p:coordinators', 'p:screen', 'p:factories', 'p:datasource', 'trace'].forEach(mark);
       }
 
+      // ---------------------------------------------------------------- step mode
+      // archsh --step: the narration, the step and its chapter, and the one thing the page may
+      // ask archsh to do: run the step shown (Next) or go back one (Back).
+      function showStep(e) {
+        const bar = document.getElementById('step-bar');
+        bar.hidden = false;
+        const ended = e.state === 'ended';
+        document.getElementById('step-where').textContent = ended
+          ? 'The end of the walkthrough'
+          : 'Step ' + e.number + ' of ' + e.total + (e.chapter ? ' · ' + e.chapter : '') +
+            (e.state === 'running' ? ' · running' : '');
+        document.getElementById('step-narration').textContent =
+          ended ? '' : (Array.isArray(e.narration) ? e.narration.join(' ') : '');
+        document.getElementById('step-lines').textContent =
+          ended ? '' : (Array.isArray(e.lines) ? e.lines.map((l) => 'archsh> ' + l).join('\n') : '');
+        document.getElementById('step-next').disabled = e.state !== 'waiting';
+        document.getElementById('step-back').disabled = e.state !== 'waiting' || e.number <= 1;
+      }
+      function stepAction(action) {
+        document.getElementById('step-next').disabled = true;
+        document.getElementById('step-back').disabled = true;
+        fetch('/step?token=' + encodeURIComponent(token) + '&action=' + action, { method: 'POST' })
+          .catch(() => {});
+      }
+      document.getElementById('step-next').addEventListener('click', () => stepAction('next'));
+      document.getElementById('step-back').addEventListener('click', () => stepAction('back'));
+
       // ---------------------------------------------------------------- applying events
       function apply(e) {
         if (!e || typeof e !== 'object') return;
@@ -510,6 +559,7 @@ enum BoardPage {
             break;
           }
           case 'http': applyHTTP(e, n, seq); break;
+          case 'step': showStep(e); break;
           case 'panel': {
             const name = e.panel;
             if (name === 'trace') {

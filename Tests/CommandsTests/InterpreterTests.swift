@@ -151,11 +151,11 @@ struct InterpreterTests {
     let cases: [(String, String)] = [
       (
         "set x",
-        "test.ash:1:6: error: missing argument VALUE for 'set' (usage: set NAME VALUE [--secret])"
+        "test.ash:1:5: error: 'set' needs a VALUE (write 'set x VALUE', or add --secret to be asked for it)"
       ),
       (
         "set x a b",
-        "test.ash:1:9: error: too many arguments for 'set': unexpected 'b' (usage: set NAME VALUE [--secret]; quote a value that contains spaces)"
+        "test.ash:1:9: error: too many arguments for 'set': unexpected 'b' (usage: set NAME [VALUE] [--secret]; quote a value that contains spaces)"
       ),
       (
         "set x a --secrte",

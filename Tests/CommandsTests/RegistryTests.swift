@@ -75,16 +75,19 @@ struct RegistryTests {
   func builtinHelp() {
     #expect(
       run("help set").stdout == """
-        usage: set NAME VALUE [--secret]
+        usage: set NAME [VALUE] [--secret]
 
         Set a variable, used later as $NAME or ${NAME}.
 
         Values are text. With --secret, `vars` masks the value and the line is kept out
-        of the history file, for passwords and tokens.
+        of the history file, for passwords and tokens. `set NAME --secret` without a
+        value asks for it on the terminal, without echo (or reads standard input's first
+        line when that is not a terminal): a recorded walkthrough asks this way for the
+        secrets typed while recording.
 
         arguments:
           NAME    letters, digits and '_', not starting with a digit
-          VALUE   the value; quote it when it contains spaces
+          VALUE   the value; quote it when it contains spaces; with --secret it may be left out
 
         options:
           --secret   mask the value in 'vars' and keep the line out of history (secret: kept out of history and traces)
@@ -93,6 +96,7 @@ struct RegistryTests {
           set product 42
           set greeting 'hello there'
           set token s3cr3t --secret
+          set password --secret
 
         """)
   }

@@ -119,13 +119,14 @@ public typealias TableViewProviderMaker = (
 public final class TableViewProvider: DataSourceControllerDelegate {
   /// The list.
   public let dataSourceController: DataSourceController
-  private let background: String?
+  private let background: EmptyStateViewController?
   private let didSelect: (IndexPath) throws(NavigationError) -> Void
 
   init(
     dataSourceController: DataSourceController,
     registrations: [(modelType: String, controller: CellDataController.Type)],
-    background: String?, didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
+    background: EmptyStateViewController?,
+    didSelect: @escaping (IndexPath) throws(NavigationError) -> Void
   ) {
     self.dataSourceController = dataSourceController
     for registration in registrations {
@@ -137,10 +138,8 @@ public final class TableViewProvider: DataSourceControllerDelegate {
     dataSourceController.delegate = self
   }
 
-  /// The empty list's message, as an empty state without a button.
-  public func backgroundEmptyView() -> EmptyStateViewController? {
-    background.map { EmptyStateViewController(viewModel: .init(message: $0)) }
-  }
+  /// The empty list's message: an empty state without a button.
+  public func backgroundEmptyView() -> EmptyStateViewController? { background }
 
   /// tableView(_:didSelectRowAt:): asks the presenter to send the row's event.
   public func didSelectRow(at indexPath: IndexPath) throws(NavigationError) {

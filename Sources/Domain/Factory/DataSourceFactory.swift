@@ -239,7 +239,9 @@ public final class DataSourceFactory: Factory {
     core.prototype(Self.tableViewProviderComponent) {
       TableViewProvider(
         dataSourceController: dataSourceController(sections: sections),
-        registrations: registrations, background: background, didSelect: didSelect)
+        registrations: registrations,
+        background: background.map { emptyStateViewController(viewModel: .init(message: $0)) },
+        didSelect: didSelect)
     }
   }
 

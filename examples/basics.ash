@@ -1,6 +1,7 @@
 # A walkthrough of archsh itself: variables, help, expectations, scripts, errors and tracing.
 # Run it with `archsh --echo -f examples/basics.ash`; the test suite checks its output.
 
+## Variables and expectations
 # Variables hold text. `$NAME` and `${NAME}` interpolate them, in bare words and "double quotes";
 # 'single quotes' keep a dollar sign as it is.
 set product 42
@@ -16,6 +17,7 @@ expect contains 42
 # `$?` is the status of the last command: 0 for success, 1 for failure.
 echo last status $?
 
+## Help and errors
 # Help is generated from each command's declaration: usage, arguments, options, examples.
 help output
 
@@ -30,6 +32,7 @@ expect fails "undefined variable 'undefined_thing'"
 output yaml
 expect fails "not a valid MODE"
 
+## Scripts and output
 # A long command can continue on the next line with a trailing backslash.
 echo one \
   two \
@@ -44,6 +47,7 @@ output json
 vars
 output table
 
+## Factories and tracing
 # The application factory is the composition root (BDModules): it creates the other factories,
 # and they build every controller. Singletons are built once and shared; prototypes are built per
 # request. The graph shows who builds what, and what is injected into what.

@@ -3,6 +3,7 @@
 # with their presenter and never navigate. There is no UIKit here, so the navigation that UIKit
 # would show is drawn as text. Run it with `archsh --db :memory: --echo -f examples/coordinators.ash`.
 
+## Launch and login
 # 1. A launch without a session: AppConfigurator finds nothing in 'user' and chooses login.
 app start
 screen show
@@ -19,6 +20,7 @@ app login ada@example.com
 coord tree
 app state
 
+## Discover and the tabs
 # 3. Discover lists the catalog's media items through its table-view provider. Selecting a row is
 # the presenter's mediaItemSelected(id); the coordinator pushes the item.
 screen show
@@ -47,6 +49,7 @@ coord tree --format mermaid
 event send profile backTapped
 event send tabbar tabSelected discover
 
+## App errors
 # An app error other than unauthorized presents an alert over every screen.
 event send discover failed network
 screen show
@@ -60,6 +63,7 @@ event send discover failed unauthorized
 coord tree
 app state
 
+## Saved state
 # 5. The state is saved in the workspace after each change. Log in again, move around, and
 # relaunch: the coordinators in memory are dropped, the session chooses the flow, and the saved
 # stacks come back (a new archsh process on the same workspace does the same).

@@ -3,6 +3,7 @@
 # the table view and the collection view are drawn as text.
 # Run it with `archsh --db :memory: --echo -f examples/datasource.ash`; the suite checks its output.
 
+## Sections and cells
 # The example app's product list: one section per family, from the product cache (the demo API's
 # fifteen example products are fetched into it first).
 ds new shop --products
@@ -17,6 +18,7 @@ ds register shop Product BasicCell
 ds register shop Product DetailCell
 ds render shop --from 3 --count 4
 
+## Row mutations
 # Row mutations, each with the notification the delegate receives.
 # Inserting into a section notifies that section...
 ds row add shop 0 0 'Gift card'
@@ -42,12 +44,14 @@ ds count shop
 ds row add shop 3 0 '{"type": "DetailCell", "title": "AppleCare+", "detail": "2 years"}'
 ds render shop --from 12 --count 4
 
+## Section mutations
 # Section mutations.
 ds section add shop --header Accessories --footer 'Sold separately' --rows 'MagSafe Charger' 'AirTag'
 ds section data shop 4 --header 'Accessories (in stock)'
 ds section remove shop 2
 ds state shop
 
+## Other cells and layouts
 # The example app's third cell: FullProductDetailsCell shows what the Translator makes of a product.
 ds register shop Product FullProductDetailsCell
 ds render shop --from 6 --count 2

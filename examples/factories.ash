@@ -3,12 +3,14 @@
 # and shared; a prototype (a method) is built anew on every request. Run it with
 # `archsh --db :memory: --echo -f examples/factories.ash`.
 
+## The graph
 # Who builds what, and who is injected into whom. Each product is one typed declaration, and the
 # type shown is the Swift type's own name. The arrows are declared nowhere: archsh builds every
 # product once in a scratch composition root, and the factories record what each builder asked
 # them for. This session has built nothing yet but the tracer, which the shell hands the root.
 factory graph
 
+## Singletons and prototypes
 # Singletons: OAuth2Authorization, AccountUserProvider, the Logger and the log book are shared,
 # so asking twice gives the same identity.
 factory get oAuth2Authorization
@@ -26,6 +28,7 @@ factory get oAuth2SessionManager
 factory get repository
 expect fails "is built from"
 
+## Injection, traced
 # With tracing on, a first construction shows what it was injected with.
 trace on
 factory get repositoryStore
@@ -36,6 +39,7 @@ trace off
 app start
 screen show
 
+## What this session built
 # The list counts what this session has built: 1 for each singleton built, and one for each
 # instance of a prototype.
 factory list

@@ -3,6 +3,7 @@
 # model object (with a uuid from 'id' and a pagingId from 'paging_id', the same object when type
 # and uuid are). Run it with `archsh --db :memory: --echo -f examples/models.ash`.
 
+## Types and mappers
 # The example app's types, field for field as the original's HarnessModules/Model declares them:
 # apiKeyPath→modelKey, required, and the kind. Profile is a protocol there, adopted by User.
 model types
@@ -18,6 +19,7 @@ model map Location '{"type":"Location","id":"6955b900-0000-4000-8000-00000000000
 expect contains "warning: $.subtitle: required field 'subtitle' is missing"
 log show --tag Model
 
+## Identity
 # Ids and paging ids are strings, as the original's ModelObject keeps them: any non-empty id maps
 # (the seed's own example is 'alt-3a91f950-…'). The convention's time-sortable UUID is for 'api lint'.
 model map User '{"type":"User","id":"123","paging_id":"abc","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}'
@@ -27,6 +29,7 @@ expect contains "paging_id: abc"
 model eq '{"type":"Location","id":"123","title":"Home","subtitle":"Pacifica, CA","latitude":1,"longitude":2}' '{"type":"Location","id":"123","title":"House","subtitle":"Pacifica, CA","latitude":1,"longitude":2}'
 expect contains "same_dictionary: no"
 
+## Responses and mistakes
 # A whole response, as the seed's parsers receive it: {"data": {…}} goes through the default
 # object parser (the seed's printed User, with its image URLs)...
 model parse @files/user.json
@@ -48,6 +51,7 @@ expect fails "paging_id: expected a string or a number"
 model map Trip '{"type":"Trip","id":"6955b900-0000-4000-8000-00000000a001","profile":{"first_name":"Ada"}}'
 expect fails "$.profile: the object has no 'type'"
 
+## APIServiceClient and the convention
 # APIServiceClient: a request through OAuth2Authorization, mapped by the object parser. UserAPI's
 # me() is one, for User.
 set password lovelace --secret

@@ -4,6 +4,7 @@
 # them. Everything travels over real HTTP to the embedded demo API on 127.0.0.1.
 # Run it with `archsh --db :memory: --echo -f examples/oauth.ash`.
 
+## Logging in
 # A password in a script comes from a secret variable (or --password-stdin); the line that holds
 # it never reaches the history, a trace or the log.
 set password lovelace --secret
@@ -30,6 +31,7 @@ expect fails "the credential is kept, but the user could not be fetched"
 auth show
 expect contains "user:          none stored"
 
+## Expiry, refresh and replay
 # UserAPI's me() goes through its APIServiceClient for User, and so through OAuth2Authorization
 # with the stored bearer token; ModelFactory maps the answer into a User model object, which the
 # userPersistenceHandler stores again.
@@ -53,6 +55,7 @@ net fault GET /users/me --delay 300ms --times 20
 auth burst 20 /users/me --summary
 expect contains "20 requests, 20 × 401, 1 refresh, 20 replays, 20 × 200 delivered"
 
+## A failed refresh
 # A refresh that fails: every queued caller gets its error, and the credential is kept, so the
 # next request refreshes again and succeeds.
 net fault POST /oauth/token --status 500 --delay 200ms
@@ -62,6 +65,7 @@ expect contains "5 failed: the token request was refused (HTTP 500"
 user me
 expect contains "ada@example.com"
 
+## Logs and logging out
 # The Loggers kept every request (tag API) and every 401, refresh and replay (tag OAuth2); tokens
 # appear only redacted. Raise a tag's threshold and its Info lines are dropped.
 log tags

@@ -2,6 +2,7 @@
 # byte counts, a byte limit trimmed by least recent access, an age limit, and TTL.
 # Run it with `archsh --db :memory: --echo -f examples/persistence.ash`; the suite checks its output.
 
+## Persist and retrieve
 # A workspace starts with the seed's stores and PINCache's defaults: 50 MB and 30 days.
 store stores
 
@@ -20,6 +21,7 @@ expect fails "no key 'nowhere' in store 'bookmarks'"
 store persist user broken '{"name": Ada}' --json
 expect fails "not valid JSON"
 
+## Access and byte limits
 # Reads update the access time and count; byte counts are per store and per key.
 store entries bookmarks
 store bytes bookmarks
@@ -45,6 +47,7 @@ store drop thumbnails
 store drop bookmarks
 expect fails "one of the seed's stores"
 
+## Age limits and TTL
 # TTL: with an age limit and TTL mode on, an expired entry reads as missing.
 store limits generalCache --age 1s --ttl on
 store persist generalCache session abc
@@ -54,6 +57,7 @@ store retrieve generalCache session
 expect fails "no key 'session'"
 store trim generalCache --expired
 
+## Tracing and the workspace
 # Tracing shows each operation with its store, key, bytes and SQL statement.
 trace on
 store persist bookmarks blog 'https://example.net'

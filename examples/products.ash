@@ -2,6 +2,7 @@
 # keeps. Everything travels over real HTTP to the demo API, which archsh starts on 127.0.0.1 the
 # first time a command needs it. Run it with `archsh --db :memory: --echo -f examples/products.ash`.
 
+## updateProduct(from:)
 # The demo API serves the example app's catalog in the BDModules envelope.
 product list --limit 5
 net get /products/2
@@ -16,6 +17,7 @@ expect contains "iPhone 15 Pro"
 product show 7
 expect fails "product 7 is not cached"
 
+## Faults over real HTTP
 # Faults are injected on the server side, so each error arrives over real HTTP.
 # An error status carries the API's code and message; the cached copy is left as it was.
 net fault GET /products/2 --status 503
@@ -59,12 +61,14 @@ expect fails "HTTP 500 InternalError"
 net fault clear '/products*'
 product list --limit 1
 
+## The Translator
 # Translator: a cached Product becomes the view model its cell shows.
 product translate 2
 product update 1
 product translate 1
 expect contains Premium
 
+## MagazineIssueUpdater
 # MagazineIssueUpdater: an issue, then one of its assets, persisted in 'issues' and 'issueAssets'.
 issue update 3
 issue asset 3 styles.css

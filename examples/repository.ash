@@ -7,6 +7,7 @@ auth login ada@example.com $password
 # The demo user has 12 favourite locations (the embedded API computes them, up to millions).
 net locations 12
 
+## Standard paging
 # Standard paging: each fetch sends offset = the number of elements held.
 repo new favourites /users/me/locations --mode standard --limit 5
 # Traced: Repository → OAuth2Authorization → APISessionManager → ModelFactory → the store.
@@ -21,6 +22,7 @@ repo fetch favourites
 expect contains "at_end:          yes"
 repo show favourites --from 8 --count 4
 
+## Realtime paging
 # Realtime Ascending pages with since_id, from the last element's paging id, and picks up
 # locations inserted since.
 repo new timeline /users/me/locations --mode realtime --order asc --limit 5
@@ -43,6 +45,7 @@ net locations --add 2
 repo fetch shifting
 expect contains "+3 new (2 duplicates)"
 
+## Failures
 # A failing server keeps what was fetched, and says so.
 net fault GET /users/me/locations --status 503
 repo fetch shifting
@@ -84,6 +87,7 @@ expect contains "count:           6"
 repo fetch paged --all
 expect contains "at_end:          yes"
 
+## Models and mistakes
 # Trips nest their User (the profile) and two Locations; a repository keeps them too.
 repo new trips /users/me/trips --limit 3
 repo fetch trips

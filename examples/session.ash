@@ -3,6 +3,7 @@
 # API's /echo answers with exactly what it received.
 # Run it with `archsh --db :memory: --echo -f examples/session.ash`.
 
+## performRequest
 # Parameters go in the query for GET, HEAD and DELETE, and in a JSON body otherwise.
 session request GET /echo -p q=swift -p page=2
 expect contains "query: {q: swift, page: 2}"
@@ -14,6 +15,7 @@ expect contains "parameters: {name: Ada}"
 # type and size. --json prints the whole response, headers and body included.
 session request PUT /echo -p caption=me --file avatar=@files/avatar.png --file 'menu=@menu.json;type=text/plain' --json
 
+## Redirects
 # A redirect's Location swaps dynamicBaseURL, for this session manager and for APIFactory. The
 # demo API also answers under /v2, so the swapped base keeps working.
 net fault GET /echo --redirect /v2
@@ -24,6 +26,7 @@ session request GET /products/1
 expect contains "request: GET http://127.0.0.1:"
 session base reset
 
+## Logs and mistakes
 # Each request was logged under the tag API: [REQUEST] and [RESPONSE] at Info.
 log show --tag API --limit 4
 

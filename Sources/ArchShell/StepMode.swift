@@ -17,12 +17,6 @@ enum StepMode {
   }
 
   static func run(path: String, options: LaunchOptions) -> Int32 {
-    guard isatty(0) != 0 else {
-      StandardStreams.write(
-        "archsh: error: --step needs a terminal on standard input, to read the presenter's keys (run the script with -f instead)\n",
-        to: 2)
-      return 2
-    }
     guard options.database == nil else {
       StandardStreams.write(
         "archsh: error: --step runs in a fresh in-memory workspace, so that going back can rebuild it; --db does not apply\n",
@@ -49,6 +43,12 @@ enum StepMode {
         return 2
       }
       startChapter = chapter
+    }
+    guard isatty(0) != 0 else {
+      StandardStreams.write(
+        "archsh: error: --step needs a terminal on standard input, to read the presenter's keys (run the script with -f instead)\n",
+        to: 2)
+      return 2
     }
     archsh_install_signal_handlers()
     let color = StandardStreams.allowsColor(1)

@@ -46,9 +46,9 @@ struct TranscriptTests {
     #expect(accepted.status == 0)
     #expect(
       accepted.stdout == "tour.ash: accepted: tour.out was re-recorded (the change is below)\n"
-        + "--- tour.out\n+++ tour.ash (this run)\n@@ -0,0 +1,5 @@\n+# A tiny walkthrough.\n"
+        + "--- tour.out\n+++ tour.ash (this run)\n@@ -0,0 +1,6 @@\n+# A tiny walkthrough.\n"
         + "+archsh> set greeting hello\n+archsh> echo $greeting world\n+hello world\n"
-        + "+archsh> echo took 1.25 ms\n")
+        + "+archsh> echo took #.## ms\n+took #.## ms\n")
     let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
     #expect(transcript.hasSuffix("archsh> echo took 1.25 ms\ntook 1.25 ms\n"))
     // A duration is volatile: another value is no difference.

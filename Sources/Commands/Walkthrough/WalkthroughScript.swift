@@ -17,7 +17,7 @@ public struct WalkthroughScript: Sendable {
     public var lines: [SourceLine]
   }
 
-  /// The one-line summary: the first line's comment.
+  /// The one-line summary: the first sentence of the comment the file opens with.
   public var summary: String
   /// The chapter titles, in order.
   public var chapters: [String]
@@ -40,8 +40,11 @@ public struct WalkthroughScript: Sendable {
       let text = physical[index]
       index += 1
       let trimmed = text.trimmingCharacters(in: .whitespaces)
-      if number == 1, trimmed.hasPrefix("#"), !trimmed.hasPrefix("##") {
-        summary = Self.commentText(trimmed)
+      if steps.isEmpty, chapters.isEmpty, trimmed.hasPrefix("#"),
+        !trimmed.hasPrefix("##"), number == narration.count + 1
+      {
+        // The opening comment's first sentence is the summary.
+        summary += (summary.isEmpty ? "" : " ") + Self.commentText(trimmed)
       }
       if trimmed.isEmpty {
         narration = []
@@ -74,6 +77,13 @@ public struct WalkthroughScript: Sendable {
           narration: narration, lines: lines))
       narration = []
     }
+    summary = Self.firstSentence(summary)
+  }
+
+  /// The first sentence of the opening comment.
+  static func firstSentence(_ text: String) -> String {
+    guard let end = text.range(of: ". ") else { return text }
+    return String(text[..<end.lowerBound]) + "."
   }
 
   private static func commentText(_ line: String) -> String {

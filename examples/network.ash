@@ -1,0 +1,46 @@
+# NetworkController (Lickability, seed 000): a request over real HTTP, the NetworkResponse it completes with, and each failure it can report.
+# Step through it with `archsh --step --tour network`; the suite checks its output.
+
+## A request and its NetworkResponse
+# The first command that needs the network starts the demo API on 127.0.0.1.
+net api
+# perform(request:) completes with a NetworkResponse: the HTTP response, the data, and the
+# result of decoding it (here the BDModules envelope).
+net get /products/1
+expect contains "200"
+# The full variant keeps the response's headers and the raw body too.
+net get /products/2 --full
+expect contains "Content-Type"
+
+## Failures a NetworkController reports
+# A transport error (the connection dropped) is a failure, not a crash.
+net fault GET /products/3 --drop
+net get /products/3
+expect fails
+# `net get` shows whatever arrived: a body that is not JSON has a status and bytes, and no
+# envelope to decode.
+net fault GET /products/3 --malformed
+net get /products/3
+# A controller that decodes it (ProductUpdater's NetworkController, with the JSON deserializer)
+# fails the result instead.
+net fault GET /products/3 --malformed
+product update 3
+expect fails "not valid JSON"
+# No data at all is the seed's emptyResponseData.
+net fault GET /products/3 --empty
+product update 3
+expect fails emptyResponseData
+# An error status carries the API's own code and message.
+net fault GET /products/3 --status 503
+net get /products/3
+expect fails "503"
+
+## Timeouts and the log
+# An answer slower than the timeout fails too.
+net timeout 200ms
+net fault GET /products/4 --delay 1s
+net get /products/4
+expect fails
+net timeout 10s
+# Every request NetworkController sent is in the log: method, URL, status, bytes and time.
+net log

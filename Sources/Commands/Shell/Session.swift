@@ -65,9 +65,10 @@ public final class Session {
   }
   /// Product ids from the last `product list`, offered by completion.
   public var listedProductIDs: [Int] = []
-  /// Answers for `set NAME --secret` given without a value, by name, instead of asking: a
-  /// recording's replay and step mode's way back fill it. Nil asks the terminal, or reads standard
-  /// input's first line when it is not one.
+  /// Answers for `set NAME --secret` given without a value, by name, instead of asking.
+  ///
+  /// A recording's replay and step mode's way back fill it. Nil asks the terminal, or reads
+  /// standard input's first line when it is not one.
   public var secretAnswers: [String: String]?
   /// The recording of what is typed at the prompt, between `record start` and `record stop`.
   public internal(set) var recorder: SessionRecorder?

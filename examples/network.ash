@@ -42,5 +42,6 @@ net fault GET /products/4 --delay 1s
 net get /products/4
 expect fails
 net timeout 10s
-# Every request NetworkController sent is in the log: method, URL, status, bytes and time.
-net log
+# Each fault applied to one request only, so none is left; `net log` lists every request
+# NetworkController sent, with its status, bytes and time.
+net faults

@@ -98,7 +98,11 @@ struct PreparedLine {
   /// Whether the line holds a secret and must stay out of history.
   private(set) var containsSecret = false
 
+  /// Whether its commands were parsed for a history, which finds the secrets in it.
+  let wasPreparedForHistory: Bool
+
   init(_ text: String, registry: CommandRegistry, forHistory: Bool) {
+    wasPreparedForHistory = forHistory
     do {
       commands = .success(try Lexer.lex(text))
     } catch {

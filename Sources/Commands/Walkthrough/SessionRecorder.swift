@@ -52,7 +52,11 @@ public final class SessionRecorder {
       current = Entry(setLines: [], line: line.text, output: "", error: nil, isComment: true)
       return
     }
-    let (setLines, text) = replacingSecrets(line.text, prepared: prepared, registry: registry)
+    // Lines from a source without a history were not parsed for their secrets yet.
+    let checked =
+      prepared.wasPreparedForHistory
+      ? prepared : PreparedLine(line.text, registry: registry, forHistory: true)
+    let (setLines, text) = replacingSecrets(line.text, prepared: checked, registry: registry)
     current = Entry(setLines: setLines, line: text, output: "", error: nil, isComment: false)
   }
 

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import Commands
+
+@Suite("walkthroughs: steps and chapters, transcripts, recording")
+struct WalkthroughTests {
+  @Test("a walkthrough reads as chapters and steps: narration above, expectations after")
+  func steps() {
+    let script = WalkthroughScript(
+      contents: """
+        # What this shows. More about it.
+        # Run it with archsh.
+
+        ## Start
+        # Narration of the first step,
+        # on two lines.
+        echo one
+        expect equals one
+        echo \\
+          two
+
+        # Not narration: a blank line follows.
+
+        ## Second chapter
+        # Its own narration.
+        echo three
+        """)
+    #expect(script.summary == "What this shows.")
+    #expect(script.chapters == ["Start", "Second chapter"])
+    #expect(script.steps.count == 3)
+    #expect(script.steps[0].narration == ["Narration of the first step,", "on two lines."])
+    #expect(script.steps[0].lines.map(\.number) == [7, 8])
+    #expect(script.steps[1].narration == [])
+    #expect(script.steps[1].lines.map(\.text) == ["echo \\", "  two"])
+    #expect(script.steps[2].chapter == 1)
+    #expect(script.steps[2].narration == ["Its own narration."])
+    #expect(script.chapter(named: "second") == 1)
+    #expect(script.chapter(named: "2") == 1)
+    #expect(script.chapter(named: "third") == nil)
+  }
+
+  @Test("a diff is nil for transcripts that differ only in volatile values, and unified otherwise")
+  func diff() {
+    #expect(
+      Transcript.unifiedDiff(
+        expected: "took 1.20 ms\nat 127.0.0.1:40123\n",
+        actual: "took 9.99 ms\nat 127.0.0.1:51234\n",
+        expectedName: "a", actualName: "b") == nil)
+    let diff = Transcript.unifiedDiff(
+      expected: "1\n2\n3\n4\n5\n6\n7\n8\n9\n", actual: "1\n2\n3\n4\nfive\n6\n7\n8\n9\n",
+      expectedName: "a.out", actualName: "b")
+    #expect(diff == "--- a.out\n+++ b\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n")
+    let first = Transcript.firstDifference(expected: "a\nb\n", actual: "a\n")
+    #expect(first?.line == 2 && first?.expected == "b" && first?.actual == nil)
+  }
+
+  @Test("record stop says when the walkthrough does not reproduce, with the first difference")
+  func notReproduced() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    // The translator was built once before the recording, so the recording shows #2; a fresh
+    // replay shows #1.
+    harness.prompt([
+      "factory get productTranslator", "record start \(directory)/tour.ash",
+      "# The second translator.", "factory get productTranslator", "record stop",
+    ])
+    #expect(harness.sink.stdout.contains("it does NOT reproduce its transcript"))
+    #expect(harness.sink.stdout.contains("the first difference is at line 8 of"))
+    #expect(harness.sink.stdout.contains("  recorded: id:       #2\n  replayed: id:       #1"))
+  }
+
+  @Test("secrets typed on a line become set NAME --secret, and the replay is given them")
+  func secrets() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    harness.prompt([
+      "record start \(directory)/tour.ash", "set token abc123 --secret",
+      "echo \"token: $token\"", "record stop",
+    ])
+    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
+    #expect(script == "set token --secret\necho \"token: $token\"\n")
+    #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
+  }
+}

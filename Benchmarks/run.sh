@@ -6,16 +6,20 @@
 set -euo pipefail
 ARCHSH=${1:-.build/release/archsh}
 BASELINE=${ARCHSH_BASELINE:-}
+# BENCH_QUICK=1 (make bench BENCH_QUICK=1, which CI runs): tiny sizes, to check that every
+# benchmark still runs to its end; its figures mean nothing.
+RUNS=300 WARMUP=30 LINES=100000 LINE_RUNS=10
+if [ "${BENCH_QUICK:-}" = 1 ]; then RUNS=3 WARMUP=1 LINES=1000 LINE_RUNS=2; fi
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/../scripts/apt-install" hyperfine sqlite3 python3 bc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
 
-echo "== start-up: median of 300 runs (hyperfine -N, 30 warm-up runs) =="
+echo "== start-up: median of $RUNS runs (hyperfine -N, $WARMUP warm-up runs) =="
 commands=("$ARCHSH -c 'echo hi'" "$ARCHSH --version" "sqlite3 :memory: 'select 1'")
 [ -n "$BASELINE" ] && commands+=("$BASELINE -c 'echo hi'" "$BASELINE --version")
-hyperfine -N --warmup 30 --runs 300 --style none --export-json "$work/startup.json" \
+hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --style none --export-json "$work/startup.json" \
   "${commands[@]}" >/dev/null
 python3 - "$work/startup.json" <<'PY'
 import json, sys
@@ -47,18 +51,18 @@ fi
 printf '%-44s %6s MB\n' "sqlite3 at its prompt" "$(mb "$("$here/rss.py" 'sqlite> ' "" -- sqlite3 -interactive :memory:)")"
 
 echo
-echo "== per-line cost: a 100,000-line script of 'set k v' lines =="
-python3 - "$work" <<'PY'
+echo "== per-line cost: a $LINES-line script of 'set k v' lines =="
+python3 - "$work" "$LINES" <<'PY'
 import sys
-work = sys.argv[1]
+work, lines = sys.argv[1], int(sys.argv[2])
 with open(f"{work}/set.ash", "w") as f:
-    for i in range(100_000):
+    for i in range(lines):
         f.write(f"set k{i % 100} v{i}\n")
 with open(f"{work}/empty.ash", "w") as f:
     f.write("# nothing\n")
 with open(f"{work}/insert.sql", "w") as f:
     f.write("create table kv(k text primary key, v text);\n")
-    for i in range(100_000):
+    for i in range(lines):
         f.write(f"insert or replace into kv values('k{i % 100}', 'v{i}');\n")
 PY
 # The same script with the board open (every event made and sent to a page that nobody reads),
@@ -68,18 +72,19 @@ line_commands=("$ARCHSH --no-rc -f $work/set.ash" "$ARCHSH --no-rc -f $work/empt
   "sqlite3 :memory: -init $work/insert.sql .quit"
   "$ARCHSH --no-rc --board -f $work/set.ash" "$ARCHSH --no-rc --board -f $work/empty.ash")
 [ -n "$BASELINE" ] && line_commands+=("$BASELINE --no-rc -f $work/set.ash" "$BASELINE --no-rc -f $work/empty.ash")
-hyperfine -N --warmup 2 --runs 10 --style none --export-json "$work/lines.json" \
+hyperfine -N --warmup 1 --runs "$LINE_RUNS" --style none --export-json "$work/lines.json" \
   "${line_commands[@]}" >/dev/null
-python3 - "$work/lines.json" <<'PY'
+python3 - "$work/lines.json" "$LINES" <<'PY'
 import json, sys
+lines = int(sys.argv[2])
 results = [r["median"] for r in json.load(open(sys.argv[1]))["results"]]
 full, empty, sqlite, board_full, board_empty = results[:5]
-per_line = (full - empty) / 100_000 * 1e6
-print(f"archsh, 100,000 'set k v' lines   {full * 1000:8.1f} ms total, {per_line:5.2f} us per line (start-up subtracted)")
-board = (board_full - board_empty) / 100_000 * 1e6
+per_line = (full - empty) / lines * 1e6
+print(f"archsh, {lines:,} 'set k v' lines   {full * 1000:8.1f} ms total, {per_line:5.2f} us per line (start-up subtracted)")
+board = (board_full - board_empty) / lines * 1e6
 print(f"  the same with the board open    {board_full * 1000:8.1f} ms total, {board:5.2f} us per line")
 if len(results) > 5:
-    base = (results[5] - results[6]) / 100_000 * 1e6
+    base = (results[5] - results[6]) / lines * 1e6
     print(f"  baseline binary                 {results[5] * 1000:8.1f} ms total, {base:5.2f} us per line")
-print(f"sqlite3, 100,000 INSERT lines     {sqlite * 1000:8.1f} ms total, {sqlite / 100_000 * 1e6:5.2f} us per line")
+print(f"sqlite3, {lines:,} INSERT lines     {sqlite * 1000:8.1f} ms total, {sqlite / lines * 1e6:5.2f} us per line")
 PY

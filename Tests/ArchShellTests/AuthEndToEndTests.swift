@@ -193,9 +193,9 @@ struct AuthEndToEndTests {
     for step in [
       "APIServiceClient GET /users/me (type: User)", "OAuth2Authorization authorize GET /users/me",
       "~ 401: queued, refresh started", "ModelFactory map (type: User)",
-      "status: 401)", "OAuth2Authorization refresh (queued: 1)",
+      "status: 401, connection: ", "OAuth2Authorization refresh (queued: 1)",
       "OAuth2SessionManager refreshToken (status: 200)", "APISessionManager POST /oauth/token",
-      "status: 200)",
+      "status: 200, connection: ",
     ] {
       #expect(trace.contains(step), "the trace lacks \(step)")
     }

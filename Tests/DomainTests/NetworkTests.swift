@@ -113,7 +113,7 @@ struct NetworkTests {
       ])
     let span = try #require(tracer.drainCompleted().first)
     #expect(span.operation == "GET /products/1")
-    #expect(span.attributes.map(\.key) == ["method", "url", "status", "bytes"])
+    #expect(span.attributes.map(\.key) == ["method", "url", "status", "connection", "bytes"])
   }
 
   @Test("the catalog starts with the example app's families and is the same every time")

@@ -375,6 +375,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
         Field("bytes", .int(exchange.bytes)),
         Field("duration_ms", .double((exchange.milliseconds * 100).rounded() / 100)),
         Field("role", .string(exchange.role.rawValue)), Field("sender", .string(exchange.sender)),
+        Field("connection", .string(exchange.reusedConnection ? "reused" : "new")),
         Field("request_headers", headers(exchange.requestHeaders)),
         Field("request_body", exchange.requestBody.map(Value.string) ?? .null),
         Field("response_headers", headers(exchange.responseHeaders)),

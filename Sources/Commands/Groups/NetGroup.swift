@@ -136,18 +136,23 @@ enum NetGroup {
   }
 
   static let log = Command(
-    "log", summary: "list the last requests: method, URL, status, bytes and time",
+    "log", summary: "list the last requests: method, URL, status, bytes, time and connection",
+    discussion: """
+      The connection is 'new', or 'reused' when the request went over a connection kept open \
+      from an earlier one (keep-alive: at most 4 idle connections per server, 16 in all).
+      """,
     examples: ["net log"]
   ) { invocation in
     let entries = invocation.session.factory.api.networkLog
     return .table(
       Table(
-        columns: ["method", "url", "status", "bytes", "ms"],
+        columns: ["method", "url", "status", "bytes", "ms", "connection"],
         rows: entries.map { entry in
           [
             .string(entry.method), .string(entry.url), entry.status.map(Value.int) ?? .null,
             .int(entry.bytes),
             .string(String(format: "%.2f", entry.milliseconds)),
+            .string(entry.reusedConnection ? "reused" : "new"),
           ]
         }))
   }

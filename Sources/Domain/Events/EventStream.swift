@@ -180,6 +180,8 @@ public struct HTTPExchangeEvent: Sendable {
   public var role: Role
   /// Which controller sent it: `NetworkController` or `APISessionManager`.
   public var sender: String
+  /// Whether it went over a connection kept open from an earlier request (keep-alive).
+  public var reusedConnection = false
 
   /// The longest body kept, in bytes.
   public static let bodyLimit = 65_536
@@ -209,7 +211,7 @@ public struct HTTPExchangeEvent: Sendable {
     requestHeaders: @autoclosure () -> [(name: String, value: String)],
     requestBody: Data?, status: Int? = nil, responseHeaders: [NetworkHeader] = [],
     responseBody: Data? = nil, bytes: Int = 0, milliseconds: Double = 0, error: String? = nil,
-    role: Role = currentRole
+    reusedConnection: Bool = false, role: Role = currentRole
   ) {
     guard events.wants(phase == .sent ? .httpDetail : .http) else { return }
     let detail = events.wants(.httpDetail)
@@ -221,7 +223,8 @@ public struct HTTPExchangeEvent: Sendable {
           requestBody: detail ? shownBody(requestBody) : nil, status: status,
           responseHeaders: detail ? shownHeaders(responseHeaders.map { ($0.name, $0.value) }) : [],
           responseBody: detail ? shownBody(responseBody) : nil, bytes: bytes,
-          milliseconds: milliseconds, error: error, role: role, sender: sender))
+          milliseconds: milliseconds, error: error, role: role, sender: sender,
+          reusedConnection: reusedConnection))
     }
   }
 

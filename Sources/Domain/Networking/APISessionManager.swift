@@ -313,13 +313,15 @@ public final class APISessionManager: @unchecked Sendable {
         events, id: id, phase: .answered, sender: "APISessionManager", method: method,
         url: (head?.url ?? url).absoluteString, requestHeaders: headers, requestBody: body,
         status: head?.statusCode, responseHeaders: head?.headers ?? [], responseBody: data,
-        bytes: data?.count ?? 0, milliseconds: milliseconds, error: error?.description, role: role)
+        bytes: data?.count ?? 0, milliseconds: milliseconds, error: error?.description,
+        reusedConnection: head?.reusedConnection ?? false, role: role)
       let response = APIResponse(
         method: method, url: head?.url ?? url, requestHeaders: shown, head: head,
         data: data ?? Data(), error: error, milliseconds: milliseconds,
         redirectedBaseURL: newBase)
       log(response)
       if let status = head?.statusCode { span.setAttribute("status", String(status)) }
+      if let head { span.setAttribute("connection", head.reusedConnection ? "reused" : "new") }
       if let newBase { span.addEvent("redirected: dynamicBaseURL is now \(newBase)") }
       tracer.endSpan(span, failure: error?.description)
       task.complete(response)
@@ -351,7 +353,8 @@ public final class APISessionManager: @unchecked Sendable {
       case .success(let response):
         let head = NetworkResponseHead(
           url: url, statusCode: Int(response.head.status.code),
-          headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
+          headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
+          reusedConnection: response.reusedConnection)
         let data = Data(response.body.readableBytesView)
         if (300..<400).contains(head.statusCode), redirectsLeft > 0,
           let location = head.value(forHTTPHeaderField: "Location"),

@@ -9,6 +9,8 @@ struct TransportResponse: Sendable {
   var head: HTTPResponseHead
   /// The whole body.
   var body: ByteBuffer
+  /// Whether it came over a connection kept open from an earlier exchange.
+  var reusedConnection = false
 }
 
 /// Why an exchange ended without a response.
@@ -23,14 +25,20 @@ enum TransportError: Error, Equatable {
   case unsupportedURL
 }
 
-/// HTTP/1.1 over SwiftNIO, the event loops the demo API already runs on: one request on its own
-/// connection, answered in full.
+/// HTTP/1.1 over SwiftNIO, the event loops the demo API already runs on, with keep-alive: a
+/// connection whose response allows it goes back to a small pool, per host and port, and the next
+/// request to that server reuses it.
 ///
 /// This is NetworkController's transport. URLSession, which the seed wraps, comes on Linux from
 /// FoundationNetworking, which loads libcurl and about 30 more shared libraries at every start-up
 /// (about 7 ms of archsh's 10). AsyncHTTPClient avoids that too, but brings SwiftNIO's TLS and
 /// HTTP/2 stacks, which doubled the clean build; archsh talks plain HTTP to its own API, and NIO's
 /// HTTP/1 codec is all that takes.
+///
+/// A server may close a kept connection at any moment. When a request on a reused connection
+/// gets no response at all because the connection closed, it is sent once more on a new
+/// connection, if it is safe to repeat (GET, HEAD, OPTIONS, PUT, DELETE, TRACE: RFC 9110's
+/// idempotent methods); any other request fails as dropped, as it would have without the pool.
 enum HTTPTransport {
   /// Starts sending `method url` with `headers` and `body`; the exchange completes once.
   static func start(
@@ -42,54 +50,128 @@ enum HTTPTransport {
       body: body, connectTimeout: connectTimeout)
   }
 
+  /// The methods a request may be repeated with, when a kept connection closed under it.
+  static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
+
   /// Starts sending `method url` with `headers`, in their order, and `body`.
   static func start(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
     connectTimeout: TimeAmount
   ) -> HTTPExchange {
-    let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-    let exchange = HTTPExchange(eventLoop: eventLoop)
     guard url.scheme == "http", let host = url.host, !host.isEmpty else {
+      let exchange = HTTPExchange(
+        eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: "", retryable: false)
       exchange.finish(.failure(TransportError.unsupportedURL))
       return exchange
     }
     let port = url.port ?? 80
+    let server = "\(host):\(port)"
     var target = url.path.isEmpty ? "/" : url.path
     if let query = url.query { target += "?" + query }
     var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
     head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
     head.headers.add(name: "User-Agent", value: "archsh")
-    head.headers.add(name: "Connection", value: "close")
     for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
     if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
     let requestHead = head
 
-    let connection = ClientBootstrap(group: eventLoop)
-      .connectTimeout(connectTimeout)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
-      .channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHTTPClientHandlers()
-          try channel.pipeline.syncOperations.addHandler(ResponseCollector(exchange: exchange))
-        }
+    let pooled = ConnectionPool.shared.take(server)
+    let eventLoop = pooled?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
+    let exchange = HTTPExchange(
+      eventLoop: eventLoop, server: server,
+      retryable: idempotentMethods.contains(method.uppercased()) && requestHead.isKeepAlive)
+    exchange.keepsConnection = requestHead.isKeepAlive
+    let send: @Sendable (Connection) -> Void = { connection in
+      guard exchange.attach(connection) else { return }
+      let channel = connection.channel
+      channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
+      if let body {
+        channel.write(
+          HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
       }
-      .connect(host: host, port: port)
-    connection.whenComplete { result in
-      switch result {
-      case .failure(let error):
-        exchange.finish(.failure(error))
-      case .success(let channel):
-        guard exchange.attach(channel) else { return }
-        channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
-        if let body {
-          channel.write(
-            HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+      channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+    }
+    exchange.reconnect = {
+      let router = ResponseRouter()
+      ClientBootstrap(group: eventLoop)
+        .connectTimeout(connectTimeout)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(router)
+          }
         }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-      }
+        .connect(host: host, port: port)
+        .whenComplete { result in
+          switch result {
+          case .failure(let error): exchange.finish(.failure(error))
+          case .success(let channel): send(Connection(channel: channel, router: router))
+          }
+        }
+    }
+    if let pooled {
+      exchange.reused = true
+      eventLoop.execute { send(pooled) }
+    } else {
+      eventLoop.execute { exchange.reconnect?() }
     }
     return exchange
   }
+}
+
+/// An open connection and the handler that gives its responses to the exchange using it.
+final class Connection: @unchecked Sendable {
+  let channel: Channel
+  let router: ResponseRouter
+
+  init(channel: Channel, router: ResponseRouter) {
+    self.channel = channel
+    self.router = router
+  }
+}
+
+/// The connections kept open between requests, per server (`host:port`).
+///
+/// At most 4 idle ones per server and 16 in all; any more are closed. A connection the server
+/// closed while it waited is dropped when it is next asked for.
+final class ConnectionPool: @unchecked Sendable {
+  /// The one pool of the process.
+  static let shared = ConnectionPool()
+  static let perServer = 4
+  static let total = 16
+
+  private let lock = NSLock()
+  private var idle: [String: [Connection]] = [:]
+  private var count = 0
+
+  /// An idle connection to `server` that is still open, if there is one.
+  func take(_ server: String) -> Connection? {
+    lock.withLock {
+      while var list = idle[server], let connection = list.popLast() {
+        idle[server] = list.isEmpty ? nil : list
+        count -= 1
+        if connection.channel.isActive { return connection }
+      }
+      return nil
+    }
+  }
+
+  /// Keeps `connection` for the next request to `server`; false when the pool is full.
+  func put(_ connection: Connection, server: String) -> Bool {
+    guard connection.channel.isActive else { return false }
+    return lock.withLock {
+      guard count < Self.total, idle[server, default: []].count < Self.perServer else {
+        return false
+      }
+      idle[server, default: []].append(connection)
+      count += 1
+      return true
+    }
+  }
+
+  /// How many connections wait, for tests.
+  var idleCount: Int { lock.withLock { count } }
 }
 
 /// One request in flight: its result, and a way to cancel it.
@@ -98,78 +180,134 @@ enum HTTPTransport {
 final class HTTPExchange: @unchecked Sendable {
   /// The loop the connection runs on.
   let eventLoop: EventLoop
+  /// `host:port`, where a kept connection goes back to.
+  let server: String
+  /// Whether the request may be sent again when a kept connection closed under it.
+  let retryable: Bool
+  /// Whether the request allows its connection to be kept.
+  var keepsConnection = true
+  /// Whether it was sent on a kept connection.
+  var reused = false
+  /// Opens a new connection and sends the request on it.
+  var reconnect: (@Sendable () -> Void)?
   private let promise: EventLoopPromise<TransportResponse>
   private var isFinished = false
-  private var channel: Channel?
+  private var receivedHead = false
+  private var retried = false
+  private var connection: Connection?
 
-  init(eventLoop: EventLoop) {
+  init(eventLoop: EventLoop, server: String, retryable: Bool) {
     self.eventLoop = eventLoop
+    self.server = server
+    self.retryable = retryable
     promise = eventLoop.makePromise()
   }
 
   /// The response, or why there is none.
   var result: EventLoopFuture<TransportResponse> { promise.futureResult }
 
-  /// Completes the exchange once and closes its connection; later calls do nothing.
+  /// The response's head arrived: the request was taken, so it is never sent again.
+  func headArrived() { receivedHead = true }
+
+  /// Completes the exchange once; later calls do nothing.
+  ///
+  /// A connection both sides allow to keep goes back to the pool; any other is closed.
   func finish(_ result: Result<TransportResponse, Error>) {
     guard eventLoop.inEventLoop else {
       eventLoop.execute { self.finish(result) }
       return
     }
     guard !isFinished else { return }
+    if case .failure(TransportError.dropped) = result, reused, !receivedHead, retryable, !retried,
+      let reconnect
+    {
+      // The server closed the kept connection before it answered: once more, on a new one.
+      retried = true
+      reused = false
+      connection?.router.exchange = nil
+      connection?.channel.close(promise: nil)
+      connection = nil
+      reconnect()
+      return
+    }
     isFinished = true
-    promise.completeWith(result)
-    channel?.close(promise: nil)
-    channel = nil
+    reconnect = nil
+    var keep = false
+    switch result {
+    case .success(var response):
+      keep = keepsConnection && response.head.isKeepAlive
+      response.reusedConnection = reused
+      promise.succeed(response)
+    case .failure(let error):
+      promise.fail(error)
+    }
+    guard let connection else { return }
+    self.connection = nil
+    connection.router.exchange = nil
+    if !keep || !ConnectionPool.shared.put(connection, server: server) {
+      connection.channel.close(promise: nil)
+    }
   }
 
   /// Ends the exchange with `cancelled`, closing the connection.
   func cancel() { finish(.failure(TransportError.cancelled)) }
 
   /// Records the connection; false, and the connection closed, when the exchange already ended.
-  fileprivate func attach(_ channel: Channel) -> Bool {
+  fileprivate func attach(_ connection: Connection) -> Bool {
     eventLoop.preconditionInEventLoop()
     guard !isFinished else {
-      channel.close(promise: nil)
+      connection.channel.close(promise: nil)
       return false
     }
-    self.channel = channel
+    self.connection = connection
+    connection.router.exchange = self
+    // A kept connection that closed while it waited in the pool: the drop is noticed at once.
+    if !connection.channel.isActive {
+      finish(.failure(TransportError.dropped))
+      return false
+    }
     return true
   }
 }
 
-/// Gathers the response head and body, and ends the exchange when the response is whole, the
-/// connection drops, or an error arrives.
-private final class ResponseCollector: ChannelInboundHandler {
+/// The handler at the end of a connection's pipeline: gathers each response's head and body for
+/// the exchange using the connection, and ends it when the response is whole, the connection
+/// drops, or an error arrives.
+final class ResponseRouter: ChannelInboundHandler, @unchecked Sendable {
   typealias InboundIn = HTTPClientResponsePart
 
-  private let exchange: HTTPExchange
+  /// The exchange the next response belongs to; nil while the connection waits in the pool.
+  var exchange: HTTPExchange?
   private var head: HTTPResponseHead?
   private var body = ByteBuffer()
-
-  init(exchange: HTTPExchange) {
-    self.exchange = exchange
-  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
     case .head(let head):
       self.head = head
+      body.clear()
+      exchange?.headArrived()
     case .body(var part):
       body.writeBuffer(&part)
     case .end:
       guard let head else { return }
-      exchange.finish(.success(TransportResponse(head: head, body: body)))
+      self.head = nil
+      let response = TransportResponse(head: head, body: body)
+      body = ByteBuffer()
+      exchange?.finish(.success(response))
     }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    exchange.finish(.failure(TransportError.dropped))
+    exchange?.finish(.failure(TransportError.dropped))
     context.fireChannelInactive()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
-    exchange.finish(.failure(error))
+    // The connection closing before a whole response reaches the decoder as its end-of-stream
+    // error: that is a drop, which a request on a kept connection may be sent again after.
+    let dropped = (error as? HTTPParserError) == .invalidEOFState
+    exchange?.finish(.failure(dropped ? TransportError.dropped : error))
     context.close(promise: nil)
   }
 }

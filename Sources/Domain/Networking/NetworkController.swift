@@ -35,12 +35,15 @@ public struct NetworkResponseHead: Sendable, Equatable {
   public let statusCode: Int
   /// The headers in the order they arrived.
   public let headers: [NetworkHeader]
+  /// Whether it came over a connection kept open from an earlier request (keep-alive).
+  public let reusedConnection: Bool
 
   /// Creates a response head.
-  public init(url: URL, statusCode: Int, headers: [NetworkHeader]) {
+  public init(url: URL, statusCode: Int, headers: [NetworkHeader], reusedConnection: Bool = false) {
     self.url = url
     self.statusCode = statusCode
     self.headers = headers
+    self.reusedConnection = reusedConnection
   }
 
   /// The value of the first header named `name`, compared without regard to case.
@@ -148,7 +151,8 @@ public final class NetworkLog: EventSubscriber, @unchecked Sendable {
       entries.append(
         NetworkLogEntry(
           method: exchange.method, url: exchange.url, status: exchange.status,
-          bytes: exchange.bytes, milliseconds: exchange.milliseconds))
+          bytes: exchange.bytes, milliseconds: exchange.milliseconds,
+          reusedConnection: exchange.reusedConnection))
       if entries.count > 100 { entries.removeFirst(entries.count - 100) }
     }
   }
@@ -166,6 +170,8 @@ public struct NetworkLogEntry: Sendable, Equatable {
   public var bytes: Int
   /// How long it took.
   public var milliseconds: Double
+  /// Whether it went over a connection kept open from an earlier request.
+  public var reusedConnection = false
 }
 
 /// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000).
@@ -236,8 +242,11 @@ public final class NetworkController: @unchecked Sendable {
         url: url.absoluteString, requestHeaders: headers(), requestBody: request.body,
         status: response?.statusCode, responseHeaders: response?.headers ?? [],
         responseBody: data, bytes: data?.count ?? 0, milliseconds: milliseconds,
-        error: error?.description)
+        error: error?.description, reusedConnection: response?.reusedConnection ?? false)
       if let status = response?.statusCode { span.setAttribute("status", String(status)) }
+      if let response {
+        span.setAttribute("connection", response.reusedConnection ? "reused" : "new")
+      }
       span.setAttribute("bytes", String(data?.count ?? 0))
       let result: Result<T, NetworkError>
       if let error {
@@ -333,7 +342,8 @@ public final class NetworkController: @unchecked Sendable {
     case .success(let response):
       let head = NetworkResponseHead(
         url: url, statusCode: Int(response.head.status.code),
-        headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) })
+        headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
+        reusedConnection: response.reusedConnection)
       return (head, Data(response.body.readableBytesView), nil, milliseconds)
     case .failure(let error):
       return (nil, nil, Self.classify(error, url: url, timeout: timeout), milliseconds)

@@ -159,9 +159,11 @@ public enum Redaction {
 
   /// `text` with every bearer token and secret field value redacted.
   public static func scrub(_ text: String) -> String {
+    // Most text holds none of these: checked on the bytes, without Foundation's string search,
+    // which was 14% of a script of 100,000 'store retrieve' lines (perf).
     guard
-      text.contains("oken") || text.contains("Bearer") || text.contains("assword")
-        || text.contains("client_secret")
+      holds("oken", in: text) || holds("Bearer", in: text) || holds("assword", in: text)
+        || holds("client_secret", in: text)
     else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
     for (field, keep) in secretFields where result.contains(field) {
@@ -170,6 +172,23 @@ public enum Redaction {
       result = redactAfter("\(field)=", in: result, terminators: "& \t\r\n\",;", keep: keep)
     }
     return result
+  }
+
+  /// Whether `needle` occurs in `text`, comparing UTF-8 bytes.
+  static func holds(_ needle: StaticString, in text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { haystack in
+      let count = needle.utf8CodeUnitCount
+      guard count > 0, haystack.count >= count, let base = haystack.baseAddress else {
+        return false
+      }
+      let first = needle.utf8Start.pointee
+      for index in 0...(haystack.count - count)
+      where haystack[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 {
+        return true
+      }
+      return false
+    }
   }
 
   /// Replaces each value that follows `marker` (up to a terminator) by `…` and its last `keep`

@@ -233,19 +233,24 @@ final class HTTPExchange: @unchecked Sendable {
     isFinished = true
     reconnect = nil
     var keep = false
+    if case .success(let response) = result {
+      keep = keepsConnection && response.head.isKeepAlive
+    }
+    // The connection goes back to the pool before the result is given: a request that its
+    // caller sends at once, such as OAuth2's refresh after a 401, then always finds it.
+    if let connection {
+      self.connection = nil
+      connection.router.exchange = nil
+      if !keep || !ConnectionPool.shared.put(connection, server: server) {
+        connection.channel.close(promise: nil)
+      }
+    }
     switch result {
     case .success(var response):
-      keep = keepsConnection && response.head.isKeepAlive
       response.reusedConnection = reused
       promise.succeed(response)
     case .failure(let error):
       promise.fail(error)
-    }
-    guard let connection else { return }
-    self.connection = nil
-    connection.router.exchange = nil
-    if !keep || !ConnectionPool.shared.put(connection, server: server) {
-      connection.channel.close(promise: nil)
     }
   }
 

@@ -80,7 +80,7 @@ public class FlowCoordinator: Coordinator {
   public class var coordinatorName: String { "coordinator" }
 
   init(dependencies: AppDependencies) {
-    let typeName = String(describing: Self.self)
+    let typeName = _typeName(Self.self, qualified: false)
     self.name = Self.coordinatorName
     self.typeName = typeName
     self.dependencies = dependencies

@@ -78,7 +78,7 @@ public final class ApplicationFactory: @unchecked Sendable {
     ([
       ApplicationFactory.self, APIFactory.self, ModelFactory.self, JSONFactory.self,
       DataSourceFactory.self, EntryFactory.self, MainFactory.self,
-    ] as [Any.Type]).map { String(describing: $0) }
+    ] as [Any.Type]).map { _typeName($0, qualified: false) }
 
   /// Every product of every factory, in the order `factory list` shows them.
   public static let components: [FactoryComponent] =

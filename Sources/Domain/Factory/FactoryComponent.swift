@@ -42,7 +42,9 @@ public struct FactoryComponent: Sendable {
 ///
 /// The accessor passes it to the factory core (`singleton` or `prototype`), so the compiler holds
 /// the declared type to the built one, and the name `factory list` shows is that type's
-/// (`String(describing:)`), never a string typed by hand. The factory's name comes from the
+/// (`_typeName`, which `String(describing:)` prints too, without the runtime scanning every
+/// protocol conformance to see whether the type describes itself), never a string typed by hand.
+/// The factory's name comes from the
 /// factory's type the same way.
 struct ComponentDeclaration<Instance>: Sendable {
   /// The erased description the commands read.
@@ -57,8 +59,8 @@ struct ComponentDeclaration<Instance>: Sendable {
     obtain: @escaping @Sendable (ApplicationFactory) throws -> Instance
   ) {
     component = FactoryComponent(
-      name: name, factory: String(describing: factory),
-      typeName: String(describing: Instance.self), lifetime: lifetime, summary: summary,
+      name: name, factory: _typeName(factory, qualified: false),
+      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
       input: nil, obtain: obtain, sample: obtain)
   }
 
@@ -69,8 +71,8 @@ struct ComponentDeclaration<Instance>: Sendable {
     input: String, sample: @escaping @Sendable (ApplicationFactory) throws -> Instance
   ) {
     component = FactoryComponent(
-      name: name, factory: String(describing: factory),
-      typeName: String(describing: Instance.self), lifetime: lifetime, summary: summary,
+      name: name, factory: _typeName(factory, qualified: false),
+      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
       input: input, obtain: nil, sample: sample)
   }
 }

@@ -1248,15 +1248,17 @@ enum BoardPage {
         const ta = el('textarea');
         ta.id = 'curl-text';
         ta.readOnly = true;
-        ta.hidden = true;
+        ta.hidden = curlShownFor !== x;   // stays open when the request's answer redraws it
         ta.value = curlOf(x);
         d.appendChild(ta);
         const note = el('span');
         note.id = 'curl-note';
         head.appendChild(note);
       }
+      let curlShownFor = null;
       function copyCurl() {
         if (!openReq) return;
+        curlShownFor = openReq;
         const text = curlOf(openReq);
         const ta = $('curl-text');
         const note = $('curl-note');

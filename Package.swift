@@ -21,6 +21,7 @@ let package = Package(
     .target(
       name: "Domain",
       dependencies: [
+        "CTLS",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -54,6 +55,8 @@ let package = Package(
     // file: a `static` flag in a header exists once per translation unit, and in the release
     // build the handler and the Swift code saw different copies.
     .target(name: "CEdit", linkerSettings: [.linkedLibrary("edit")]),
+    // HTTPS through the system's OpenSSL 3, loaded with dlopen on the first https:// URL.
+    .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl")]),
     // The executable: process options, line sources, the REPL loop.
     .executableTarget(
       name: "ArchShell",

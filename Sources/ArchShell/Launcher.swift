@@ -52,6 +52,15 @@ enum Launcher {
 
   static func run(_ options: LaunchOptions) -> Int32 {
     var options = options
+    if let cacert = options.cacert ?? variable("ARCHSH_CACERT") {
+      guard FileManager.default.isReadableFile(atPath: cacert) else {
+        StandardStreams.write(
+          "archsh: error: cannot read the CA file '\(cacert)' given to --cacert (a PEM file of certificates)\n",
+          to: 2)
+        return 2
+      }
+      Session.trustCertificates(inFile: cacert)
+    }
     if let tour = options.tour {
       do {
         options.actions.append(.file(try Walkthroughs.path(of: tour)))

@@ -37,6 +37,12 @@ struct Options: ParsableCommand {
       valueName: "url"))
   var api: String?
 
+  @ArgumentParser.Option(
+    help: ArgumentHelp(
+      "A PEM file of CA certificates to trust for https:// besides the system's (a private or self-signed server).",
+      valueName: "file"))
+  var cacert: String?
+
   @ArgumentParser.Flag(help: "Print results as JSON, one document per command.")
   var json = false
 
@@ -117,7 +123,8 @@ struct Options: ParsableCommand {
     case "--version": throw CleanExit.message("archsh \(Options.version)")
     default:
       let known = [
-        "--db", "--api", "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board",
+        "--db", "--api", "--cacert", "--json", "--keep-going", "--echo", "--atomic", "--no-rc",
+        "--board",
         "--step", "--from", "--tour", "--check", "--accept", "--help", "--version",
       ]
       let name = String(first.prefix { $0 != "=" })
@@ -146,7 +153,7 @@ struct Options: ParsableCommand {
         index += 2
         continue
       }
-      if ["--db", "--api", "--from", "--tour"].contains(argument) {
+      if ["--db", "--api", "--cacert", "--from", "--tour"].contains(argument) {
         index += 2
         continue
       }
@@ -165,6 +172,7 @@ struct LaunchOptions: Equatable {
   var words: [String] = []
   var database: String?
   var api: String?
+  var cacert: String?
   var json = false
   var keepGoing = false
   var echo = false
@@ -186,6 +194,7 @@ struct LaunchOptions: Equatable {
     words = options.words
     database = options.db
     api = options.api
+    cacert = options.cacert
     json = options.json
     keepGoing = options.keepGoing
     echo = options.echo

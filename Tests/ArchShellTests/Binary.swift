@@ -41,7 +41,7 @@ enum Binary {
   /// results and errors is the order a user sees.
   static func run(
     _ arguments: [String], input: String? = nil, directory: String = root, merge: Bool = false,
-    home: String? = nil
+    home: String? = nil, environment extra: [String: String] = [:]
   ) throws -> Result {
     _ = ignoreBrokenPipes
     let process = Process()
@@ -49,7 +49,7 @@ enum Binary {
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     let homeDirectory = try home ?? makeTemporaryDirectory()
-    process.environment = environment(home: homeDirectory)
+    process.environment = environment(home: homeDirectory).merging(extra) { $1 }
     let stdout = Pipe()
     let stderr = Pipe()
     process.standardOutput = stdout
@@ -59,8 +59,22 @@ enum Binary {
     try process.run()
     if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
     try stdin.fileHandleForWriting.close()
+    // Both pipes are drained at once: a child that fills one while the other is read would
+    // block forever (LD_DEBUG writes far more than a pipe holds to stderr).
+    let errorsBox = DataBox()
+    let drained = DispatchSemaphore(value: 0)
+    if merge {
+      drained.signal()
+    } else {
+      let handle = stderr.fileHandleForReading
+      DispatchQueue.global().async {
+        errorsBox.data = handle.readDataToEndOfFile()
+        drained.signal()
+      }
+    }
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = merge ? Data() : stderr.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    let errors = errorsBox.data
     process.waitUntilExit()
     return Result(
       status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
@@ -72,4 +86,9 @@ enum Binary {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
+}
+
+/// Data written by one thread and read by another after a semaphore orders them.
+private final class DataBox: @unchecked Sendable {
+  var data = Data()
 }

@@ -1423,7 +1423,9 @@ enum BoardPage {
           mark('session');
           return;
         }
-        if (window.getSelection && String(window.getSelection()).length > 0) return;   // copying text
+        // Copying text from this list; a selection elsewhere (the curl text) does not count.
+        const sel = window.getSelection ? window.getSelection() : null;
+        if (sel && String(sel).length > 0 && sel.anchorNode && $('session-list').contains(sel.anchorNode)) return;
         selectCommand(c.n, false);
       });
       $('nav-list').addEventListener('click', (ev) => {

@@ -108,6 +108,12 @@ public final class Session {
   /// The tracer that controllers report to.
   public var tracer: Tracer { factory.tracer }
 
+  /// Trusts the CA certificates in a PEM file for `https://`, besides the system's, for every
+  /// session of the process (`--cacert FILE`).
+  public static func trustCertificates(inFile path: String) {
+    TLSTrust.shared.caFile = path
+  }
+
   /// Hands the open board, if any, to `other`, which it follows from now on.
   public func handBoard(to other: Session) {
     guard let board else { return }

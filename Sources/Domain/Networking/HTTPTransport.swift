@@ -21,7 +21,7 @@ enum TransportError: Error, Equatable {
   case cancelled
   /// The whole exchange took longer than its timeout.
   case timedOut
-  /// The URL is not an `http://` URL with a host.
+  /// The URL is not an `http://` or `https://` URL with a host.
   case unsupportedURL
 }
 
@@ -58,13 +58,14 @@ enum HTTPTransport {
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
     connectTimeout: TimeAmount
   ) -> HTTPExchange {
-    guard url.scheme == "http", let host = url.host, !host.isEmpty else {
+    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty else {
       let exchange = HTTPExchange(
         eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: "", retryable: false)
       exchange.finish(.failure(TransportError.unsupportedURL))
       return exchange
     }
-    let port = url.port ?? 80
+    let isTLS = url.scheme == "https"
+    let port = url.port ?? (isTLS ? 443 : 80)
     let server = "\(host):\(port)"
     var target = url.path.isEmpty ? "/" : url.path
     if let query = url.query { target += "?" + query }
@@ -74,6 +75,15 @@ enum HTTPTransport {
     for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
     if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
     let requestHead = head
+
+    if isTLS {
+      let exchange = HTTPExchange(
+        eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: server, retryable: false)
+      TLSTransport.start(
+        exchange: exchange, host: host, port: port, head: requestHead, body: body,
+        timeout: connectTimeout)
+      return exchange
+    }
 
     let pooled = ConnectionPool.shared.take(server)
     let eventLoop = pooled?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
@@ -190,6 +200,8 @@ final class HTTPExchange: @unchecked Sendable {
   var reused = false
   /// Opens a new connection and sends the request on it.
   var reconnect: (@Sendable () -> Void)?
+  /// Makes a blocked HTTPS read or write return, when the exchange is cancelled.
+  var abort: (@Sendable () -> Void)?
   private let promise: EventLoopPromise<TransportResponse>
   private var isFinished = false
   private var receivedHead = false
@@ -232,6 +244,10 @@ final class HTTPExchange: @unchecked Sendable {
     }
     isFinished = true
     reconnect = nil
+    if case .failure = result, let abort {
+      abort()
+    }
+    abort = nil
     var keep = false
     if case .success(let response) = result {
       keep = keepsConnection && response.head.isKeepAlive
@@ -252,6 +268,16 @@ final class HTTPExchange: @unchecked Sendable {
     case .failure(let error):
       promise.fail(error)
     }
+  }
+
+  /// Sets what makes a blocked HTTPS read or write return; called at once when the exchange has
+  /// ended already.
+  func setAbort(_ abort: @escaping @Sendable () -> Void) {
+    guard eventLoop.inEventLoop else {
+      eventLoop.execute { self.setAbort(abort) }
+      return
+    }
+    if isFinished { abort() } else { self.abort = abort }
   }
 
   /// Ends the exchange with `cancelled`, closing the connection.

@@ -360,7 +360,13 @@ public final class NetworkController: @unchecked Sendable {
     case TransportError.cancelled: return .cancelled(url: text)
     case TransportError.timedOut: return .timeout(url: text, seconds: timeout)
     case TransportError.unsupportedURL:
-      return .transport(url: text, detail: "only http:// URLs with a host are supported")
+      return .transport(
+        url: text, detail: "only http:// and https:// URLs with a host are supported")
+    case let error as TLSError:
+      let hint =
+        error.description.contains("certificate")
+        ? "; for a private or self-signed server, give its CA with --cacert FILE" : ""
+      return .transport(url: text, detail: error.description + hint)
     case ChannelError.connectTimeout: return .timeout(url: text, seconds: timeout)
     case let error as IOError where error.errnoCode == ECONNREFUSED: return .refused(url: text)
     case let error as NIOConnectionError:

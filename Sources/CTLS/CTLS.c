@@ -1,0 +1,238 @@
+#define _GNU_SOURCE
+#include "CTLS.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+// OpenSSL's types stay opaque: no headers are needed to build archsh, only libssl.so.3 to run it.
+typedef void SSL_CTX;
+typedef void SSL;
+typedef void SSL_METHOD;
+
+static struct {
+  const SSL_METHOD *(*TLS_client_method)(void);
+  SSL_CTX *(*SSL_CTX_new)(const SSL_METHOD *);
+  void (*SSL_CTX_free)(SSL_CTX *);
+  int (*SSL_CTX_set_default_verify_paths)(SSL_CTX *);
+  int (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *, const char *);
+  void (*SSL_CTX_set_verify)(SSL_CTX *, int, void *);
+  SSL *(*SSL_new)(SSL_CTX *);
+  void (*SSL_free)(SSL *);
+  int (*SSL_set_fd)(SSL *, int);
+  long (*SSL_ctrl)(SSL *, int, long, void *);
+  int (*SSL_set1_host)(SSL *, const char *);
+  int (*SSL_connect)(SSL *);
+  long (*SSL_get_verify_result)(const SSL *);
+  int (*SSL_write)(SSL *, const void *, int);
+  int (*SSL_read)(SSL *, void *, int);
+  int (*SSL_shutdown)(SSL *);
+  int (*SSL_get_error)(const SSL *, int);
+  unsigned long (*ERR_get_error)(void);
+  void (*ERR_error_string_n)(unsigned long, char *, size_t);
+  const char *(*X509_verify_cert_error_string)(long);
+} ossl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int loaded = 0;
+
+#define LOAD(handle, name)                                                                     \
+  do {                                                                                         \
+    *(void **)(&ossl.name) = dlsym(handle, #name);                                             \
+    if (!ossl.name) {                                                                          \
+      snprintf(load_error, sizeof load_error, "libssl.so.3 has no %s", #name);                 \
+      return;                                                                                  \
+    }                                                                                          \
+  } while (0)
+
+static void load(void) {
+  void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+  void *ssl = crypto ? dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL) : NULL;
+  if (!crypto || !ssl) {
+    snprintf(load_error, sizeof load_error,
+             "HTTPS needs the system's OpenSSL 3 (libssl.so.3), which could not be loaded: %s",
+             dlerror());
+    return;
+  }
+  LOAD(ssl, TLS_client_method);
+  LOAD(ssl, SSL_CTX_new);
+  LOAD(ssl, SSL_CTX_free);
+  LOAD(ssl, SSL_CTX_set_default_verify_paths);
+  LOAD(ssl, SSL_CTX_load_verify_locations);
+  LOAD(ssl, SSL_CTX_set_verify);
+  LOAD(ssl, SSL_new);
+  LOAD(ssl, SSL_free);
+  LOAD(ssl, SSL_set_fd);
+  LOAD(ssl, SSL_ctrl);
+  LOAD(ssl, SSL_set1_host);
+  LOAD(ssl, SSL_connect);
+  LOAD(ssl, SSL_get_verify_result);
+  LOAD(ssl, SSL_write);
+  LOAD(ssl, SSL_read);
+  LOAD(ssl, SSL_shutdown);
+  LOAD(ssl, SSL_get_error);
+  LOAD(crypto, ERR_get_error);
+  LOAD(crypto, ERR_error_string_n);
+  LOAD(crypto, X509_verify_cert_error_string);
+  loaded = 1;
+}
+
+int archsh_tls_load(char *error, size_t error_size) {
+  pthread_once(&load_once, load);
+  if (loaded) return 0;
+  snprintf(error, error_size, "%s", load_error);
+  return -1;
+}
+
+struct archsh_tls {
+  int fd;
+  SSL_CTX *context;
+  SSL *ssl;
+};
+
+static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size) {
+  struct addrinfo hints = {0}, *found = NULL;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  char service[16];
+  snprintf(service, sizeof service, "%d", port);
+  int code = getaddrinfo(host, service, &hints, &found);
+  if (code != 0) {
+    snprintf(error, size, "cannot resolve %s: %s", host, gai_strerror(code));
+    return -1;
+  }
+  int fd = -1;
+  int last_errno = 0;
+  for (struct addrinfo *address = found; address; address = address->ai_next) {
+    fd = socket(address->ai_family, address->ai_socktype | SOCK_CLOEXEC, address->ai_protocol);
+    if (fd < 0) continue;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (connect(fd, address->ai_addr, address->ai_addrlen) == 0 || errno == EINPROGRESS) {
+      struct pollfd descriptor = {fd, POLLOUT, 0};
+      int ready = poll(&descriptor, 1, timeout_ms);
+      int failure = 0;
+      socklen_t length = sizeof failure;
+      if (ready == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 &&
+          failure == 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        break;
+      }
+      last_errno = ready == 0 ? ETIMEDOUT : failure;
+    } else {
+      last_errno = errno;
+    }
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    snprintf(error, size, "cannot connect to %s:%d: %s", host, port, strerror(last_errno));
+    return -1;
+  }
+  struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+static void ssl_error(const char *what, char *error, size_t size) {
+  unsigned long code = ossl.ERR_get_error();
+  char detail[200] = "no detail";
+  if (code) ossl.ERR_error_string_n(code, detail, sizeof detail);
+  snprintf(error, size, "%s: %s", what, detail);
+}
+
+archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
+                               char *error, size_t error_size) {
+  if (archsh_tls_load(error, error_size) != 0) return NULL;
+  archsh_tls *tls = calloc(1, sizeof *tls);
+  if (!tls) return NULL;
+  tls->fd = -1;
+  tls->context = ossl.SSL_CTX_new(ossl.TLS_client_method());
+  if (!tls->context) {
+    ssl_error("cannot start TLS", error, error_size);
+    archsh_tls_close(tls);
+    return NULL;
+  }
+  ossl.SSL_CTX_set_default_verify_paths(tls->context);
+  if (ca_file && ossl.SSL_CTX_load_verify_locations(tls->context, ca_file, NULL) != 1) {
+    ssl_error("cannot read the CA certificate", error, error_size);
+    archsh_tls_close(tls);
+    return NULL;
+  }
+  ossl.SSL_CTX_set_verify(tls->context, 1 /* SSL_VERIFY_PEER */, NULL);
+  tls->fd = connect_socket(host, port, timeout_ms, error, error_size);
+  if (tls->fd < 0) {
+    archsh_tls_close(tls);
+    return NULL;
+  }
+  tls->ssl = ossl.SSL_new(tls->context);
+  ossl.SSL_set_fd(tls->ssl, tls->fd);
+  // SNI (SSL_set_tlsext_host_name is a macro over SSL_ctrl), unless the host is an address.
+  struct in6_addr ignored;
+  if (inet_pton(AF_INET, host, &ignored) != 1 && inet_pton(AF_INET6, host, &ignored) != 1) {
+    ossl.SSL_ctrl(tls->ssl, 55 /* SSL_CTRL_SET_TLSEXT_HOSTNAME */, 0, (void *)host);
+  }
+  ossl.SSL_set1_host(tls->ssl, host);
+  if (ossl.SSL_connect(tls->ssl) != 1) {
+    long verify = ossl.SSL_get_verify_result(tls->ssl);
+    if (verify != 0) {
+      snprintf(error, error_size, "the certificate of %s:%d was not accepted: %s", host, port,
+               ossl.X509_verify_cert_error_string(verify));
+    } else {
+      ssl_error("the TLS handshake failed", error, error_size);
+    }
+    archsh_tls_close(tls);
+    return NULL;
+  }
+  return tls;
+}
+
+int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
+  const char *bytes = buffer;
+  while (count > 0) {
+    int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
+    int written = ossl.SSL_write(tls->ssl, bytes, chunk);
+    if (written <= 0) return -1;
+    bytes += written;
+    count -= (size_t)written;
+  }
+  return 0;
+}
+
+long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
+  int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
+  int read = ossl.SSL_read(tls->ssl, buffer, chunk);
+  if (read > 0) return read;
+  int reason = ossl.SSL_get_error(tls->ssl, read);
+  // SSL_ERROR_ZERO_RETURN: the server closed the TLS session; SSL_ERROR_SYSCALL with no error:
+  // the connection ended without one, which HTTP/1.0-style bodies do.
+  if (reason == 6 || (reason == 5 && errno == 0)) return 0;
+  return -1;
+}
+
+void archsh_tls_abort(archsh_tls *tls) {
+  if (tls && tls->fd >= 0) shutdown(tls->fd, SHUT_RDWR);
+}
+
+void archsh_tls_close(archsh_tls *tls) {
+  if (!tls) return;
+  if (tls->ssl) {
+    ossl.SSL_shutdown(tls->ssl);
+    ossl.SSL_free(tls->ssl);
+  }
+  if (tls->context) ossl.SSL_CTX_free(tls->context);
+  if (tls->fd >= 0) close(tls->fd);
+  free(tls);
+}

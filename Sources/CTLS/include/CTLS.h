@@ -1,0 +1,32 @@
+#ifndef ARCHSH_CTLS_H
+#define ARCHSH_CTLS_H
+
+#include <stddef.h>
+
+// HTTPS for archsh: the system's OpenSSL 3 (libssl.so.3), loaded with dlopen the first time an
+// https:// URL is used, so that start-up never pays for it. Blocking calls, run off the event loops.
+
+typedef struct archsh_tls archsh_tls;
+
+/// Loads libssl and libcrypto once; 0 on success, else -1 with the reason in `error`.
+int archsh_tls_load(char *error, size_t error_size);
+
+/// Connects to host:port within `timeout_ms`, completes the TLS handshake with SNI, and verifies
+/// the certificate and the host name against the system's trust store, plus `ca_file` when it is
+/// not NULL. Returns NULL with the reason in `error`.
+archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
+                               char *error, size_t error_size);
+
+/// Writes all of `buffer`; 0 on success, -1 on failure.
+int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count);
+
+/// Reads up to `count` bytes: the number read, 0 at the end of the stream, -1 on failure.
+long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count);
+
+/// Makes a blocked read or write return at once (another thread may call it: cancellation).
+void archsh_tls_abort(archsh_tls *tls);
+
+/// Closes the connection and frees it.
+void archsh_tls_close(archsh_tls *tls);
+
+#endif

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// `--api https://…` against a local TLS server whose certificate the test makes, with the
+/// binary that ships.
+@Suite("HTTPS through the system's OpenSSL, loaded on demand", .serialized)
+struct HTTPSTests {
+  /// A Python HTTPS server on 127.0.0.1 with a self-signed certificate made by `openssl`.
+  final class Server {
+    let process = Process()
+    let port: Int
+    let certificate: String
+
+    init() throws {
+      let directory = try Binary.makeTemporaryDirectory()
+      certificate = directory + "/cert.pem"
+      let openssl = Process()
+      openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      openssl.arguments = [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/key.pem",
+        "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      ]
+      openssl.standardError = FileHandle.nullDevice
+      try openssl.run()
+      openssl.waitUntilExit()
+      let script = """
+        import http.server, json, ssl, sys
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_GET(self):
+                if self.path.startswith("/old"):
+                    self.send_response(307); self.send_header("Location", "/products/1")
+                    self.send_header("Content-Length", "0"); self.end_headers(); return
+                body = json.dumps({"code": "OK", "data": {"type": "product", "id": 1,
+                    "name": "iPhone 15 Pro Max", "family": "iPhones", "price": 1199.0,
+                    "price_cents": 119900, "currency": "USD", "details": "over TLS"}}).encode()
+                self.send_response(200); self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body))); self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args): pass
+        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[1], sys.argv[2])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      process.arguments = ["-c", script, certificate, directory + "/key.pem"]
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      var line = Data()
+      while !line.contains(10) {
+        let byte = output.fileHandleForReading.readData(ofLength: 1)
+        guard !byte.isEmpty else { break }
+        line.append(byte)
+      }
+      port =
+        Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        ?? 0
+    }
+
+    var url: String { "https://127.0.0.1:\(port)" }
+
+    /// Ends the server with SIGKILL and waits for it, so no process outlives the test.
+    ///
+    /// The child inherits the test runner's blocked SIGTERM, so `terminate()` is not enough.
+    func stop() {
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+
+    deinit { stop() }
+  }
+
+  @Test(
+    "with --cacert the request goes over TLS; without it a self-signed certificate is refused, with a hint"
+  )
+  func verifies() throws {
+    let server = try Server()
+    defer { server.stop() }
+    #expect(server.port > 0)
+    let trusted = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "--api", server.url, "--cacert", server.certificate, "-c",
+        "net get /products/1", "-c", "session request GET /old",
+      ])
+    #expect(trusted.status == 0, "\(trusted.stderr)")
+    #expect(trusted.stdout.contains("request: GET \(server.url)/products/1\nstatus:  200\n"))
+    #expect(trusted.stdout.contains("\"details\":\"over TLS\""))
+    // A redirect on an HTTPS server is followed by the same rules as over HTTP: /old answers 307
+    // to /products/1 on the same origin.
+    #expect(
+      trusted.stdout.contains(
+        "request:          GET \(server.url)/products/1\nstatus:           200\n"),
+      "\(trusted.stdout)")
+    let refused = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "--api", server.url, "-c", "net get /products/1"])
+    #expect(refused.status == 1)
+    #expect(
+      refused.stderr
+        == "-c:1:9: error: request to \(server.url)/products/1 failed: the certificate of 127.0.0.1:\(server.port) was not accepted: self-signed certificate; for a private or self-signed server, give its CA with --cacert FILE\n"
+    )
+    let missing = try Binary.run(["--cacert", "/nonexistent.pem", "-c", "echo hi"])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("cannot read the CA file '/nonexistent.pem'"))
+  }
+
+  @Test("start-up never loads OpenSSL; the first https:// request does")
+  func loadsOnDemand() throws {
+    let server = try Server()
+    defer { server.stop() }
+    let plain = try Binary.run(["--no-rc", "-c", "echo hi"], environment: ["LD_DEBUG": "files"])
+    #expect(plain.stdout == "hi\n")
+    #expect(!plain.stderr.contains("libssl"))
+    let secure = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "--api", server.url, "--cacert", server.certificate, "-c",
+        "net get /products/1",
+      ], environment: ["LD_DEBUG": "files"])
+    #expect(secure.stderr.contains("libssl.so.3"))
+  }
+}

@@ -2,12 +2,16 @@ import Glibc
 
 /// The width of the terminal archsh prints to, which tables fit.
 enum TerminalWidth {
+  /// Whether standard output is a terminal, asked once: it runs before every command's output,
+  /// and a script's 100,000 lines should not make 100,000 `ioctl`s to learn it is a pipe.
+  private static let outputIsTerminal = isatty(STDOUT_FILENO) != 0
+
   /// Standard output's width in columns, when it is a terminal.
   ///
   /// The size the terminal reports, or else `$COLUMNS`. Nil when standard output is a pipe or a
   /// file, whatever `$COLUMNS` says, so that scripts and transcripts print the same everywhere.
   static func ofStandardOutput() -> Int? {
-    guard isatty(STDOUT_FILENO) != 0 else { return nil }
+    guard outputIsTerminal else { return nil }
     var size = winsize()
     if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
       return Int(size.ws_col)

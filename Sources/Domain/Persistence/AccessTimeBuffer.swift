@@ -19,6 +19,11 @@ extension Workspace {
 
     /// Adds every read of `other`.
     mutating func merge(_ other: Touches) {
+      // The usual case, taking the pending reads into an empty set, is a copy, not a rehash.
+      if count == 0 {
+        self = other
+        return
+      }
       for (store, keys) in other.byKey {
         for (key, touch) in keys {
           add(store: store, key: key, time: touch.time, count: touch.count)
@@ -36,11 +41,15 @@ extension Workspace {
     /// Adds `count` reads of `key` in `store`, the last at `time`: the later time and the sum of
     /// the counts are kept.
     private mutating func add(store: String, key: String, time: Double, count: Int) {
-      let current = byKey[store, default: [:]][key]
-      byKey[store, default: [:]][key] = (
-        max(time, current?.time ?? time), count + (current?.count ?? 0)
-      )
+      // Changed in place through the subscripts' modify accessors: one hash of each name.
+      Self.combine(&byKey[store, default: [:]][key, default: (time, 0)], time: time, count: count)
       self.count += count
+    }
+
+    /// Keeps the later time and adds the counts.
+    private static func combine(_ touch: inout (time: Double, count: Int), time: Double, count: Int)
+    {
+      touch = (max(touch.time, time), touch.count + count)
     }
   }
 

@@ -126,8 +126,10 @@ extension Workspace {
       return taken
     }
     guard touches.count > 0 else { return }
+    // In key order: the updates then walk the entries' pages in order, instead of jumping from
+    // page to page at the dictionary's whim (and out of SQLite's page cache on a large store).
     for (store, keys) in touches.byKey {
-      for (key, touch) in keys {
+      for (key, touch) in keys.sorted(by: { $0.key < $1.key }) {
         let update = try FastStatement(
           db,
           "UPDATE entry SET accessed_at = max(accessed_at, ?), access_count = access_count + ? WHERE store = ? AND key = ?"

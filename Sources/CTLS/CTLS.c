@@ -6,13 +6,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 // OpenSSL's types stay opaque: no headers are needed to build archsh, only libssl.so.3 to run it.
@@ -199,21 +203,68 @@ archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, 
   return tls;
 }
 
+// A connection the server has closed makes write() raise SIGPIPE, which would end archsh: a kept
+// connection reused after the server closed it, or the close_notify that SSL_shutdown sends. Every
+// call that may write blocks SIGPIPE on its thread, and takes back a SIGPIPE it raised, so the
+// failure is only a return value (and a request goes again on a new connection).
+typedef struct {
+  sigset_t saved;
+  int was_pending;
+} pipe_guard;
+
+static void guard_pipe(pipe_guard *guard) {
+  sigset_t pipe_set, pending;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigpending(&pending);
+  guard->was_pending = sigismember(&pending, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &guard->saved);
+}
+
+static void release_pipe(pipe_guard *guard) {
+  sigset_t pipe_set, pending;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigpending(&pending);
+  if (!guard->was_pending && sigismember(&pending, SIGPIPE)) {
+    struct timespec now = {0, 0};
+    sigtimedwait(&pipe_set, NULL, &now);
+  }
+  pthread_sigmask(SIG_SETMASK, &guard->saved, NULL);
+}
+
 int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
+  pipe_guard guard;
+  guard_pipe(&guard);
   const char *bytes = buffer;
+  int status = 0;
   while (count > 0) {
     int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
     int written = ossl.SSL_write(tls->ssl, bytes, chunk);
-    if (written <= 0) return -1;
+    if (written <= 0) {
+      status = -1;
+      break;
+    }
     bytes += written;
     count -= (size_t)written;
   }
-  return 0;
+  release_pipe(&guard);
+  return status;
 }
 
 long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
   int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
+  // Acknowledge at once rather than up to 40 ms later: a server that writes a response's head and
+  // body separately, with Nagle's algorithm on, waits for that ACK before sending the body.
+  // Linux turns quick ACKs off again by itself, so it is asked before every read.
+  int quick = 1;
+  setsockopt(tls->fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof quick);
+  pipe_guard guard;
+  guard_pipe(&guard);   // TLS 1.3 may answer a key update while reading
   int read = ossl.SSL_read(tls->ssl, buffer, chunk);
+  int saved_errno = errno;
+  release_pipe(&guard);
+  errno = saved_errno;
   if (read > 0) return read;
   int reason = ossl.SSL_get_error(tls->ssl, read);
   // SSL_ERROR_ZERO_RETURN: the server closed the TLS session; SSL_ERROR_SYSCALL with no error:
@@ -229,7 +280,10 @@ void archsh_tls_abort(archsh_tls *tls) {
 void archsh_tls_close(archsh_tls *tls) {
   if (!tls) return;
   if (tls->ssl) {
+    pipe_guard guard;
+    guard_pipe(&guard);
     ossl.SSL_shutdown(tls->ssl);
+    release_pipe(&guard);
     ossl.SSL_free(tls->ssl);
   }
   if (tls->context) ossl.SSL_CTX_free(tls->context);

@@ -28,7 +28,8 @@ struct HTTPSTests {
         import http.server, json, ssl, sys
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
-            def do_GET(self):
+            timeout = 0.5   # a kept connection idle this long is closed, as real servers do
+            def answer(self, with_body):
                 if self.path.startswith("/old"):
                     self.send_response(307); self.send_header("Location", "/products/1")
                     self.send_header("Content-Length", "0"); self.end_headers(); return
@@ -37,9 +38,11 @@ struct HTTPSTests {
                     "price_cents": 119900, "currency": "USD", "details": "over TLS"}}).encode()
                 self.send_response(200); self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body))); self.end_headers()
-                self.wfile.write(body)
+                if with_body: self.wfile.write(body)
+            def do_GET(self): self.answer(True)
+            def do_HEAD(self): self.answer(False)
             def log_message(self, *args): pass
-        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[1], sys.argv[2])
         server.socket = context.wrap_socket(server.socket, server_side=True)
@@ -109,6 +112,35 @@ struct HTTPSTests {
     let missing = try Binary.run(["--cacert", "/nonexistent.pem", "-c", "echo hi"])
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("cannot read the CA file '/nonexistent.pem'"))
+  }
+
+  @Test(
+    "HTTPS connections are kept and reused; one the server closed while idle is replaced, and HEAD has no body"
+  )
+  func keepsConnections() throws {
+    let server = try Server()
+    defer { server.stop() }
+    let run = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "--api", server.url, "--cacert", server.certificate, "-c",
+        "net get /products/1", "-c", "net get /products/2", "-c",
+        "session request HEAD /products/3",
+        "-c", "sleep 1s", "-c", "net get /products/4", "-c", "net log",
+      ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stdout.contains("request: HEAD \(server.url)/products/3\nstatus:  200\n"), "\(run.stdout)"
+    )
+    // The server closed the kept connection during the sleep: the last GET went again on a new
+    // one, and nothing (no SIGPIPE from the dead socket) ended archsh.
+    // net log's rows: method, URL, status, bytes, milliseconds, connection.
+    let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("GET ") }
+      .map { $0.split(separator: " ") }
+    #expect(
+      rows.map { "\($0[1]) \($0[2]) \($0[5])" } == [
+        "\(server.url)/products/1 200 new", "\(server.url)/products/2 200 reused",
+        "\(server.url)/products/4 200 new",
+      ], "\(run.stdout)")
   }
 
   @Test("start-up never loads OpenSSL; the first https:// request does")

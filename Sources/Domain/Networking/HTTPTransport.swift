@@ -263,7 +263,8 @@ final class HTTPExchange: @unchecked Sendable {
     }
     switch result {
     case .success(var response):
-      response.reusedConnection = reused
+      // An HTTPS exchange says itself whether its connection was kept (TLSTransport).
+      if reused { response.reusedConnection = true }
       promise.succeed(response)
     case .failure(let error):
       promise.fail(error)

@@ -20,16 +20,19 @@ public final class TLSTrust: @unchecked Sendable {
 }
 
 /// HTTPS requests: the system's OpenSSL 3, loaded with dlopen the first time an `https://` URL is
-/// used (a start-up never pays for it), on a blocking connection of its own, off the event loops.
+/// used (a start-up never pays for it), on blocking connections of its own, off the event loops.
 ///
-/// Each request has its own connection (`Connection: close`); the certificate and the host name
-/// are verified against the system's trust store and `TLSTrust.shared.caFile`.
+/// Connections are kept alive like plain HTTP's: one that both sides allow to keep goes back to
+/// `TLSConnectionPool`, per server and CA file, and the next request to that server reuses it,
+/// skipping the TCP and TLS handshakes. A kept connection that the server closed before it
+/// answered is replaced once by a new one, for a request that is safe to repeat. The certificate
+/// and the host name are verified against the system's trust store and `TLSTrust.shared.caFile`.
 ///
 /// Measured against the candidates the issue names: SwiftNIO's TLS (swift-nio-ssl) compiles
-/// BoringSSL into the binary, minutes more of every clean build; libcurl loaded on demand brings
-/// thirty shared libraries and its own HTTP stack beside NIO's. The system's libssl.so.3 is
-/// already on every Debian machine (python3 needs it), adds nothing to the build, and is loaded
-/// only by the first HTTPS request.
+/// BoringSSL into the binary, about 94 s more of every clean release build on this machine;
+/// libcurl loaded on demand brings thirty shared libraries and its own HTTP stack beside NIO's.
+/// The system's libssl.so.3 is already on every Debian machine (python3 needs it), adds nothing to
+/// the build, and is loaded only by the first HTTPS request.
 enum TLSTransport {
   /// Sends `head` and `body` to `host:port` over TLS, completing `exchange`.
   static func start(
@@ -37,36 +40,96 @@ enum TLSTransport {
     timeout: TimeAmount
   ) {
     var request = "\(head.method.rawValue) \(head.uri) HTTP/1.1\r\n"
-    var headers = head.headers
-    headers.replaceOrAdd(name: "Connection", value: "close")
-    for (name, value) in headers { request += "\(name): \(value)\r\n" }
+    for (name, value) in head.headers { request += "\(name): \(value)\r\n" }
     request += "\r\n"
     var bytes = Array(request.utf8)
     if let body { bytes += body }
     let caFile = TLSTrust.shared.caFile
     let milliseconds = Int32(clamping: max(1, timeout.nanoseconds / 1_000_000))
     let payload = bytes
+    let server = "\(host):\(port) \(caFile ?? "")"
+    let keepsConnection = head.isKeepAlive
+    let retryable =
+      HTTPTransport.idempotentMethods.contains(head.method.rawValue.uppercased())
+      && keepsConnection
+    let bodiless = head.method == .HEAD
     DispatchQueue.global().async {
-      var error = [CChar](repeating: 0, count: 512)
-      guard
-        let connection = archsh_tls_connect(
-          host, Int32(port), caFile, milliseconds, &error, error.count)
-      else {
-        let message = String(
-          decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        exchange.finish(.failure(TLSError.failed(message)))
+      var pooled = TLSConnectionPool.shared.take(server)
+      while true {
+        let reused = pooled != nil
+        let tls: TLSConnection
+        if let kept = pooled {
+          tls = kept
+          pooled = nil
+        } else {
+          var error = [CChar](repeating: 0, count: 512)
+          guard
+            let connection = archsh_tls_connect(
+              host, Int32(port), caFile, milliseconds, &error, error.count)
+          else {
+            let message = String(
+              decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            exchange.finish(.failure(TLSError.failed(message)))
+            return
+          }
+          tls = TLSConnection(connection)
+        }
+        exchange.setAbort { tls.abort() }
+        var reader = HTTPResponseReader(read: tls.read)
+        let result: Result<TransportResponse, Error>
+        if tls.write(payload) {
+          result = Result { try reader.response(bodiless: bodiless) }
+        } else {
+          result = .failure(TransportError.dropped)
+        }
+        switch result {
+        case .failure(TransportError.dropped) where reused && retryable && !reader.receivedAny:
+          // The server closed the kept connection before it answered: once more, on a new one.
+          tls.close()
+          continue
+        case .success(var response):
+          response.reusedConnection = reused
+          let keep = keepsConnection && response.head.isKeepAlive && reader.isDrained
+          if !keep || !TLSConnectionPool.shared.put(tls, server: server) { tls.close() }
+          exchange.finish(.success(response))
+        case .failure(let error):
+          tls.close()
+          exchange.finish(.failure(error))
+        }
         return
       }
-      let tls = TLSConnection(connection)
-      exchange.setAbort { tls.abort() }
-      defer { tls.close() }
-      let sent = payload.withUnsafeBytes { archsh_tls_write(connection, $0.baseAddress, $0.count) }
-      guard sent == 0 else {
-        exchange.finish(.failure(TransportError.dropped))
-        return
-      }
-      var reader = HTTPResponseReader(read: tls.read)
-      exchange.finish(Result { try reader.response() })
+    }
+  }
+}
+
+/// The HTTPS connections kept open between requests, per server and CA file.
+///
+/// At most 4 idle ones per server and 16 in all, like `ConnectionPool`; any more are closed.
+final class TLSConnectionPool: @unchecked Sendable {
+  /// The one pool of the process.
+  static let shared = TLSConnectionPool()
+  private let lock = NSLock()
+  private var idle: [String: [TLSConnection]] = [:]
+  private var count = 0
+
+  /// An idle connection to `server`, if there is one.
+  func take(_ server: String) -> TLSConnection? {
+    lock.withLock {
+      guard var list = idle[server], let connection = list.popLast() else { return nil }
+      idle[server] = list.isEmpty ? nil : list
+      count -= 1
+      return connection
+    }
+  }
+
+  /// Keeps `connection` for the next request to `server`; false when the pool is full.
+  func put(_ connection: TLSConnection, server: String) -> Bool {
+    lock.withLock {
+      guard count < ConnectionPool.total, idle[server, default: []].count < ConnectionPool.perServer
+      else { return false }
+      idle[server, default: []].append(connection)
+      count += 1
+      return true
     }
   }
 }
@@ -79,7 +142,7 @@ struct TLSError: Error, Equatable, CustomStringConvertible {
 }
 
 /// One TLS connection, closed once.
-private final class TLSConnection: @unchecked Sendable {
+final class TLSConnection: @unchecked Sendable {
   private let lock = NSLock()
   private var connection: OpaquePointer?
 
@@ -88,6 +151,12 @@ private final class TLSConnection: @unchecked Sendable {
   func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
     guard let connection = lock.withLock({ self.connection }) else { return -1 }
     return archsh_tls_read(connection, buffer.baseAddress, buffer.count)
+  }
+
+  /// Writes all of `bytes`; false when the connection failed.
+  func write(_ bytes: [UInt8]) -> Bool {
+    guard let connection = lock.withLock({ self.connection }) else { return false }
+    return bytes.withUnsafeBytes { archsh_tls_write(connection, $0.baseAddress, $0.count) } == 0
   }
 
   /// Makes a blocked read return: the exchange was cancelled or timed out.
@@ -102,11 +171,17 @@ private final class TLSConnection: @unchecked Sendable {
 }
 
 /// Reads an HTTP/1.1 response from a byte stream: the head, then a body of `Content-Length`
-/// bytes, in chunks, or up to the end of the stream.
+/// bytes, in chunks, or up to the end of the stream; none for HEAD, 1xx, 204 and 304.
 struct HTTPResponseReader {
   let read: (UnsafeMutableRawBufferPointer) -> Int
   private var buffer: [UInt8] = []
   private var ended = false
+  /// Whether any byte of a response arrived: a request that got none may be sent again.
+  private(set) var receivedAny = false
+
+  /// Whether the response ended exactly where the stream's bytes did, so that the connection can
+  /// carry the next one.
+  var isDrained: Bool { buffer.isEmpty && !ended }
 
   init(read: @escaping (UnsafeMutableRawBufferPointer) -> Int) { self.read = read }
 
@@ -121,6 +196,7 @@ struct HTTPResponseReader {
       return false
     }
     buffer += chunk[0..<count]
+    receivedAny = true
     return true
   }
 
@@ -136,7 +212,8 @@ struct HTTPResponseReader {
     }
   }
 
-  mutating func response() throws -> TransportResponse {
+  /// Reads one response; `bodiless` for the answer to a HEAD request.
+  mutating func response(bodiless: Bool = false) throws -> TransportResponse {
     let status = try line()
     let parts = status.split(separator: " ", maxSplits: 2)
     guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
@@ -152,7 +229,10 @@ struct HTTPResponseReader {
         value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
     var body: [UInt8] = []
-    if headers["Transfer-Encoding"].contains(where: { $0.lowercased().contains("chunked") }) {
+    if bodiless || code / 100 == 1 || code == 204 || code == 304 {
+      // No body, whatever Content-Length says (RFC 9112, 6.3).
+    } else if headers["Transfer-Encoding"].contains(where: { $0.lowercased().contains("chunked") })
+    {
       while true {
         let size = try line().split(separator: ";").first.flatMap { Int($0, radix: 16) } ?? -1
         guard size >= 0 else { throw TransportError.dropped }
@@ -164,9 +244,11 @@ struct HTTPResponseReader {
     } else if let length = headers["Content-Length"].first.flatMap({ Int($0) }) {
       while buffer.count < length { guard try fill() else { throw TransportError.dropped } }
       body = Array(buffer[0..<length])
+      buffer.removeFirst(length)
     } else {
       while try fill() {}
       body = buffer
+      buffer = []
     }
     let version = parts[0] == "HTTP/1.0" ? HTTPVersion.http1_0 : .http1_1
     return TransportResponse(

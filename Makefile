@@ -56,6 +56,7 @@ bench: release
 	Benchmarks/datasource.sh $(ARCHSH_RELEASE) $(if $(QUICK),5000)
 	Benchmarks/coordinators.sh $(ARCHSH_RELEASE) $(if $(QUICK),20)
 	Benchmarks/auth.sh $(ARCHSH_RELEASE) $(if $(QUICK),50)
+	Benchmarks/https.sh $(ARCHSH_RELEASE) $(if $(QUICK),20)
 	Benchmarks/repository.sh $(ARCHSH_RELEASE) $(if $(QUICK),2000)
 	Benchmarks/board.sh $(ARCHSH_RELEASE) $(if $(QUICK),500)
 	@echo "make bench$(if $(QUICK), BENCH_QUICK=1): every benchmark ran to its end"

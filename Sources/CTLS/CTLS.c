@@ -101,7 +101,6 @@ int archsh_tls_load(char *error, size_t error_size) {
 
 struct archsh_tls {
   int fd;
-  SSL_CTX *context;
   SSL *ssl;
 };
 
@@ -147,6 +146,11 @@ static int connect_socket(const char *host, int port, int timeout_ms, char *erro
   struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  // Small TLS records leave at once, and the handshake's flights are acknowledged at once, so
+  // neither side's Nagle algorithm holds the next flight for a delayed ACK.
+  int on = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &on, sizeof on);
   return fd;
 }
 
@@ -157,31 +161,60 @@ static void ssl_error(const char *what, char *error, size_t size) {
   snprintf(error, size, "%s: %s", what, detail);
 }
 
+// One client context for the process, made again only when the CA file changes: loading the
+// system's trust store costs milliseconds, which every new connection paid before. Each SSL made
+// from it holds its own reference, so a replaced context lives on until its connections close.
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static SSL_CTX *shared_context = NULL;
+static char *shared_ca_file = NULL;
+
+static SSL *new_ssl(const char *ca_file, char *error, size_t error_size) {
+  pthread_mutex_lock(&context_lock);
+  int same = shared_context &&
+             ((!ca_file && !shared_ca_file) ||
+              (ca_file && shared_ca_file && strcmp(ca_file, shared_ca_file) == 0));
+  if (!same) {
+    SSL_CTX *made = ossl.SSL_CTX_new(ossl.TLS_client_method());
+    if (!made) {
+      ssl_error("cannot start TLS", error, error_size);
+      pthread_mutex_unlock(&context_lock);
+      return NULL;
+    }
+    ossl.SSL_CTX_set_default_verify_paths(made);
+    if (ca_file && ossl.SSL_CTX_load_verify_locations(made, ca_file, NULL) != 1) {
+      ssl_error("cannot read the CA certificate", error, error_size);
+      ossl.SSL_CTX_free(made);
+      pthread_mutex_unlock(&context_lock);
+      return NULL;
+    }
+    ossl.SSL_CTX_set_verify(made, 1 /* SSL_VERIFY_PEER */, NULL);
+    if (shared_context) ossl.SSL_CTX_free(shared_context);
+    free(shared_ca_file);
+    shared_context = made;
+    shared_ca_file = ca_file ? strdup(ca_file) : NULL;
+  }
+  SSL *ssl = ossl.SSL_new(shared_context);
+  pthread_mutex_unlock(&context_lock);
+  if (!ssl) ssl_error("cannot start TLS", error, error_size);
+  return ssl;
+}
+
 archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
                                char *error, size_t error_size) {
   if (archsh_tls_load(error, error_size) != 0) return NULL;
   archsh_tls *tls = calloc(1, sizeof *tls);
   if (!tls) return NULL;
   tls->fd = -1;
-  tls->context = ossl.SSL_CTX_new(ossl.TLS_client_method());
-  if (!tls->context) {
-    ssl_error("cannot start TLS", error, error_size);
+  tls->ssl = new_ssl(ca_file, error, error_size);
+  if (!tls->ssl) {
     archsh_tls_close(tls);
     return NULL;
   }
-  ossl.SSL_CTX_set_default_verify_paths(tls->context);
-  if (ca_file && ossl.SSL_CTX_load_verify_locations(tls->context, ca_file, NULL) != 1) {
-    ssl_error("cannot read the CA certificate", error, error_size);
-    archsh_tls_close(tls);
-    return NULL;
-  }
-  ossl.SSL_CTX_set_verify(tls->context, 1 /* SSL_VERIFY_PEER */, NULL);
   tls->fd = connect_socket(host, port, timeout_ms, error, error_size);
   if (tls->fd < 0) {
     archsh_tls_close(tls);
     return NULL;
   }
-  tls->ssl = ossl.SSL_new(tls->context);
   ossl.SSL_set_fd(tls->ssl, tls->fd);
   // SNI (SSL_set_tlsext_host_name is a macro over SSL_ctrl), unless the host is an address.
   struct in6_addr ignored;
@@ -286,7 +319,6 @@ void archsh_tls_close(archsh_tls *tls) {
     release_pipe(&guard);
     ossl.SSL_free(tls->ssl);
   }
-  if (tls->context) ossl.SSL_CTX_free(tls->context);
   if (tls->fd >= 0) close(tls->fd);
   free(tls);
 }

@@ -362,6 +362,52 @@ struct TypedParameterTests {
     #expect(count > 100)
   }
 
+  @Test("every help example runs reading only the parameters its command declares")
+  func examplesReadDeclaredParameters() throws {
+    // Examples that would block, wait or leave the test: they are parsed above, not run here.
+    let skipped: Set<String> = ["serve", "board", "exit", "quit", "sleep", "record", "wait"]
+    let directory = NSTemporaryDirectory() + "archsh-examples-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    _ = UndeclaredReads.shared.take()
+    let harness = Harness()
+    var ran = 0
+    for group in AllGroups.registry.groups {
+      for command in group.commands
+      where !skipped.contains(group.name) && !skipped.contains(command.name) {
+        for example in command.examples {
+          harness.script([example], directory: directory)
+          ran += 1
+        }
+      }
+    }
+    #expect(ran > 150)
+    #expect(UndeclaredReads.shared.take() == [])
+  }
+
+  @Test("a read of a parameter the signature does not declare is recorded, and reads as absent")
+  func undeclaredReadIsRecorded() throws {
+    let declared = Option("shown", .text, "declared")
+    let stray = Option("stray", .text, "not declared")
+    let signature = Signature([declared])
+    let parsed = try signature.parse(ArraySlice([Word("--shown"), Word("x")]), command: "demo")
+    _ = UndeclaredReads.shared.take()
+    #expect(parsed[declared]?.text == "x")
+    #expect(parsed[stray] == nil)
+    #expect(UndeclaredReads.shared.take() == ["stray (declared: shown)"])
+  }
+
+  @Test("a choice reads as its enum's case, and refuses any other word")
+  func typedChoice() throws {
+    let order = Option("order", Kind<OrderWord>.choice, "the order")
+    let signature = Signature([order])
+    let parsed = try signature.parse(ArraySlice([Word("--order"), Word("desc")]), command: "demo")
+    #expect(parsed[order] == .desc)
+    #expect(throws: ShellError.self) {
+      try signature.parse(ArraySlice([Word("--order"), Word("down")]), command: "demo")
+    }
+  }
+
   @Test("every declared default converts to its parameter's type")
   func defaultsConvert() {
     for group in AllGroups.registry.groups {

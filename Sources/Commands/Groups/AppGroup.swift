@@ -33,7 +33,7 @@ enum AppGroup {
   static let emailArgument = Argument("EMAIL", .text, "the email address")
   /// `app error KIND`.
   static let kindArgument = Argument(
-    "KIND", .choice(AppError.allCases.map(\.rawValue)), "the app error")
+    "KIND", Kind<AppError>.choice, "the app error")
 
   // MARK: - Commands
 
@@ -150,9 +150,7 @@ enum AppGroup {
     signature: Signature([kindArgument]),
     examples: ["app error network", "app error unauthorized"]
   ) { invocation in
-    guard let kind = AppError(rawValue: try invocation[kindArgument].text) else {
-      throw ShellError("unknown error kind")
-    }
+    let kind = try invocation[kindArgument]
     return try RunningApp.navigate(invocation.session) { app in app.handle(.appError(kind)) }
   }
 }

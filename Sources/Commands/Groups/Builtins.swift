@@ -262,7 +262,7 @@ enum Builtins {
 
   /// `expect`'s check.
   static let checkArgument = Argument(
-    "CHECK", .choice(["contains", "equals", "succeeds", "fails"]), "what to check")
+    "CHECK", Kind<ExpectCheck>.choice, "what to check")
 
   /// `expect`'s text to look for.
   static let expectText = Option.argument("TEXT", .text, "the text to look for")
@@ -287,7 +287,7 @@ enum Builtins {
     ],
     isTransparent: true, isExpectation: true
   ) { invocation in
-    let check = try invocation[checkArgument].text
+    let check = try invocation[checkArgument]
     let text = invocation[expectText]
     guard let previous = invocation.interpreter.previous else {
       throw ShellError(
@@ -295,7 +295,8 @@ enum Builtins {
     }
     func needText() throws(ShellError) -> String {
       guard let text else {
-        throw ShellError("'expect \(check)' needs a TEXT", hint: "usage: expect \(check) TEXT")
+        throw ShellError(
+          "'expect \(check.rawValue)' needs a TEXT", hint: "usage: expect \(check.rawValue) TEXT")
       }
       return text.text
     }
@@ -305,7 +306,7 @@ enum Builtins {
       let shown = line.count > 200 ? String(line.prefix(200)) + "…" : line
       return shown.contains("'") ? "\"" + shown + "\"" : "'" + shown + "'"
     }
-    if check == "fails" {
+    if check == .fails {
       guard let error = previous.error else {
         let output = invocation.interpreter.plainText(previous.output)
         throw ShellError(
@@ -326,19 +327,19 @@ enum Builtins {
     }
     let output = invocation.interpreter.plainText(previous.output)
     switch check {
-    case "contains":
+    case .contains:
       let wanted = try needText()
       guard output.contains(wanted) else {
         throw ShellError(
           "expectation failed: expected output containing \(quoted(wanted)), got \(quoted(output))")
       }
-    case "equals":
+    case .equals:
       let wanted = try needText()
       guard output == wanted else {
         throw ShellError(
           "expectation failed: expected output \(quoted(wanted)), got \(quoted(output))")
       }
-    default:
+    case .succeeds, .fails:
       if let text {
         throw ShellError(
           "'expect succeeds' takes no TEXT", hint: "use 'expect contains'", at: text.offset)
@@ -393,7 +394,7 @@ enum Builtins {
   }
 
   /// `output`'s mode.
-  static let modeArgument = Option.argument("MODE", .choice(["table", "json"]), "the output mode")
+  static let modeArgument = Option.argument("MODE", Kind<OutputMode>.choice, "the output mode")
 
   static let output = Command(
     "output", summary: "choose how results are printed: aligned text or JSON",
@@ -402,7 +403,7 @@ enum Builtins {
     signature: Signature([modeArgument]),
     examples: ["output json", "output table"]
   ) { invocation in
-    guard let mode = invocation[modeArgument].flatMap({ OutputMode(rawValue: $0.text) }) else {
+    guard let mode = invocation[modeArgument] else {
       return .record([Field("output", .string(invocation.session.outputMode.rawValue))])
     }
     invocation.session.outputMode = mode

@@ -17,8 +17,7 @@ enum CoordGroup {
 
   /// `coord tree --format FORMAT`.
   static let formatOption = Option(
-    "format", .choice(["text", "mermaid", "dot", "svg"]), value: "FORMAT", "how to draw it",
-    default: "text")
+    "format", Kind<GraphFormat>.choice, value: "FORMAT", "how to draw it", default: "text")
   /// `coord stack NAME`.
   static let nameArgument = Argument(
     "NAME", .text, "the coordinator", completion: RunningApp.coordinatorNames
@@ -33,11 +32,11 @@ enum CoordGroup {
     examples: ["coord tree", "coord tree --format mermaid", "coord tree --format svg"]
   ) { invocation in
     let app = try RunningApp.app(invocation.session)
-    switch invocation[formatOption]?.text {
-    case "mermaid": return .diagram(format: "mermaid", text: CoordinatorDrawing.mermaid(app))
-    case "dot": return .diagram(format: "dot", text: CoordinatorDrawing.dot(app))
-    case "svg": return .diagram(format: "svg", text: CoordinatorPicture.svg(app))
-    default: return .tree(CoordinatorDrawing.tree(app))
+    switch invocation[formatOption] ?? .text {
+    case .mermaid: return .diagram(format: "mermaid", text: CoordinatorDrawing.mermaid(app))
+    case .dot: return .diagram(format: "dot", text: CoordinatorDrawing.dot(app))
+    case .svg: return .diagram(format: "svg", text: CoordinatorPicture.svg(app))
+    case .text: return .tree(CoordinatorDrawing.tree(app))
     }
   }
 

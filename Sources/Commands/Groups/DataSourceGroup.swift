@@ -79,7 +79,7 @@ enum DataSourceGroup {
     "MODELTYPE", .text, "Text, Product, or a JSON type", completion: modelTypes)
   /// `register CELLCONTROLLER`.
   static let cellControllerArgument = Argument(
-    "CELLCONTROLLER", .choice(CellControllers.names), "the cell data controller")
+    "CELLCONTROLLER", Kind<CellControllerChoice>.choice, "the cell data controller")
   /// `background [TEXT]`.
   static let textArgument = Option.argument("TEXT", .text, "the message")
   /// `section add --at S`.
@@ -92,7 +92,7 @@ enum DataSourceGroup {
     "S-R=VALUE", .text, "such as 0-1='Call Grace'", optional: true)
   /// `render --style`.
   static let styleOption = Option(
-    "style", .choice(["table", "collection"]), "how to draw it", default: "table")
+    "style", Kind<RenderStyle>.choice, "how to draw it", default: "table")
   /// `render --from`.
   static let fromOption = Option(
     "from", .integer(0...Int(Int32.max)), value: "ROW", "the first row", default: "0")
@@ -104,7 +104,7 @@ enum DataSourceGroup {
     "width", .integer(24...400), value: "W", "the width in columns", default: "56")
   /// `render --format`.
   static let renderFormatOption = Option(
-    "format", .choice(["text", "svg", "html"]), value: "FORMAT",
+    "format", Kind<RenderFormat>.choice, value: "FORMAT",
     "text for the terminal, or an SVG picture or HTML page (as the board draws it)",
     default: "text")
 
@@ -192,7 +192,7 @@ enum DataSourceGroup {
   ) { invocation in
     let open = try open(invocation)
     let modelType = try invocation[modelTypeArgument].text
-    let controllerName = try invocation[cellControllerArgument].text
+    let controllerName = try invocation[cellControllerArgument].word
     guard let type = CellControllers.type(named: controllerName) else {
       throw ShellError(DataSourceError.unknownCellController(controllerName).description)
     }
@@ -514,15 +514,17 @@ enum DataSourceGroup {
       width: invocation[widthOption] ?? 56)
     let from = invocation[fromOption] ?? 0
     let count = invocation[countOption] ?? 50
-    let isCollection = invocation[styleOption]?.text == "collection"
-    if let format = invocation[renderFormatOption]?.text, format != "text" {
+    let isCollection = invocation[styleOption] == .collection
+    let format = invocation[renderFormatOption] ?? .text
+    if format != .text {
       let picture = TableViewPicture(
         controller: open.document.controller, from: from, count: count,
         collection: isCollection, title: open.document.name)
-      return .diagram(format: format, text: format == "svg" ? picture.svg() : picture.html())
+      return .diagram(
+        format: format.rawValue, text: format == .svg ? picture.svg() : picture.html())
     }
     let text =
-      invocation[styleOption]?.text == "collection"
+      isCollection
       ? drawing.collection(from: from, count: count) : drawing.table(from: from, count: count)
     return .view(text: text, data: drawing.rows(from: from, count: count))
   }

@@ -22,8 +22,7 @@ enum FactoryGroup {
 
   /// `graph --format`: how to draw the graph.
   static let formatOption = Option(
-    "format", .choice(["text", "mermaid", "dot", "svg"]), value: "FORMAT", "how to draw it",
-    default: "text")
+    "format", Kind<GraphFormat>.choice, value: "FORMAT", "how to draw it", default: "text")
   /// `get NAME`: the product to ask for.
   static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
 
@@ -68,11 +67,11 @@ enum FactoryGroup {
     ]
   ) { invocation in
     let graph = invocation.session.factory.graph()
-    switch invocation[formatOption]?.text {
-    case "mermaid": return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(graph))
-    case "dot": return .diagram(format: "dot", text: FactoryDrawing.dot(graph))
-    case "svg": return .diagram(format: "svg", text: FactoryPicture.svg(graph))
-    default: return .tree(FactoryDrawing.tree(graph))
+    switch invocation[formatOption] ?? .text {
+    case .mermaid: return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(graph))
+    case .dot: return .diagram(format: "dot", text: FactoryDrawing.dot(graph))
+    case .svg: return .diagram(format: "svg", text: FactoryPicture.svg(graph))
+    case .text: return .tree(FactoryDrawing.tree(graph))
     }
   }
 

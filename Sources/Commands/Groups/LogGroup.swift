@@ -21,7 +21,7 @@ enum LogGroup {
   }
   /// `level TAG LEVEL`.
   static let levelArgument = Argument(
-    "LEVEL", .choice(LogLevel.allCases.map(\.description)), "Verbose, Info, Warning or Error")
+    "LEVEL", Kind<LogLevel>.choice, "Verbose, Info, Warning or Error")
   /// `show --tag T`.
   static let tagOption = Option("tag", .text, value: "TAG", "only this tag's lines")
   /// `show --since N|DURATION`.
@@ -55,10 +55,7 @@ enum LogGroup {
   ) { invocation in
     let book = try invocation.session.factory.api.logBook
     let tag = try knownTag(try invocation[tagArgument], in: book)
-    let word = try invocation[levelArgument]
-    guard let level = LogLevel(name: word.text) else {
-      throw ShellError("'\(word.text)' is not a level", at: word.offset)
-    }
+    let level = try invocation[levelArgument]
     try book.store(tag: tag, threshold: level)
     return .text("\(tag): lines at \(level) and above are kept")
   }

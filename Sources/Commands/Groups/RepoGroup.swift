@@ -31,11 +31,11 @@ enum RepoGroup {
   static let pathArgument = Argument("PATH", .text, "the collection, such as /users/me/locations")
   /// `new --mode`.
   static let modeOption = Option(
-    "mode", .choice(["standard", "realtime"]), "Standard (offset) or Realtime (since_id, max_id)",
+    "mode", Kind<PagingWord>.choice, "Standard (offset) or Realtime (since_id, max_id)",
     default: "standard")
   /// `new --order`.
   static let orderOption = Option(
-    "order", .choice(["none", "asc", "desc"]), "the order asked of the API", default: "none")
+    "order", Kind<OrderWord>.choice, "the order asked of the API", default: "none")
   /// `new --limit N`.
   static let limitOption = Option("limit", .integer(1...1000), "the page size", default: "20")
   /// `new --opt KEY=VALUE`.
@@ -67,12 +67,10 @@ enum RepoGroup {
       }
       options[String(word.text[..<equals])] = String(word.text[word.text.index(after: equals)...])
     }
-    let order = invocation[orderOption]?.text ?? "none"
-    let mode = invocation[modeOption]?.text ?? "standard"
     let definition = RepositoryDefinition(
       name: name.text, path: try invocation[pathArgument].text, options: options,
-      ordering: order == "asc" ? .ascending : order == "desc" ? .descending : .none,
-      paging: mode == "realtime" ? .realtime : .standard, limit: invocation[limitOption] ?? 20)
+      ordering: (invocation[orderOption] ?? OrderWord.none).ordering,
+      paging: (invocation[modeOption] ?? .standard).paging, limit: invocation[limitOption] ?? 20)
     do {
       try invocation.session.factory.api.repositoryStore.create(definition)
     } catch RepositoryError.realtimeNeedsOrder {

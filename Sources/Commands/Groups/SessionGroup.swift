@@ -20,7 +20,7 @@ enum SessionGroup {
 
   /// `request METHOD`.
   static let methodArgument = Argument(
-    "METHOD", .choice(APISessionManager.Method.allCases.map(\.rawValue)), "the HTTP method")
+    "METHOD", Kind<APISessionManager.Method>.choice, "the HTTP method")
   /// `request PATH`.
   static let pathArgument = Argument(
     "PATH", .text, "relative to dynamicBaseURL, such as /echo"
@@ -69,10 +69,7 @@ enum SessionGroup {
       "session request GET /echo --json",
     ]
   ) { invocation in
-    let method = try invocation[methodArgument]
-    guard let verb = APISessionManager.Method(rawValue: method.text) else {
-      throw ShellError("'\(method.text)' is not an HTTP method", at: method.offset)
-    }
+    let verb = try invocation[methodArgument]
     let path = try invocation[pathArgument]
     let parameters = try invocation[parameterOption].map { try pair($0, separator: "=") }
     let headers = try invocation[headerOption].map { try header($0) }

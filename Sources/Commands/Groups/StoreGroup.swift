@@ -83,7 +83,7 @@ enum StoreGroup {
 
   /// `limits --ttl`.
   static let ttlOption = Option(
-    "ttl", .choice(["on", "off"]), value: "on|off", "whether expired entries read as missing")
+    "ttl", Kind<Switch>.choice, value: "on|off", "whether expired entries read as missing")
 
   /// `trim --to-bytes`.
   static let toBytesOption = Option(
@@ -290,7 +290,7 @@ enum StoreGroup {
     let controller = try StoreGroup.controller(invocation)
     let byteLimit = invocation[byteLimitOption]
     let ageLimit = invocation[ageLimitOption]
-    let ttl = invocation[ttlOption].map { $0.text == "on" }
+    let ttl = invocation[ttlOption].map { $0 == .on }
     let change =
       byteLimit == nil && ageLimit == nil && ttl == nil
       ? LimitsChange(limits: try controller.limits(), trimmed: [])

@@ -40,7 +40,7 @@ enum TraceGroup {
 
   /// `export --format`.
   static let formatOption = Option(
-    "format", .choice(["mermaid", "svg"]), value: "FORMAT",
+    "format", Kind<TraceFormat>.choice, value: "FORMAT",
     "svg or mermaid; by default FILE's extension decides")
 
   /// `export --last N`.
@@ -71,21 +71,21 @@ enum TraceGroup {
   ) { invocation in
     let file = invocation[fileArgument]
     let format =
-      invocation[formatOption]?.text
-      ?? (file?.text.lowercased().hasSuffix(".svg") == true ? "svg" : "mermaid")
+      invocation[formatOption]
+      ?? (file?.text.lowercased().hasSuffix(".svg") == true ? TraceFormat.svg : .mermaid)
     let spans = try recorded(invocation.session).suffix(invocation[lastOption] ?? .max)
     let diagram =
-      format == "svg"
+      format == .svg
       ? SequencePicture.svg(Array(spans), timings: !invocation[noTimingsFlag])
       : TraceRendering.mermaid(Array(spans))
-    guard let file else { return .diagram(format: format, text: diagram) }
+    guard let file else { return .diagram(format: format.rawValue, text: diagram) }
     let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {
       try PrivateFile.write(diagram + "\n", to: path)
     } catch {
       throw error.located(at: file.offset)
     }
-    let kind = format == "svg" ? "an SVG" : "a Mermaid"
+    let kind = format == .svg ? "an SVG" : "a Mermaid"
     return .text("wrote \(kind) sequence diagram to \(path)")
   }
 

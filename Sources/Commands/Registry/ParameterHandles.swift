@@ -9,7 +9,36 @@ public struct Kind<Value>: Sendable {
   let extract: @Sendable (Word, Converted) -> Value?
 }
 
+/// A fixed set of words a `.choice` parameter accepts: an enum whose cases are its words.
+///
+/// Reading the parameter gives the case; its help and completion list `allCases`' words.
+public protocol ChoiceWord: CaseIterable, Sendable {
+  /// The word the user types for this case.
+  var word: String { get }
+}
+
+extension ChoiceWord where Self: RawRepresentable, RawValue == String {
+  /// The raw value.
+  public var word: String { rawValue }
+}
+
+extension Kind where Value: ChoiceWord {
+  /// One of `Value`'s cases, typed as its word; completion offers every word.
+  public static var choice: Kind {
+    let cases = Array(Value.allCases)
+    return Kind(type: .choice(cases.map(\.word))) { word, _ in
+      cases.first { $0.word == word.text }
+    }
+  }
+}
+
 extension Kind where Value == Word {
+  /// One of `choices`' words, read as the word itself: for a parameter whose set of words
+  /// depends on something only known at run time (an event's parameter).
+  public static func choice<Choices: ChoiceWord>(wordsOf choices: Choices.Type) -> Kind {
+    Kind(type: .choice(Choices.allCases.map(\.word))) { word, _ in word }
+  }
+
   /// Any text; the value is the word, so errors can point at it.
   public static var text: Kind { Kind(type: .text) { word, _ in word } }
   /// A file path; an empty word is refused.
@@ -17,10 +46,6 @@ extension Kind where Value == Word {
   /// The name of something that lives in the session (a store, a key, a variable, a component);
   /// an empty word is refused.
   public static var name: Kind { Kind(type: .name) { word, _ in word } }
-  /// One of a fixed set of words; completion offers them.
-  public static func choice(_ words: [String]) -> Kind {
-    Kind(type: .choice(words)) { word, _ in word }
-  }
 }
 
 extension Kind where Value == Int {

@@ -226,13 +226,13 @@ public struct Arguments {
 
   /// The last value given for the parameter `name` of `kind`, or its declared default.
   func last(_ name: String, _ kind: Parameter.Kind) -> Given? {
-    guard let slot = signature.slot(named: name, kind) else { return nil }
+    guard let slot = declaredSlot(name, kind) else { return nil }
     return entries.last { $0.slot == slot } ?? signature.defaults[slot]
   }
 
   /// Every value given for the parameter `name` of `kind`.
   func all(_ name: String, _ kind: Parameter.Kind) -> [Given] {
-    guard let slot = signature.slot(named: name, kind) else { return [] }
+    guard let slot = declaredSlot(name, kind) else { return [] }
     return entries.filter { $0.slot == slot }
   }
 
@@ -320,7 +320,18 @@ public struct Arguments {
 
   /// Whether a flag was given.
   public subscript(_ flag: Flag) -> Bool {
-    signature.slot(named: flag.parameter.name, .flag).map(given) ?? false
+    declaredSlot(flag.parameter.name, .flag).map(given) ?? false
+  }
+
+  /// The slot of a parameter the command reads; one its signature does not declare reads as
+  /// absent, and is recorded in `UndeclaredReads` for the test that runs every example.
+  private func declaredSlot(_ name: String, _ kind: Parameter.Kind) -> Int? {
+    guard let slot = signature.slot(named: name, kind) else {
+      UndeclaredReads.shared.record(
+        name, declared: signature.parameters.map(\.name))
+      return nil
+    }
+    return slot
   }
 
   /// The word that gave a parameter's value, for an error that points at it.
@@ -589,5 +600,30 @@ extension Signature {
         "expected \(noun) for \(label), not '\(word.text)'", hint: hint, at: word.offset)
     }
     return value
+  }
+}
+
+/// The parameters commands read without declaring them.
+///
+/// Such a read silently gives nothing, so it is always a bug; `TypedParameterTests` runs every
+/// help example and expects none.
+final class UndeclaredReads: @unchecked Sendable {
+  /// The process's record.
+  static let shared = UndeclaredReads()
+  private let lock = NSLock()
+  private var reads: Set<String> = []
+
+  /// Records that `name` was read from a signature declaring only `declared`.
+  func record(_ name: String, declared: [String]) {
+    let entry = "\(name) (declared: \(declared.joined(separator: ", ")))"
+    lock.withLock { _ = reads.insert(entry) }
+  }
+
+  /// What was recorded, which is then forgotten.
+  func take() -> [String] {
+    lock.withLock {
+      defer { reads = [] }
+      return reads.sorted()
+    }
   }
 }

@@ -3,7 +3,7 @@ import Domain
 import Foundation
 
 /// How command output is printed.
-public enum OutputMode: String, Sendable {
+public enum OutputMode: String, Sendable, CaseIterable {
   /// Aligned text for people.
   case table
   /// One JSON document per command, for programs.

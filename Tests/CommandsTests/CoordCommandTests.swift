@@ -49,6 +49,31 @@ struct CoordCommandTests {
         """)
   }
 
+  @Test("in JSON the tree is each coordinator's fields, not its drawn label")
+  func treeJSON() {
+    let harness = mainFlow()
+    harness.script(["output json", "coord tree"])
+    #expect(
+      harness.sink.combined == """
+        {"name":"app","type":"AppConfigurator","flow":"main","screen":null,"stack":[],"tab":null,"presents":"Alert(server)","visible":true,"children":[{"name":"tabbar","type":"TabBarContainer","flow":null,"screen":"TabBar","stack":["TabBar"],"tab":"discover","presents":null,"visible":false,"children":[{"name":"discover","type":"DiscoverFlowCoordinator","flow":null,"screen":"MediaItem(3)","stack":["Discover","MediaItem(3)"],"tab":null,"presents":null,"visible":false,"children":[]},{"name":"favourites","type":"FavouritesFlowCoordinator","flow":null,"screen":"Favourites","stack":["Favourites"],"tab":null,"presents":null,"visible":false,"children":[]},{"name":"profile","type":"ProfileFlowCoordinator","flow":null,"screen":"Profile","stack":["Profile"],"tab":null,"presents":null,"visible":false,"children":[]}]}]}
+
+        """)
+  }
+
+  @Test("in JSON an event is its component, action and subject, with its line")
+  func eventsJSON() {
+    let harness = mainFlow()
+    harness.script([
+      "output json", "event send app dismissTapped", "event send discover backTapped",
+    ])
+    #expect(
+      harness.sink.combined == """
+        {"events":[{"component":"Presenter(Alert)","action":"sends","subject":"dismissTapped","text":"sends dismissTapped"},{"component":"AppConfigurator","action":"dismisses","subject":"Alert(server)","text":"dismisses Alert(server)"}]}
+        {"events":[{"component":"Presenter(MediaItem)","action":"sends","subject":"backTapped","text":"sends backTapped"},{"component":"DiscoverFlowCoordinator","action":"pops","subject":"MediaItem(3)","text":"pops MediaItem(3)"},{"component":"DiscoverFlowCoordinator","action":"stack","subject":"Discover","text":"stack: Discover"}]}
+
+        """)
+  }
+
   @Test("the alert blocks other coordinators; once dismissed, the stack goes on")
   func alertBlocks() {
     // A script stops at the first error, so the lines after it never run

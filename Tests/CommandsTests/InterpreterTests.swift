@@ -273,6 +273,20 @@ struct InterpreterTests {
         """)
   }
 
+  @Test("ds new says what it made in a sentence, and in JSON its name and counts")
+  func dataSourceNewJSON() {
+    let harness = Harness()
+    harness.script([
+      "ds new shop --rows a b c", "output json", "ds new menu --rows x '{\"type\":\"Game\"}'",
+    ])
+    #expect(
+      harness.sink.combined == """
+        created shop: 1 section, 3 rows
+        {"name":"menu","sections":1,"rows":2}
+
+        """)
+  }
+
   @Test("ds render draws cut text for people, and --json carries the window's rows whole")
   func renderJSON() {
     // Given a data source whose first row is longer than the drawing is wide

@@ -153,9 +153,14 @@ enum DataSourceGroup {
     let library = try library(invocation.session)
     let open = try library.create(name.text, sections: sources.first ?? [])
     let controller = open.document.controller
-    return .text(
-      "created \(name.text): \(plural(controller.sections.count, "section")), \(plural(controller.totalRowCount, "row"))"
-    )
+    // The sentence for people; its name and counts for programs.
+    return .view(
+      text:
+        "created \(name.text): \(plural(controller.sections.count, "section")), \(plural(controller.totalRowCount, "row"))",
+      data: .object([
+        Field("name", .string(name.text)), Field("sections", .int(controller.sections.count)),
+        Field("rows", .int(controller.totalRowCount)),
+      ]))
   }
 
   static let list = Command(

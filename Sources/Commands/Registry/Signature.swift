@@ -327,8 +327,7 @@ public struct Arguments {
   /// absent, and is recorded in `UndeclaredReads` for the test that runs every example.
   private func declaredSlot(_ name: String, _ kind: Parameter.Kind) -> Int? {
     guard let slot = signature.slot(named: name, kind) else {
-      UndeclaredReads.shared.record(
-        name, declared: signature.parameters.map(\.name))
+      UndeclaredReads.current?.record(name, declared: signature.parameters.map(\.name))
       return nil
     }
     return slot
@@ -606,10 +605,18 @@ extension Signature {
 /// The parameters commands read without declaring them.
 ///
 /// Such a read silently gives nothing, so it is always a bug; `TypedParameterTests` runs every
-/// help example and expects none.
+/// help example inside `collect` and expects none.
 final class UndeclaredReads: @unchecked Sendable {
-  /// The process's record.
-  static let shared = UndeclaredReads()
+  /// The record of the task running `collect`, if any.
+  @TaskLocal static var current: UndeclaredReads?
+
+  /// Runs `body`, and returns the undeclared reads it made.
+  static func collect(_ body: () throws -> Void) rethrows -> [String] {
+    let reads = UndeclaredReads()
+    try $current.withValue(reads) { try body() }
+    return reads.take()
+  }
+
   private let lock = NSLock()
   private var reads: Set<String> = []
 

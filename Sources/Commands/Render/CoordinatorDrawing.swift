@@ -26,7 +26,20 @@ enum CoordinatorDrawing {
       var label =
         "\(coordinator.typeName) [\(coordinator.name)]  \(summary(coordinator, app: app))"
       if coordinator === visible { label += "  ← visible" }
-      return TreeNode(label, children: coordinator.children.map(node))
+      let navigation = coordinator.navigationController
+      let fields = [
+        Field("name", .string(coordinator.name)),
+        Field("type", .string(coordinator.typeName)),
+        Field("flow", coordinator === app ? .string(app.flow.rawValue) : .null),
+        Field("screen", navigation.topScreen.map { .string($0.description) } ?? .null),
+        Field("stack", .list(navigation.screens.map { .string($0.description) })),
+        Field(
+          "tab", (coordinator as? TabBarContainer).map { .string($0.selectedTab.rawValue) } ?? .null
+        ),
+        Field("presents", navigation.presentedScreen.map { .string($0.description) } ?? .null),
+        Field("visible", .bool(coordinator === visible)),
+      ]
+      return TreeNode(label, children: coordinator.children.map(node), fields: fields)
     }
     return node(app)
   }

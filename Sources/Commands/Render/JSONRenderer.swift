@@ -5,8 +5,9 @@ import Domain
 /// - text: `{"message": "..."}`
 /// - record: an object with the record's keys
 /// - table: an array of objects keyed by column
-/// - tree: `{"label": ..., "detail": ..., "children": [...]}`
-/// - events: `{"events": [...]}`
+/// - tree: the node's fields and `children`, or `{"label": ..., "detail": ..., "children": [...]}`
+///   for a node that has none
+/// - events: `{"events": [...]}`, each event its fields, or its line when it has none
 /// - diagram: `{"format": ..., "diagram": ...}`
 /// - several outputs: an array of their documents
 public struct JSONRenderer: Sendable {
@@ -40,7 +41,11 @@ public struct JSONRenderer: Sendable {
     case .tree(let node):
       return tree(node)
     case .events(let events):
-      return .object([Field("events", .list(events.map(Value.string)))])
+      return .object([
+        Field(
+          "events",
+          .list(events.map { $0.fields.isEmpty ? Value.string($0.text) : .object($0.fields) }))
+      ])
     case .diagram(let format, let text):
       return .object([Field("format", .string(format)), Field("diagram", .string(text))])
     case .sequence(let outputs):
@@ -49,6 +54,9 @@ public struct JSONRenderer: Sendable {
   }
 
   private func tree(_ node: TreeNode) -> Value {
+    if !node.fields.isEmpty {
+      return .object(node.fields + [Field("children", .list(node.children.map(tree)))])
+    }
     var fields = [Field("label", .string(node.label))]
     if let detail = node.detail { fields.append(Field("detail", .string(detail))) }
     fields.append(Field("children", .list(node.children.map(tree))))

@@ -1,3 +1,5 @@
+import Domain
+
 /// A structured value inside an output, rendered as text for people and as JSON for programs.
 public indirect enum Value: Equatable, Sendable {
   /// Text.
@@ -57,12 +59,18 @@ public struct TreeNode: Equatable, Sendable {
   public var detail: String?
   /// The nodes under this one.
   public var children: [TreeNode]
+  /// The node's data for programs, such as a coordinator's name, type and screen; JSON prints
+  /// these instead of the label when there are any.
+  public var fields: [Field]
 
   /// Creates a node.
-  public init(_ label: String, detail: String? = nil, children: [TreeNode] = []) {
+  public init(
+    _ label: String, detail: String? = nil, children: [TreeNode] = [], fields: [Field] = []
+  ) {
     self.label = label
     self.detail = detail
     self.children = children
+    self.fields = fields
   }
 }
 
@@ -83,12 +91,47 @@ public indirect enum Output: Equatable, Sendable {
   case table(Table)
   /// A tree, such as a coordinator tree or a trace.
   case tree(TreeNode)
-  /// Things that happened, such as delegate notifications, shown as `~ event` lines.
-  case events([String])
+  /// Things that happened, such as delegate notifications, shown as `~ event` lines; in JSON,
+  /// each is its fields, or its line when it has none.
+  case events([EventLine])
   /// A diagram in a text format such as Mermaid.
   case diagram(format: String, text: String)
   /// Several outputs, shown one after another.
   case sequence([Output])
+}
+
+/// One thing that happened: the line people read, and the fields programs read.
+public struct EventLine: Equatable, Sendable {
+  /// The line, such as `LoginFlowCoordinator starts with Login`.
+  public var text: String
+  /// Its fields, such as the component, the action and the subject; empty for a plain line.
+  public var fields: [Field]
+
+  /// A line with fields.
+  public init(_ text: String, fields: [Field] = []) {
+    self.text = text
+    self.fields = fields
+  }
+}
+
+extension Output {
+  /// Plain event lines, with no fields.
+  static func events(_ lines: [String]) -> Output { .events(lines.map { EventLine($0) }) }
+
+  /// The app's navigation steps: each its component, action and subject.
+  static func events(_ records: [NavigationRecord]) -> Output {
+    .events(
+      records.map { record in
+        EventLine(
+          record.description,
+          fields: [
+            Field("component", .string(record.component)),
+            Field("action", .string(record.action)),
+            Field("subject", record.subject.map(Value.string) ?? .null),
+            Field("text", .string(record.text)),
+          ])
+      })
+  }
 }
 
 /// `count noun`, with the noun's plural when the count is not one.

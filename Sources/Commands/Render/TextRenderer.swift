@@ -36,7 +36,7 @@ public struct TextRenderer: Sendable {
     case .tree(let node):
       return tree(node)
     case .events(let events):
-      return events.map { dim("~ \($0)") }.joined(separator: "\n")
+      return events.map { dim("~ \($0.text)") }.joined(separator: "\n")
     case .diagram(_, let text):
       return text
     case .sequence(let outputs):

@@ -32,7 +32,8 @@ public final class AppDelegate {
     }
     if let sessionID {
       try dependencies.sessionStore.store(id: sessionID, email: nil)
-      dependencies.log.record("SessionStore", "stores the given session in 'user'")
+      dependencies.log.record(
+        "SessionStore", "stores", subject: "session", text: "stores the given session in 'user'")
     }
     let app = try makeConfigurator()
     try app.launch()
@@ -67,7 +68,7 @@ public final class AppDelegate {
   }
 
   /// Runs a navigation on the running app and saves the state; returns what each part did.
-  public func navigate(_ body: (AppConfigurator) throws -> Void) throws -> [String] {
+  public func navigate(_ body: (AppConfigurator) throws -> Void) throws -> [NavigationRecord] {
     let app = try runningApp()
     try body(app)
     try save()
@@ -97,6 +98,6 @@ public final class AppDelegate {
     try stateStore.save(app.snapshot)
   }
 
-  /// The steps recorded since the last call, as `~` lines.
-  public func drain() -> [String] { dependencies.log.drain().map(\.description) }
+  /// The steps recorded since the last call.
+  public func drain() -> [NavigationRecord] { dependencies.log.drain() }
 }

@@ -113,7 +113,7 @@ public class FlowCoordinator: Coordinator {
 
   /// Sends an app event up to the parent.
   func forward(_ event: AppEvent) {
-    dependencies.log.record(typeName, "sends \(event) up")
+    dependencies.log.record(typeName, "sends up", subject: "\(event)", text: "sends \(event) up")
     eventHandler?(event)
   }
 
@@ -121,7 +121,9 @@ public class FlowCoordinator: Coordinator {
   func startChild(_ child: FlowCoordinator, handler: @escaping (AppEvent) -> Void) {
     child.eventHandler = handler
     childCoordinators.append(child)
-    dependencies.log.record(typeName, "appends \(child.typeName) and starts it")
+    dependencies.log.record(
+      typeName, "appends", subject: child.typeName,
+      text: "appends \(child.typeName) and starts it")
     child.start()
   }
 
@@ -250,7 +252,8 @@ public final class TabBarContainer: FlowCoordinator {
       switch event {
       case .tabSelected(let tab):
         selectedTab = tab
-        dependencies.log.record(typeName, "selects the \(tab.rawValue) tab")
+        dependencies.log.record(
+          typeName, "selects tab", subject: tab.rawValue, text: "selects the \(tab.rawValue) tab")
       }
     }
   }
@@ -415,7 +418,9 @@ public final class AppConfigurator: FlowCoordinator {
     do {
       try launch()
     } catch {
-      dependencies.log.record(typeName, "cannot read the session (\(error)): login flow")
+      dependencies.log.record(
+        typeName, "chooses flow", subject: "login",
+        text: "cannot read the session (\(error)): login flow")
       show(.login)
     }
   }
@@ -432,10 +437,12 @@ public final class AppConfigurator: FlowCoordinator {
   private func launchInSpan(_ snapshot: AppSnapshot?) throws(NavigationError) {
     if let email = try dependencies.sessionStore.signedInEmail() {
       let who = email.isEmpty ? "a session" : "a session for \(email)"
-      dependencies.log.record(typeName, "finds \(who) in 'user': main flow")
+      dependencies.log.record(
+        typeName, "chooses flow", subject: "main", text: "finds \(who) in 'user': main flow")
       show(.main)
     } else {
-      dependencies.log.record(typeName, "finds no session in 'user': login flow")
+      dependencies.log.record(
+        typeName, "chooses flow", subject: "login", text: "finds no session in 'user': login flow")
       show(.login)
     }
     if let snapshot { restore(snapshot) }
@@ -458,10 +465,14 @@ public final class AppConfigurator: FlowCoordinator {
       case .appError(.unauthorized):
         do {
           if try dependencies.sessionStore.logOut() {
-            dependencies.log.record("SessionStore", "removes the session from 'user'")
+            dependencies.log.record(
+              "SessionStore", "removes", subject: "session", text: "removes the session from 'user'"
+            )
           }
         } catch {
-          dependencies.log.record("SessionStore", "cannot remove the session: \(error)")
+          dependencies.log.record(
+            "SessionStore", "cannot remove", subject: "session",
+            text: "cannot remove the session: \(error)")
         }
         show(.login)
       case .appError(let error): navigationController.present(.alert(error))
@@ -492,7 +503,8 @@ public final class AppConfigurator: FlowCoordinator {
     try storage {
       try dependencies.log.tracer.withSpan(typeName, "logs out") { _ in
         try dependencies.sessionStore.logOut()
-        dependencies.log.record("SessionStore", "removes the session from 'user'")
+        dependencies.log.record(
+          "SessionStore", "removes", subject: "session", text: "removes the session from 'user'")
         handle(.authorizationFlow)
       }
     }
@@ -563,7 +575,7 @@ public final class AppConfigurator: FlowCoordinator {
   private func show(_ newFlow: Flow) {
     if let current = children.first {
       childCoordinators.removeAll()
-      dependencies.log.record(typeName, "removes \(current.typeName)")
+      dependencies.log.record(typeName, "removes", subject: current.typeName)
     }
     navigationController.dismiss()
     flow = newFlow
@@ -600,8 +612,8 @@ public final class AppConfigurator: FlowCoordinator {
       restored.append("alert: \(alert)")
     }
     dependencies.log.record(
-      typeName,
-      restored.isEmpty
+      typeName, "restores", subject: "saved state",
+      text: restored.isEmpty
         ? "restores the saved state"
         : "restores the saved state (\(restored.joined(separator: "; ")))")
   }

@@ -117,11 +117,16 @@ public enum Screen: Sendable, Equatable, Hashable, CustomStringConvertible {
 }
 
 /// A line of what the app did: a component and what it did, such as `DiscoverFlowCoordinator`
-/// and `pushes MediaItem(42)`.
+/// and `pushes MediaItem(42)`, with the action (`pushes`) and its subject (`MediaItem(42)`) apart
+/// for programs.
 public struct NavigationRecord: Sendable, Equatable, CustomStringConvertible {
   /// Who did it.
   public var component: String
-  /// What it did.
+  /// What it did, as a verb such as `pushes`, `presents` or `chooses flow`.
+  public var action: String
+  /// What it did it to, such as a screen, a coordinator or a flow; nil when nothing.
+  public var subject: String?
+  /// The whole sentence, such as `pushes MediaItem(42)`.
   public var text: String
 
   /// `DiscoverFlowCoordinator pushes MediaItem(42)`.
@@ -140,8 +145,15 @@ public final class NavigationLog: @unchecked Sendable {
 
   /// Records a step and reports it to the tracer, unless `traced` is false because a span of the
   /// same name reports it.
-  public func record(_ component: String, _ text: String, traced: Bool = true) {
-    records.append(NavigationRecord(component: component, text: text))
+  ///
+  /// `text` is the sentence people read; by default the action followed by the subject.
+  public func record(
+    _ component: String, _ action: String, subject: String? = nil, text: String? = nil,
+    traced: Bool = true
+  ) {
+    let text = text ?? ([action] + (subject.map { [$0] } ?? [])).joined(separator: " ")
+    records.append(
+      NavigationRecord(component: component, action: action, subject: subject, text: text))
     if traced { tracer.event(component, text) }
     tracer.events.publish(.navigation) {
       .navigation(NavigationChange(component: component, text: text))
@@ -193,51 +205,52 @@ public final class NavigationController {
   public func start(with root: Screen) {
     screens = [root]
     presentedScreen = nil
-    log.record(owner, "starts with \(root)")
+    log.record(owner, "starts with", subject: "\(root)")
   }
 
   /// Pushes a screen (pushViewController(_:animated:)).
   public func push(_ screen: Screen) {
     screens.append(screen)
-    changed("pushes \(screen)")
+    changed("pushes", "\(screen)")
   }
 
   /// Pops the top screen unless it is the root (popViewController(animated:)).
   public func pop() {
     guard screens.count > 1, let top = screens.popLast() else {
-      log.record(owner, "stays: \(topScreen.map(\.description) ?? "nothing") is the root")
+      let top = topScreen.map(\.description) ?? "nothing"
+      log.record(owner, "stays", subject: top, text: "stays: \(top) is the root")
       return
     }
-    changed("pops \(top)")
+    changed("pops", "\(top)")
   }
 
   /// Pops every screen above the root (popToRootViewController(animated:)).
   public func popToRoot() {
     guard screens.count > 1 else {
-      log.record(owner, "stays: already at the root")
+      log.record(owner, "stays", text: "stays: already at the root")
       return
     }
     screens.removeSubrange(1...)
-    changed("pops to the root")
+    changed("pops to the root", nil)
   }
 
   /// Replaces the whole stack (setViewControllers(_:animated:)); an empty array clears it.
   public func setScreens(_ newScreens: [Screen]) {
     screens = newScreens
-    changed(newScreens.isEmpty ? "clears its stack" : "sets its stack")
+    changed(newScreens.isEmpty ? "clears its stack" : "sets its stack", nil)
   }
 
   /// Presents a screen modally (present(_:animated:)).
   public func present(_ screen: Screen) {
     presentedScreen = screen
-    log.record(owner, "presents \(screen)")
+    log.record(owner, "presents", subject: "\(screen)")
   }
 
   /// Dismisses the presented screen (dismiss(animated:)).
   public func dismiss() {
     guard let presented = presentedScreen else { return }
     presentedScreen = nil
-    log.record(owner, "dismisses \(presented)")
+    log.record(owner, "dismisses", subject: "\(presented)")
   }
 
   /// Restores a saved stack and presented screen without recording them as changes.
@@ -246,9 +259,9 @@ public final class NavigationController {
     self.presentedScreen = presented
   }
 
-  private func changed(_ text: String) {
-    log.record(owner, text)
-    log.record(owner, "stack: \(stackDescription)")
+  private func changed(_ action: String, _ subject: String?) {
+    log.record(owner, action, subject: subject)
+    log.record(owner, "stack", subject: stackDescription, text: "stack: \(stackDescription)")
   }
 }
 

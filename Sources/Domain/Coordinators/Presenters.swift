@@ -78,7 +78,7 @@ public class Presenter<Event: EventProtocol>: EventSource {
   public func send(_ event: Event) throws(NavigationError) {
     let component = "Presenter(\(name))"
     let mark = dependencies.log.records.count
-    dependencies.log.record(component, "sends \(event)", traced: false)
+    dependencies.log.record(component, "sends", subject: "\(event)", traced: false)
     do {
       try storage {
         try dependencies.log.tracer.withSpan(component, "sends \(event)") { _ in
@@ -323,7 +323,8 @@ func logIn(_ email: String, _ dependencies: AppDependencies) throws(NavigationEr
     throw .badArgument(event: "loginSucceeded", value: email, reason: "is not an email address")
   }
   try dependencies.sessionStore.logIn(email: email)
-  dependencies.log.record("SessionStore", "stores a session for \(email) in 'user'")
+  dependencies.log.record(
+    "SessionStore", "stores", subject: "session", text: "stores a session for \(email) in 'user'")
 }
 
 /// The sign-up form.
@@ -426,8 +427,8 @@ final class MediaItemPresenter: Presenter<MediaItemEvent> {
     guard case .favouriteToggled = event else { return }
     let isFavourite = try dependencies.favourites.toggle(id)
     dependencies.log.record(
-      "FavouritesStore",
-      isFavourite ? "adds \(id) to 'bookmarks'" : "removes \(id) from 'bookmarks'")
+      "FavouritesStore", isFavourite ? "adds" : "removes", subject: "\(id)",
+      text: isFavourite ? "adds \(id) to 'bookmarks'" : "removes \(id) from 'bookmarks'")
   }
 }
 
@@ -467,7 +468,8 @@ final class ProfilePresenter: Presenter<ProfileEvent> {
   override func perform(_ event: ProfileEvent) throws(NavigationError) {
     guard case .logoutTapped = event else { return }
     try dependencies.sessionStore.logOut()
-    dependencies.log.record("SessionStore", "removes the session from 'user'")
+    dependencies.log.record(
+      "SessionStore", "removes", subject: "session", text: "removes the session from 'user'")
   }
 }
 

@@ -22,8 +22,35 @@ enum AppGroup {
       'auth login', 'app start' still shows the login flow and 'app state' says 'session: none'; \
       'app login EMAIL' (or 'app start --session ID') logs the app in.
       """,
-    commands: [start, state, relaunch, reset, login, logout, error])
+    commands: [start, state, relaunch, reset, login, logout, error],
+    hints: hint(for:))
 
+  /// The shell's hints for NavigationError, which the app, coord, event and screen commands show.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? NavigationError else { return nil }
+    switch error {
+    case .notRunning: return "start it with 'app start'"
+    case .alreadyRunning:
+      return "'app relaunch' launches it again from the saved state; 'app reset' clears it"
+    case .unknownCoordinator(_, .some): return nil
+    case .unknownCoordinator:
+      return "the coordinators are \(AppConfigurator.coordinatorNames.joined(separator: ", "))"
+    case .coordinatorNotRunning(_, let flow):
+      return flow == "login" ? "log in first: app login EMAIL" : "log out first: app logout"
+    case .noScreen(let name):
+      return name == "app"
+        ? "AppConfigurator shows a screen only while it presents an alert" : "see 'coord tree'"
+    case .blockedByAlert: return "dismiss it first: event send app dismissTapped"
+    case .eventNotAllowed, .missingArgument, .badArgument, .unexpectedArgument:
+      return "see 'event list'"
+    case .rowOutOfRange, .rowNotSelectable: return "'screen show' lists the rows to select"
+    case .rowNeedsArgument(_, _, .email): return "log in with 'app login EMAIL'"
+    case .rowNeedsArgument: return "send its event with 'event send'"
+    case .alreadyLoggedIn: return "log out first: app logout"
+    case .loadFailed: return "'net log' shows the requests"
+    case .storage: return nil
+    }
+  }
   // MARK: - Parameters
 
   /// `app start --session ID`; secret, so the line stays out of history.

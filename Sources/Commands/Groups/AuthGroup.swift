@@ -43,8 +43,24 @@ enum AuthGroup {
       the app in ('app start' still shows the login flow); 'app login EMAIL' does that. The two \
       seeds keep their sessions apart, and so does archsh.
       """,
-    commands: [login, show, refresh, expire, lifetime, burst, logout])
+    commands: [login, show, refresh, expire, lifetime, burst, logout],
+    hints: hint(for:))
 
+  /// The shell's hints for OAuth2Error.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? OAuth2Error else { return nil }
+    switch error {
+    case .notLoggedIn: return "log in with 'auth login EMAIL'"
+    case .refused(_, "InvalidCredentials", _, _):
+      return "the demo account is ada@example.com with the password lovelace"
+    case .refused(_, "InvalidRefreshToken", _, nil):
+      return "the API no longer knows the refresh token: log in again with 'auth login EMAIL'"
+    case .refused(_, _, _, nil), .network:
+      return
+        "the credential is kept: run the command again, or log in again with 'auth login EMAIL'"
+    case .refused: return nil
+    }
+  }
   /// `login EMAIL`.
   static let emailArgument = Argument("EMAIL", .text, "the account's email").concerning(.value)
   /// `login [PASSWORD]`: secret, so the line stays out of history.

@@ -24,8 +24,23 @@ enum DataSourceGroup {
       sectionData,
       sectionRemove, sectionClear, sectionSet, rowAdd, rowUpdate, rowRemove, rowsSet, rowsPatch,
       model, count, state, render,
-    ])
+    ],
+    hints: hint(for:))
 
+  /// The shell's hints for DataSourceError.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? DataSourceError else { return nil }
+    switch error {
+    case .unknown(_, let suggestion):
+      return suggestion.map { "did you mean '\($0)'?" } ?? "see 'ds list'"
+    case .emptyStateNotShown(let name, _):
+      return "the empty state shows only while there are no rows; 'ds render \(name)' shows them"
+    case .noEmptyStateButton:
+      return "give it one with 'ds empty-state NAME MESSAGE --button TITLE --action ACTION'"
+    default:
+      return nil
+    }
+  }
   // MARK: - Completion and shared parameters
 
   static let names: CompletionProvider = { context in

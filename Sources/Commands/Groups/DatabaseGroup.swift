@@ -9,8 +9,19 @@ enum DatabaseGroup {
       (~/.local/share/archsh/). ':memory:' keeps it in memory. It runs in WAL mode with \
       synchronous=NORMAL and a busy timeout of 5 s; new files get mode 0600.
       """,
-    commands: [info, check, path])
+    commands: [info, check, path],
+    hints: hint(for:))
 
+  /// The shell's hints for WorkspaceError, which any command that writes may show.
+  static func hint(for error: Error) -> String? {
+    switch error {
+    case WorkspaceError.readOnly:
+      return "make the file writable, or choose another workspace with --db"
+    case WorkspaceError.busy:
+      return "run it again when the other process is done, or use another workspace with --db"
+    default: return nil
+    }
+  }
   static let info = Command(
     "info", summary: "path, size, schema version, journal mode and entries per store",
     examples: ["db info"]

@@ -12,8 +12,18 @@ enum NetGroup {
       Responses follow the BDModules convention: {"code":"OK","data":...}, collections with \
       info{offset,count,total}, errors as {"code":...,"message":...}.
       """,
-    commands: [api, get, log, fault, faults, timeout, locations])
+    commands: [api, get, log, fault, faults, timeout, locations],
+    hints: hint(for:))
 
+  /// The shell's hints for APIError: the API archsh talks to.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? APIError else { return nil }
+    switch error {
+    case .invalidBaseURL: return "for example --api http://127.0.0.1:8080"
+    case .notEmbedded: return "start archsh without --api and ARCHSH_API"
+    case .cannotStart, .invalidPath: return nil
+    }
+  }
   // MARK: - Parameters
 
   /// `net get PATH`.

@@ -9,8 +9,15 @@ enum ParseGroup {
       persistence. AcknowParser reads a CocoaPods acknowledgements plist; GameParser shows the \
       guide's newer example, which throws invalidInput when the JSON lacks a name.
       """,
-    commands: [acknowledgements, game])
+    commands: [acknowledgements, game],
+    hints: hint(for:))
 
+  /// The shell's hints for ParserError.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? ParserError else { return nil }
+    if case .invalidInput = error { return #"for example '{"name": "Tetris"}'"# }
+    return "give the path to an acknowledgements .plist"
+  }
   /// `acknowledgements`'s plist.
   static let plistFile = Argument("FILE", .path, "the .plist file").concerning(.file)
 

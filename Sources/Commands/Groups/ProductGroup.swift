@@ -14,8 +14,19 @@ enum ProductGroup {
       'translate', an id finds the copy cached from the API in use, or else from any server: the \
       embedded API's port changes from run to run, and the key is the whole URL.
       """,
-    commands: [update, show, list, translate])
+    commands: [update, show, list, translate],
+    hints: hint(for:))
 
+  /// The shell's hints for ProductCatalogError.
+  static func hint(for error: Error) -> String? {
+    guard let error = error as? ProductCatalogError else { return nil }
+    switch error {
+    case .notAProductName(_, .fetch): return "for example 'product update 42'"
+    case .notAProductName(_, .read): return "for example 'product show 42'"
+    case .notCached(let text): return "fetch it with 'product update \(text)'"
+    case .invalidURL: return nil
+    }
+  }
   // MARK: - Parameters
 
   /// The product a command names: `ID|URL`.

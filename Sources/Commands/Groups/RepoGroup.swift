@@ -23,8 +23,14 @@ enum RepoGroup {
       in memory, and archsh keeps them in the workspace, de-duplicated by a unique index on \
       type and uuid, so that a repository survives a restart.
       """,
-    commands: [new, fetch, show, state, list, reset, drop])
+    commands: [new, fetch, show, state, list, reset, drop],
+    hints: hint(for:))
 
+  /// The shell's hints for RepositoryError.
+  static func hint(for error: Error) -> String? {
+    guard case RepositoryError.unknown(_, nil) = error else { return nil }
+    return "'repo list' lists them; 'repo new NAME PATH' defines one"
+  }
   /// A repository's name.
   static let nameArgument = Argument("NAME", .name, "the repository's name").concerning(.value)
   /// `new PATH`.

@@ -16,8 +16,14 @@ enum SessionGroup {
       demo API's /echo answers with what it received. Each request is logged under the tag API: \
       [REQUEST] and [RESPONSE] at Info, failures at Warning ('log show --tag API').
       """,
-    commands: [request, base])
+    commands: [request, base],
+    hints: hint(for:))
 
+  /// The shell's hints for APISessionError.
+  static func hint(for error: Error) -> String? {
+    guard case APISessionError.filesNeedBody = error else { return nil }
+    return "send files with POST, PUT or PATCH"
+  }
   /// `request METHOD`.
   static let methodArgument = Argument(
     "METHOD", Kind<APISessionManager.Method>.choice, "the HTTP method")

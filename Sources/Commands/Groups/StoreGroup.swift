@@ -17,8 +17,21 @@ enum StoreGroup {
       """,
     commands: [
       stores, create, drop, persist, retrieve, remove, keys, entries, bytes, limits, trim,
-    ])
+    ],
+    hints: hint(for:))
 
+  /// The shell's hints for PersistenceController's errors.
+  static func hint(for error: Error) -> String? {
+    switch error {
+    case PersistenceController.Error.unknownStore(_, nil):
+      return "'store stores' lists them"
+    case PersistenceController.Error.builtInStore(let store):
+      return "'store trim \(store) --to-bytes 0' removes its entries"
+    case PersistenceController.Error.objectFailedToPersist(let store, _):
+      return "raise it with 'store limits \(store) --bytes N'"
+    default: return nil
+    }
+  }
   // MARK: - Completion
 
   static let storeNames: CompletionProvider = { context in

@@ -12,8 +12,23 @@ enum UserGroup {
       credential: 'auth login' stores it, each 'user me' replaces it, and 'user me --cached' and \
       'auth show' read it without a request.
       """,
-    commands: [me])
+    commands: [me],
+    hints: hint(for:))
 
+  /// The shell's hints for UserAPIError; an authorization failure gets the hint its group gives.
+  static func hint(for error: Error) -> String? {
+    switch error {
+    case UserAPIError.notLoggedIn:
+      return "log in with 'auth login EMAIL'"
+    case UserAPIError.userNotFetched:
+      return "'user me' fetches the user again; 'auth show' shows the stored login"
+    case UserAPIError.network(.http(401, _, _)):
+      return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
+    case UserAPIError.authorization(let error):
+      return Diagnosis.hint(for: error)
+    default: return nil
+    }
+  }
   /// `me --cached`.
   static let cachedFlag = Flag(
     "cached", "show the user stored at login (or by the last 'user me'), without a request")

@@ -76,13 +76,22 @@ public struct CommandGroup: Sendable {
   public let discussion: String
   /// The commands, in the order the help lists them.
   public let commands: [Command]
+  /// The shell's hints for the Domain errors this group's controller raises.
+  ///
+  /// A hint says what to run next, in shell words, which Domain never holds; nil for an error the
+  /// group does not know.
+  public let hints: @Sendable (Error) -> String?
 
-  /// Declares a group.
-  public init(_ name: String, summary: String, discussion: String = "", commands: [Command]) {
+  /// Declares a group, with the hints for its controller's errors.
+  public init(
+    _ name: String, summary: String, discussion: String = "", commands: [Command],
+    hints: @escaping @Sendable (Error) -> String? = { _ in nil }
+  ) {
     self.name = name
     self.summary = summary
     self.discussion = discussion
     self.commands = commands
+    self.hints = hints
   }
 
   /// Whether the group's commands are called without a group word.

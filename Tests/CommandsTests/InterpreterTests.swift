@@ -273,6 +273,38 @@ struct InterpreterTests {
         """)
   }
 
+  @Test("a command that answers in a sentence gives programs its fields instead")
+  func sentencesHaveFields() {
+    let harness = Harness()
+    harness.script([
+      "store create scratch", "store persist scratch k v", "output json", "store drop scratch",
+      "log level API Warning", "log disable API", "trace on", "trace off",
+      "ds new todo --rows a", "ds register todo Text BasicCell", "ds background todo 'Nothing yet'",
+      "ds background todo", "ds drop todo", "output table", "store create scratch2",
+      "log enable API", "ds new t --rows a", "ds register t Text BasicCell", "ds drop t",
+    ])
+    #expect(
+      harness.sink.combined == """
+        created store 'scratch'
+        {"store":"scratch","dropped":true,"entries":1,"bytes":1}
+        {"tag":"API","threshold":"Warning"}
+        {"tag":"API","enabled":false}
+        {"tracing":true}
+        {"tracing":false}
+        {"name":"todo","sections":1,"rows":1}
+        {"model_type":"Text","cell_controller":"BasicCell"}
+        {"background":"Nothing yet"}
+        {"background":null}
+        {"name":"todo","dropped":true}
+        created store 'scratch2'
+        API: enabled
+        created t: 1 section, 1 row
+        Text → BasicCell
+        dropped t
+
+        """)
+  }
+
   @Test("ds new says what it made in a sentence, and in JSON its name and counts")
   func dataSourceNewJSON() {
     let harness = Harness()
@@ -413,7 +445,7 @@ struct JSONTracingTests {
     harness.script(["output json", "trace on", "factory get tracer"])
     let lines = normalizeDurations(harness.sink.stdout).split(separator: "\n")
     #expect(lines.count == 2)
-    #expect(lines[0] == #"{"message":"tracing is on"}"#)
+    #expect(lines[0] == #"{"tracing":true}"#)
     #expect(
       lines[1]
         == ##"{"output":{"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"},"trace":[{"label":"archsh factory get tracer","detail":"#.## ms","children":[{"label":"ApplicationFactory make tracer (lifetime: singleton, instance: shared)","detail":"#.## ms","children":[]}]}]}"##

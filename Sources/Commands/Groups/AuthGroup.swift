@@ -180,7 +180,9 @@ enum AuthGroup {
     examples: ["auth expire"]
   ) { invocation in
     let count = try invocation.session.factory.api.embeddedAPI.expireAccessTokens()
-    return .text("expired \(plural(count, "access token")); the next protected request gets 401")
+    return .sentence(
+      "expired \(plural(count, "access token")); the next protected request gets 401",
+      [Field("expired_access_tokens", .int(count))])
   }
 
   static let logout = Command(
@@ -188,7 +190,7 @@ enum AuthGroup {
     examples: ["auth logout"]
   ) { invocation in
     try invocation.session.factory.api.accountUserProvider.logOut()
-    return .text("logged out")
+    return .sentence("logged out", [Field("logged_in", .bool(false))])
   }
 
   // MARK: - Helpers

@@ -197,7 +197,8 @@ enum DataSourceGroup {
     let name = try invocation[nameArgument]
     let library = try library(invocation.session)
     try library.drop(name.text)
-    return .text("dropped \(name.text)")
+    return .sentence(
+      "dropped \(name.text)", [Field("name", .string(name.text)), Field("dropped", .bool(true))])
   }
 
   static let register = Command(
@@ -217,7 +218,9 @@ enum DataSourceGroup {
       throw ShellError(DataSourceError.unknownCellController(controllerName).description)
     }
     try open.document.register(dataController: type, for: modelType)
-    return .text("\(modelType) → \(controllerName)")
+    return .sentence(
+      "\(modelType) → \(controllerName)",
+      [Field("model_type", .string(modelType)), Field("cell_controller", .string(controllerName))])
   }
 
   static let background = Command(
@@ -229,7 +232,9 @@ enum DataSourceGroup {
     let open = try open(invocation)
     let text = invocation[textArgument]?.text
     try open.document.setBackground(text)
-    return .text(text.map { "background: \($0)" } ?? "no background")
+    return .sentence(
+      text.map { "background: \($0)" } ?? "no background",
+      [Field("background", text.map(Value.string) ?? .null)])
   }
 
   /// `empty-state --button TITLE`.

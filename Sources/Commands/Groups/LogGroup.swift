@@ -57,7 +57,9 @@ enum LogGroup {
     let tag = try knownTag(try invocation[tagArgument], in: book)
     let level = try invocation[levelArgument]
     try book.store(tag: tag, threshold: level)
-    return .text("\(tag): lines at \(level) and above are kept")
+    return .sentence(
+      "\(tag): lines at \(level) and above are kept",
+      [Field("tag", .string(tag)), Field("threshold", .string(level.description))])
   }
 
   static let enable = Command(
@@ -113,7 +115,7 @@ enum LogGroup {
     "clear", summary: "delete every kept line (the settings stay)", examples: ["log clear"]
   ) { invocation in
     let count = try invocation.session.factory.api.logBook.clear()
-    return .text("deleted \(plural(count, "line"))")
+    return .sentence("deleted \(plural(count, "line"))", [Field("deleted_lines", .int(count))])
   }
 
   // MARK: - Helpers
@@ -122,7 +124,9 @@ enum LogGroup {
     let book = try invocation.session.factory.api.logBook
     let tag = try knownTag(try invocation[tagArgument], in: book)
     try book.store(tag: tag, enabled: enabled)
-    return .text("\(tag): \(enabled ? "enabled" : "disabled")")
+    return .sentence(
+      "\(tag): \(enabled ? "enabled" : "disabled")",
+      [Field("tag", .string(tag)), Field("enabled", .bool(enabled))])
   }
 
   /// The tag a word names: a known tag, or one with lines or a setting.

@@ -204,7 +204,8 @@ enum RepoGroup {
   ) { invocation in
     let name = try invocation[nameArgument].text
     try invocation.session.factory.api.repositoryStore.drop(name)
-    return .text("dropped '\(name)'")
+    return .sentence(
+      "dropped '\(name)'", [Field("repository", .string(name)), Field("dropped", .bool(true))])
   }
 
   /// A repository's state as a record.

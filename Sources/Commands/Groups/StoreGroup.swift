@@ -140,7 +140,9 @@ enum StoreGroup {
     let name = try invocation[createName]
     try PersistenceController.createStore(
       name.text, in: invocation.session.factory.workspace, tracer: invocation.session.tracer)
-    return .text("created store '\(name.text)'")
+    return .sentence(
+      "created store '\(name.text)'",
+      [Field("store", .string(name.text)), Field("created", .bool(true))])
   }
 
   /// `drop`'s store.
@@ -162,8 +164,12 @@ enum StoreGroup {
     let dropped = try invocation.session.factory.persistenceController(identifier: name.text)
       .dropStore()
     let entries = dropped.entries == 1 ? "1 entry" : "\(dropped.entries) entries"
-    return .text(
-      "dropped store '\(name.text)' with \(entries), \(plural(dropped.bytes, "byte"))")
+    return .sentence(
+      "dropped store '\(name.text)' with \(entries), \(plural(dropped.bytes, "byte"))",
+      [
+        Field("store", .string(name.text)), Field("dropped", .bool(true)),
+        Field("entries", .int(dropped.entries)), Field("bytes", .int(dropped.bytes)),
+      ])
   }
 
   static let persist = Command(

@@ -18,7 +18,7 @@ enum TraceGroup {
     examples: ["trace on"]
   ) { invocation in
     invocation.session.tracer.enable()
-    return .text("tracing is on")
+    return .sentence("tracing is on", [Field("tracing", .bool(true))])
   }
 
   static let off = Command(
@@ -27,7 +27,7 @@ enum TraceGroup {
     examples: ["trace off"]
   ) { invocation in
     invocation.session.tracer.disable()
-    return .text("tracing is off")
+    return .sentence("tracing is off", [Field("tracing", .bool(false))])
   }
 
   static let show = Command(
@@ -86,7 +86,9 @@ enum TraceGroup {
       throw error.located(at: file.offset)
     }
     let kind = format == .svg ? "an SVG" : "a Mermaid"
-    return .text("wrote \(kind) sequence diagram to \(path)")
+    return .sentence(
+      "wrote \(kind) sequence diagram to \(path)",
+      [Field("path", .string(path)), Field("format", .string(format.rawValue))])
   }
 
   private static func recorded(_ session: Session) throws(ShellError) -> [Span] {

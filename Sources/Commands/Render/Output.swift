@@ -100,6 +100,14 @@ public indirect enum Output: Equatable, Sendable {
   case sequence([Output])
 }
 
+extension Output {
+  /// A sentence for people, and its fields for programs: text prints the sentence, JSON the
+  /// fields.
+  static func sentence(_ text: String, _ fields: [Field]) -> Output {
+    .view(text: text, data: .object(fields))
+  }
+}
+
 /// One thing that happened: the line people read, and the fields programs read.
 public struct EventLine: Equatable, Sendable {
   /// The line, such as `LoginFlowCoordinator starts with Login`.

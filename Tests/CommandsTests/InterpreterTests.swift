@@ -305,6 +305,30 @@ struct InterpreterTests {
         """)
   }
 
+  @Test("repo drop, auth logout, auth expire and trace export give their fields in JSON")
+  func moreSentencesHaveFields() throws {
+    let directory = NSTemporaryDirectory() + "archsh-fields-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let harness = Harness()
+    harness.script(
+      [
+        "trace on", "repo new r /users/me/locations", "trace off", "output json",
+        "repo drop r", "auth logout", "auth expire", "trace export --format mermaid t.mmd",
+      ], directory: directory)
+    let lines = harness.sink.combined.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.first == "tracing is on")
+    #expect(lines.contains("tracing is off"))
+    #expect(
+      lines.drop { $0 != "tracing is off" }.dropFirst().joined(separator: "\n") == """
+        {"repository":"r","dropped":true}
+        {"logged_in":false}
+        {"expired_access_tokens":0}
+        {"path":"\(directory)/t.mmd","format":"mermaid"}
+
+        """)
+  }
+
   @Test("ds new says what it made in a sentence, and in JSON its name and counts")
   func dataSourceNewJSON() {
     let harness = Harness()

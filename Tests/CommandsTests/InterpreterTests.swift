@@ -305,7 +305,7 @@ struct InterpreterTests {
         """)
   }
 
-  @Test("repo drop, auth logout, auth expire and trace export give their fields in JSON")
+  @Test("repo drop, auth logout and trace export give their fields in JSON")
   func moreSentencesHaveFields() throws {
     let directory = NSTemporaryDirectory() + "archsh-fields-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -314,7 +314,7 @@ struct InterpreterTests {
     harness.script(
       [
         "trace on", "repo new r /users/me/locations", "trace off", "output json",
-        "repo drop r", "auth logout", "auth expire", "trace export --format mermaid t.mmd",
+        "repo drop r", "auth logout", "trace export --format mermaid t.mmd",
       ], directory: directory)
     let lines = harness.sink.combined.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.first == "tracing is on")
@@ -323,7 +323,6 @@ struct InterpreterTests {
       lines.drop { $0 != "tracing is off" }.dropFirst().joined(separator: "\n") == """
         {"repository":"r","dropped":true}
         {"logged_in":false}
-        {"expired_access_tokens":0}
         {"path":"\(directory)/t.mmd","format":"mermaid"}
 
         """)

@@ -216,6 +216,31 @@ struct ScriptDetailTests {
 
 @Suite("networking through the binary", .serialized)
 struct NetworkEndToEndTests {
+  @Test("net fault, fault clear and timeout answer --json with fields; their sentences stay")
+  func faultFields() throws {
+    let result = try Binary.run([
+      "--no-rc", "--db", ":memory:", "-c", "output json", "-c",
+      "net fault GET /products/42 --status 503 --times 2", "-c",
+      "net fault GET /products/43 --drop",
+      "-c", "net fault clear /products/42", "-c", "net fault clear", "-c", "net timeout 2s",
+      "-c", "output table", "-c", "net fault GET /x --status 500", "-c", "net fault clear",
+      "-c", "net timeout",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stdout == """
+        {"method":"GET","path":"/products/42","fault":"status 503","times":2,"after":0}
+        {"method":"GET","path":"/products/43","fault":"drop the connection","times":1,"after":0}
+        {"removed":[{"method":"GET","path":"/products/42"}],"count":1}
+        {"removed":[{"method":"GET","path":"/products/43"}],"count":1}
+        {"timeout_seconds":2}
+        fault added: GET /x → status 500, for the next request
+        removed 1 fault
+        requests time out after 2s
+
+        """)
+  }
+
   /// GETs `url` with Python's urllib, as curl would, and returns the body as text.
   ///
   /// Another program on purpose: the server must answer any HTTP client, not only archsh's.

@@ -90,7 +90,9 @@ enum NetGroup {
     }
     if let count = invocation[locationsCountArgument] { server.locations.count = count }
     if let added = invocation[locationsAddOption] { server.locations.insert(added) }
-    return .text("the demo user has \(plural(server.locations.count, "favourite location"))")
+    return .sentence(
+      "the demo user has \(plural(server.locations.count, "favourite location"))",
+      [Field("favourite_locations", .int(server.locations.count))])
   }
 
   /// `net timeout DURATION`.
@@ -274,8 +276,13 @@ enum NetGroup {
       times.map { $0 == 1 ? "the next request" : "the next \($0) requests" }
       ?? "every request until 'net fault clear'"
     let start = after > 0 ? " after \(plural(after, "request")) answered normally" : ""
-    return .text(
-      "fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)\(start)")
+    return .sentence(
+      "fault added: \(added.method) \(added.path) → \(summary(added)), for \(scope)\(start)",
+      [
+        Field("method", .string(added.method)), Field("path", .string(added.path)),
+        Field("fault", .string(summary(added))), Field("times", times.map(Value.int) ?? .null),
+        Field("after", .int(after)),
+      ])
   }
 
   /// `net fault clear [PATH [--method M]]`: every fault, or those added for PATH.
@@ -288,8 +295,11 @@ enum NetGroup {
           "--method needs the PATH of the fault to clear",
           hint: "for example 'net fault clear /products/42 --method GET'", at: only.offset)
       }
+      let cleared = table.active
       let count = table.clear()
-      return .text(count == 1 ? "removed 1 fault" : "removed \(count) faults")
+      return .sentence(
+        count == 1 ? "removed 1 fault" : "removed \(count) faults",
+        [Field("removed", faultList(cleared)), Field("count", .int(count))])
     }
     let removed = table.clear(path: path.text, method: only?.text)
     guard !removed.isEmpty else {
@@ -302,7 +312,11 @@ enum NetGroup {
         at: path.offset)
     }
     let names = removed.map { "\($0.method) \($0.path)" }.joined(separator: ", ")
-    return .text("removed \(plural(removed.count, "fault")): \(names)")
+    return .sentence(
+      "removed \(plural(removed.count, "fault")): \(names)",
+      [
+        Field("removed", faultList(removed)), Field("count", .int(removed.count)),
+      ])
   }
 
   static let faults = Command(
@@ -335,9 +349,18 @@ enum NetGroup {
       }
       invocation.session.factory.api.timeout = seconds
     }
-    return .text(
-      "requests time out after \(Quantities.format(duration: invocation.session.factory.api.timeout))"
-    )
+    let timeout = invocation.session.factory.api.timeout
+    return .sentence(
+      "requests time out after \(Quantities.format(duration: timeout))",
+      [Field("timeout_seconds", .double(timeout))])
+  }
+
+  /// Faults as a list of their methods and paths, for `--json`.
+  static func faultList(_ faults: [Fault]) -> Value {
+    .list(
+      faults.map {
+        .object([Field("method", .string($0.method)), Field("path", .string($0.path))])
+      })
   }
 
   /// A fault in words, such as `status 503` or `drop the connection after 2s`.

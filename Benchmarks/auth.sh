@@ -28,17 +28,7 @@ with open(f"{work}/burst.ash", "w") as f:
     f.write(login + "auth expire\nauth burst 100 /users/me --summary\n" * 5)
 PY
 
-best() {  # the best of 5 wall-clock runs of a command, in seconds
-  python3 - "$@" <<'PY'
-import subprocess, sys, time
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-    times.append(time.perf_counter() - start)
-print(min(times))
-PY
-}
+source "$(dirname "$0")/common.sh"
 # Alternating, so that a slow moment of this machine hits both.
 base=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/base.ash")
 plain=$(best "$ARCHSH" --no-rc --db :memory: -f "$work/plain.ash")

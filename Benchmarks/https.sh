@@ -53,17 +53,7 @@ with open(f"{work}/one.ash", "w") as f:
     f.write("session request GET /products/1\n")
 PY
 
-best() {  # the best of 5 wall-clock runs of a command, in seconds; it must succeed
-  python3 - "$@" <<'PY'
-import subprocess, sys, time
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-    times.append(time.perf_counter() - start)
-print(min(times))
-PY
-}
+source "$(dirname "$0")/common.sh"
 full=$(best "$ARCHSH" --no-rc --db :memory: --api "$url" --cacert "$work/cert.pem" -f "$work/gets.ash")
 one=$(best "$ARCHSH" --no-rc --db :memory: --api "$url" --cacert "$work/cert.pem" -f "$work/one.ash")
 reused=$("$ARCHSH" --no-rc --db :memory: --api "$url" --cacert "$work/cert.pem" \

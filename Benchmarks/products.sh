@@ -22,17 +22,7 @@ with open(f"{work}/start.ash", "w") as f:
 PY
 
 # archsh: the script's time minus the time of a script that only starts the embedded API.
-best() {  # the best of 5 wall-clock runs of a command, in seconds
-  python3 - "$@" <<'PY'
-import subprocess, sys, time
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-    times.append(time.perf_counter() - start)
-print(min(times))
-PY
-}
+source "$(dirname "$0")/common.sh"
 rm -f "$work"/p5.sqlite*
 full=$(best "$ARCHSH" --no-rc --db "$work/p5.sqlite" -f "$work/p5.ash")
 base=$(best "$ARCHSH" --no-rc --db "$work/base.sqlite" -f "$work/start.ash")

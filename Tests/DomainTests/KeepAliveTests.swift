@@ -26,7 +26,7 @@ struct KeepAliveTests {
     let second = try await send("GET", url).get()
     #expect(second.head.status.code == 200)
     #expect(second.reusedConnection)
-    #expect(ConnectionPool.shared.idleCount >= 1)
+    #expect(ConnectionPools.plain.idleCount >= 1)
   }
 
   @Test(

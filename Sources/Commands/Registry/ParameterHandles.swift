@@ -33,12 +33,6 @@ extension Kind where Value: ChoiceWord {
 }
 
 extension Kind where Value == Word {
-  /// One of `choices`' words, read as the word itself: for a parameter whose set of words
-  /// depends on something only known at run time (an event's parameter).
-  public static func choice<Choices: ChoiceWord>(wordsOf choices: Choices.Type) -> Kind {
-    Kind(type: .choice(Choices.allCases.map(\.word))) { word, _ in word }
-  }
-
   /// Any text; the value is the word, so errors can point at it.
   public static var text: Kind { Kind(type: .text) { word, _ in word } }
   /// A file path; an empty word is refused.

@@ -22,14 +22,6 @@ public enum LogLevel: Int, Comparable, CaseIterable, Sendable, CustomStringConve
     }
   }
 
-  /// The level named `name`, in any case.
-  public init?(name: String) {
-    guard
-      let level = Self.allCases.first(where: { $0.description.lowercased() == name.lowercased() })
-    else { return nil }
-    self = level
-  }
-
   /// Orders the levels by severity.
   public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -85,7 +85,7 @@ enum HTTPTransport {
       return exchange
     }
 
-    let pooled = ConnectionPool.shared.take(server)
+    let pooled = ConnectionPools.plain.take(server)
     let eventLoop = pooled?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
     let exchange = HTTPExchange(
       eventLoop: eventLoop, server: server,
@@ -141,35 +141,38 @@ final class Connection: @unchecked Sendable {
   }
 }
 
-/// The connections kept open between requests, per server (`host:port`).
+/// The connections kept open between requests, per server: plain HTTP's by `host:port`, and
+/// HTTPS's by `host:port` and CA file (`ConnectionPools`).
 ///
 /// At most 4 idle ones per server and 16 in all; any more are closed. A connection the server
-/// closed while it waited is dropped when it is next asked for.
-final class ConnectionPool: @unchecked Sendable {
-  /// The one pool of the process.
-  static let shared = ConnectionPool()
-  static let perServer = 4
-  static let total = 16
+/// closed while it waited is dropped when it is next asked for, if `isOpen` can tell.
+final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
+  static var perServer: Int { 4 }
+  static var total: Int { 16 }
 
+  private let isOpen: @Sendable (Kept) -> Bool
   private let lock = NSLock()
-  private var idle: [String: [Connection]] = [:]
+  private var idle: [String: [Kept]] = [:]
   private var count = 0
 
+  /// A pool that keeps only connections `isOpen` says are still open.
+  init(isOpen: @escaping @Sendable (Kept) -> Bool) { self.isOpen = isOpen }
+
   /// An idle connection to `server` that is still open, if there is one.
-  func take(_ server: String) -> Connection? {
+  func take(_ server: String) -> Kept? {
     lock.withLock {
       while var list = idle[server], let connection = list.popLast() {
         idle[server] = list.isEmpty ? nil : list
         count -= 1
-        if connection.channel.isActive { return connection }
+        if isOpen(connection) { return connection }
       }
       return nil
     }
   }
 
   /// Keeps `connection` for the next request to `server`; false when the pool is full.
-  func put(_ connection: Connection, server: String) -> Bool {
-    guard connection.channel.isActive else { return false }
+  func put(_ connection: Kept, server: String) -> Bool {
+    guard isOpen(connection) else { return false }
     return lock.withLock {
       guard count < Self.total, idle[server, default: []].count < Self.perServer else {
         return false
@@ -182,6 +185,14 @@ final class ConnectionPool: @unchecked Sendable {
 
   /// How many connections wait, for tests.
   var idleCount: Int { lock.withLock { count } }
+}
+
+/// The process's pools of kept connections.
+enum ConnectionPools {
+  /// Plain HTTP's, on NIO channels.
+  static let plain = ConnectionPool<Connection>(isOpen: { $0.channel.isActive })
+  /// HTTPS's blocking connections; one the server closed is found out when it is next used.
+  static let tls = ConnectionPool<TLSConnection>(isOpen: { _ in true })
 }
 
 /// One request in flight: its result, and a way to cancel it.
@@ -257,7 +268,7 @@ final class HTTPExchange: @unchecked Sendable {
     if let connection {
       self.connection = nil
       connection.router.exchange = nil
-      if !keep || !ConnectionPool.shared.put(connection, server: server) {
+      if !keep || !ConnectionPools.plain.put(connection, server: server) {
         connection.channel.close(promise: nil)
       }
     }

@@ -23,7 +23,7 @@ public final class TLSTrust: @unchecked Sendable {
 /// used (a start-up never pays for it), on blocking connections of its own, off the event loops.
 ///
 /// Connections are kept alive like plain HTTP's: one that both sides allow to keep goes back to
-/// `TLSConnectionPool`, per server and CA file, and the next request to that server reuses it,
+/// `ConnectionPools.tls`, per server and CA file, and the next request to that server reuses it,
 /// skipping the TCP and TLS handshakes. A kept connection that the server closed before it
 /// answered is replaced once by a new one, for a request that is safe to repeat. The certificate
 /// and the host name are verified against the system's trust store and `TLSTrust.shared.caFile`.
@@ -54,7 +54,7 @@ enum TLSTransport {
       && keepsConnection
     let bodiless = head.method == .HEAD
     DispatchQueue.global().async {
-      var pooled = TLSConnectionPool.shared.take(server)
+      var pooled = ConnectionPools.tls.take(server)
       while true {
         let reused = pooled != nil
         let tls: TLSConnection
@@ -90,7 +90,7 @@ enum TLSTransport {
         case .success(var response):
           response.reusedConnection = reused
           let keep = keepsConnection && response.head.isKeepAlive && reader.isDrained
-          if !keep || !TLSConnectionPool.shared.put(tls, server: server) { tls.close() }
+          if !keep || !ConnectionPools.tls.put(tls, server: server) { tls.close() }
           exchange.finish(.success(response))
         case .failure(let error):
           tls.close()
@@ -98,38 +98,6 @@ enum TLSTransport {
         }
         return
       }
-    }
-  }
-}
-
-/// The HTTPS connections kept open between requests, per server and CA file.
-///
-/// At most 4 idle ones per server and 16 in all, like `ConnectionPool`; any more are closed.
-final class TLSConnectionPool: @unchecked Sendable {
-  /// The one pool of the process.
-  static let shared = TLSConnectionPool()
-  private let lock = NSLock()
-  private var idle: [String: [TLSConnection]] = [:]
-  private var count = 0
-
-  /// An idle connection to `server`, if there is one.
-  func take(_ server: String) -> TLSConnection? {
-    lock.withLock {
-      guard var list = idle[server], let connection = list.popLast() else { return nil }
-      idle[server] = list.isEmpty ? nil : list
-      count -= 1
-      return connection
-    }
-  }
-
-  /// Keeps `connection` for the next request to `server`; false when the pool is full.
-  func put(_ connection: TLSConnection, server: String) -> Bool {
-    lock.withLock {
-      guard count < ConnectionPool.total, idle[server, default: []].count < ConnectionPool.perServer
-      else { return false }
-      idle[server, default: []].append(connection)
-      count += 1
-      return true
     }
   }
 }

@@ -157,6 +157,30 @@ struct InteractiveDetailTests {
     #expect(!saved.contains("lovelace"))
   }
 
+  @Test(
+    "a password typed the moment its prompt shows is read, and a line typed after it reaches the next prompt"
+  )
+  func passwordTypedAhead() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    for round in 1...5 {
+      terminal.type("auth login ada@example.com\r")
+      mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
+      // No pause: the password and the next command arrive in one write.
+      terminal.type("lovelace\recho typed-ahead-\(round)\r")
+      mark = try terminal.waitFor("stored_in:", after: mark)
+      mark = try terminal.waitFor("\ntyped-ahead-\(round)\r\n", after: mark)
+      mark = try terminal.waitFor("archsh> ", after: mark)
+    }
+    #expect(!terminal.transcript.contains("lovelace"), "\(terminal.transcript)")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
   @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
   func unicodeAndContinuation() throws {
     let terminal = try start()

@@ -27,10 +27,15 @@ enum PasswordInput {
   /// key (0x03) instead of a SIGINT that a blocked read would have to survive: it cancels, and the
   /// terminal's settings are restored before this returns, whatever ended the prompt. Backspace
   /// removes the last character, Ctrl-U the whole line.
+  ///
+  /// The quiet mode is set before the prompt is written, as psql and getpass do: what was typed
+  /// before the prompt showed is discarded (it was typed with echo on), and everything typed once
+  /// the prompt shows is read, however fast it comes. Restoring the settings discards nothing, so
+  /// a line typed ahead after Enter reaches the next prompt.
   static func prompt(_ text: String) -> Answer {
-    FileHandle.standardError.write(Data(text.utf8))
     var saved = termios()
     guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
+      FileHandle.standardError.write(Data(text.utf8))
       defer { FileHandle.standardError.write(Data("\n".utf8)) }
       return readLine(strippingNewline: true).map(Answer.entered) ?? .ended
     }
@@ -42,9 +47,10 @@ enum PasswordInput {
     }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
     defer {
-      tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+      tcsetattr(STDIN_FILENO, TCSANOW, &saved)
       FileHandle.standardError.write(Data("\n".utf8))
     }
+    FileHandle.standardError.write(Data(text.utf8))
     return readKeys()
   }
 

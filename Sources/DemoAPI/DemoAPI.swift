@@ -40,7 +40,7 @@ public final class DemoAPI: @unchecked Sendable {
       port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
       locations: locations, bound: bound)
     // A port that cannot be bound ends run() at once: say so instead of waiting for a port.
-    let task = Task<Void, Error> {
+    let task = Task<Void, Error>(executorPreference: ServerThreads.shared) {
       do {
         try await application.run()
       } catch {
@@ -202,11 +202,18 @@ struct DemoContext: RequestContext {
   var coreContext: CoreRequestContextStorage
   /// Closes the connection the request came on.
   let closeConnection: @Sendable () async throws -> Void
+  /// Waits, on the connection's event loop: unlike `Task.sleep`, whose wake-up needs a thread of
+  /// the cooperative pool, this wakes the task on the server's own threads (`ServerThreads`).
+  let pause: @Sendable (Double) async throws -> Void
 
   init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)
     let channel = source.channel
     closeConnection = { try await channel.close() }
+    pause = { seconds in
+      try await channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1_000_000_000))) {}
+        .futureResult.get()
+    }
   }
 }
 
@@ -222,7 +229,7 @@ struct FaultMiddleware: RouterMiddleware {
     guard let fault = faults.take(method: request.method.rawValue, path: request.uri.path) else {
       return try await next(request, context)
     }
-    if fault.delay > 0 { try await Task.sleep(nanoseconds: UInt64(fault.delay * 1_000_000_000)) }
+    if fault.delay > 0 { try await context.pause(fault.delay) }
     switch fault.kind {
     case .delayOnly:
       return try await next(request, context)

@@ -363,24 +363,27 @@ struct TypedParameterTests {
   }
 
   @Test("every help example runs reading only the parameters its command declares")
-  func examplesReadDeclaredParameters() throws {
+  func examplesReadDeclaredParameters() async throws {
     // Examples that would block, wait or leave the test: they are parsed above, not run here.
     let skipped: Set<String> = ["serve", "board", "exit", "quit", "sleep", "record", "wait"]
-    let directory = NSTemporaryDirectory() + "archsh-examples-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let harness = Harness()
-    var ran = 0
-    let reads = UndeclaredReads.collect {
-      for group in AllGroups.registry.groups {
-        for command in group.commands
-        where !skipped.contains(group.name) && !skipped.contains(command.name) {
-          for example in command.examples {
-            harness.script([example], directory: directory)
-            ran += 1
+    let (ran, reads) = try await offPool {
+      let directory = NSTemporaryDirectory() + "archsh-examples-" + UUID().uuidString
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(atPath: directory) }
+      let harness = Harness()
+      var ran = 0
+      let reads = UndeclaredReads.collect {
+        for group in AllGroups.registry.groups {
+          for command in group.commands
+          where !skipped.contains(group.name) && !skipped.contains(command.name) {
+            for example in command.examples {
+              harness.script([example], directory: directory)
+              ran += 1
+            }
           }
         }
       }
+      return (ran, reads)
     }
     #expect(ran > 150)
     #expect(reads == [])

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 @testable import Commands
 
@@ -46,5 +47,15 @@ struct Harness {
   func prompt(_ lines: [String]) -> RunOutcome {
     var source = ArrayLineSource(lines)
     return interpreter.run(&source, name: nil, interactive: true)
+  }
+}
+
+/// Runs long blocking work on a thread of its own, off the cooperative pool, so that the tests
+/// that wait asynchronously meanwhile (a sleep, a server's answer) are not starved of threads.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    let thread = Thread { continuation.resume(with: Result { try body() }) }
+    thread.stackSize = 8 << 20
+    thread.start()
   }
 }

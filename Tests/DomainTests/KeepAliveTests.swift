@@ -20,7 +20,9 @@ struct KeepAliveTests {
 
   @Test("a second request to the same server goes over the connection the first one kept")
   func reuse() async throws {
-    let api = try await TestServer.shared.get()
+    // A server of its own: no test running alongside takes the connection this one kept.
+    let api = try DemoAPI.start()
+    defer { api.stop() }
     let url = api.baseURL.appendingPathComponent("products/1")
     _ = try await send("GET", url).get()
     let second = try await send("GET", url).get()
@@ -124,5 +126,44 @@ private final class ClosingServer: @unchecked Sendable {
       let answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
       context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: answer)), promise: nil)
     }
+  }
+}
+
+@Suite("the pool of kept connections")
+struct ConnectionPoolTests {
+  final class Fake: @unchecked Sendable {
+    let name: String
+    var closed = false
+    init(_ name: String) { self.name = name }
+  }
+
+  @Test("a full pool lets go of the connection that waited longest, whichever server it leads to")
+  func evictsTheOldest() {
+    let pool = ConnectionPool<Fake>(isOpen: { !$0.closed }, close: { $0.closed = true })
+    let first = (0..<16).map { Fake("s\($0)") }
+    for (index, connection) in first.enumerated() {
+      #expect(pool.put(connection, server: "server\(index)"))
+    }
+    #expect(pool.idleCount == 16)
+    // The seventeenth, to a server that has none waiting: server0's, the oldest, is closed.
+    let newest = Fake("new")
+    #expect(pool.put(newest, server: "server16"))
+    #expect(pool.idleCount == 16)
+    #expect(first[0].closed)
+    #expect(first[1...].allSatisfy { !$0.closed })
+    #expect(pool.take("server0") == nil)
+    #expect(pool.take("server16") === newest)
+  }
+
+  @Test("a server keeps at most four; a fifth is refused, and the most recent is taken first")
+  func perServer() {
+    let pool = ConnectionPool<Fake>(isOpen: { !$0.closed }, close: { $0.closed = true })
+    let kept = (0..<4).map { Fake("c\($0)") }
+    for connection in kept { #expect(pool.put(connection, server: "a")) }
+    #expect(!pool.put(Fake("c4"), server: "a"))
+    #expect(pool.take("a") === kept[3])
+    kept[2].closed = true
+    // A connection that closed while it waited is passed over.
+    #expect(pool.take("a") === kept[1])
   }
 }

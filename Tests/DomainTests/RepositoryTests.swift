@@ -124,10 +124,16 @@ struct RepositoryTests {
     defer { paging.server.stop() }
     try paging.create("slow")
     paging.server.faults.add(
-      Fault(method: "GET", path: "/users/me/locations", kind: .delayOnly, delay: 0.5))
+      Fault(method: "GET", path: "/users/me/locations", kind: .delayOnly, delay: 1.5))
     let factory = paging.factory
     async let slow = paging.blocking { try factory.api.repository(named: "slow").fetch() }
-    try await Task.sleep(nanoseconds: 150_000_000)
+    // The second fetch starts once the first is in flight, however busy the test's threads are.
+    let began = Date()
+    while try factory.api.repositoryStore.record("slow").fetchState != .fetching,
+      Date().timeIntervalSince(began) < 10
+    {
+      try await Task.sleep(nanoseconds: 10_000_000)
+    }
     let second = try await paging.fetch("slow")
     #expect(second == nil)
     #expect(try factory.api.repositoryStore.record("slow").fetchState == .fetching)

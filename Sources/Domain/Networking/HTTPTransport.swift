@@ -144,43 +144,72 @@ final class Connection: @unchecked Sendable {
 /// The connections kept open between requests, per server: plain HTTP's by `host:port`, and
 /// HTTPS's by `host:port` and CA file (`ConnectionPools`).
 ///
-/// At most 4 idle ones per server and 16 in all; any more are closed. A connection the server
-/// closed while it waited is dropped when it is next asked for, if `isOpen` can tell.
+/// At most 4 idle ones per server and 16 in all. A fifth to one server is closed; a connection
+/// that would pass the total takes the place of the one that has waited longest, whichever server
+/// it leads to, so that the server being talked to now keeps its connection. A connection the
+/// server closed while it waited is dropped when it is next asked for, if `isOpen` can tell.
 final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
   static var perServer: Int { 4 }
   static var total: Int { 16 }
 
-  private let isOpen: @Sendable (Kept) -> Bool
-  private let lock = NSLock()
-  private var idle: [String: [Kept]] = [:]
-  private var count = 0
+  private struct Entry {
+    let connection: Kept
+    /// When it was put back: the smallest has waited longest.
+    let stamp: UInt64
+  }
 
-  /// A pool that keeps only connections `isOpen` says are still open.
-  init(isOpen: @escaping @Sendable (Kept) -> Bool) { self.isOpen = isOpen }
+  private let isOpen: @Sendable (Kept) -> Bool
+  private let close: @Sendable (Kept) -> Void
+  private let lock = NSLock()
+  private var idle: [String: [Entry]] = [:]
+  private var count = 0
+  private var clock: UInt64 = 0
+
+  /// A pool that keeps only connections `isOpen` says are still open, and ends the ones it lets
+  /// go with `close`.
+  init(isOpen: @escaping @Sendable (Kept) -> Bool, close: @escaping @Sendable (Kept) -> Void) {
+    self.isOpen = isOpen
+    self.close = close
+  }
 
   /// An idle connection to `server` that is still open, if there is one.
   func take(_ server: String) -> Kept? {
     lock.withLock {
-      while var list = idle[server], let connection = list.popLast() {
+      while var list = idle[server], let entry = list.popLast() {
         idle[server] = list.isEmpty ? nil : list
         count -= 1
-        if isOpen(connection) { return connection }
+        if isOpen(entry.connection) { return entry.connection }
       }
       return nil
     }
   }
 
-  /// Keeps `connection` for the next request to `server`; false when the pool is full.
+  /// Keeps `connection` for the next request to `server`; false when that server has as many
+  /// waiting as it may.
   func put(_ connection: Kept, server: String) -> Bool {
     guard isOpen(connection) else { return false }
-    return lock.withLock {
-      guard count < Self.total, idle[server, default: []].count < Self.perServer else {
-        return false
+    let evicted: Kept? = lock.withLock {
+      guard idle[server, default: []].count < Self.perServer else { return connection }
+      var evicted: Kept?
+      if count >= Self.total,
+        let oldest = idle.min(by: {
+          ($0.value.first?.stamp ?? .max) < ($1.value.first?.stamp ?? .max)
+        })
+      {
+        var list = oldest.value
+        evicted = list.removeFirst().connection
+        idle[oldest.key] = list.isEmpty ? nil : list
+        count -= 1
       }
-      idle[server, default: []].append(connection)
+      clock += 1
+      idle[server, default: []].append(Entry(connection: connection, stamp: clock))
       count += 1
-      return true
+      return evicted
     }
+    guard let evicted else { return true }
+    if evicted === connection { return false }
+    close(evicted)
+    return true
   }
 
   /// How many connections wait, for tests.
@@ -190,9 +219,10 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
 /// The process's pools of kept connections.
 enum ConnectionPools {
   /// Plain HTTP's, on NIO channels.
-  static let plain = ConnectionPool<Connection>(isOpen: { $0.channel.isActive })
+  static let plain = ConnectionPool<Connection>(
+    isOpen: { $0.channel.isActive }, close: { $0.channel.close(promise: nil) })
   /// HTTPS's blocking connections; one the server closed is found out when it is next used.
-  static let tls = ConnectionPool<TLSConnection>(isOpen: { _ in true })
+  static let tls = ConnectionPool<TLSConnection>(isOpen: { _ in true }, close: { $0.close() })
 }
 
 /// One request in flight: its result, and a way to cancel it.

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The threads the demo API's tasks run on, apart from Swift's cooperative pool.
+///
+/// A caller that waits for an answer synchronously, as the shell's commands do, may hold a
+/// cooperative thread while it waits. On a machine with two cores the pool has two threads, so two
+/// such callers (two tests at once, or a test and a start-up) would leave the server that should
+/// answer them no thread to run on, and each would time out. The server's task prefers this
+/// executor, and the tasks it starts for its connections inherit the preference, so the server
+/// always has its own threads, whatever the rest of the process is waiting for.
+final class ServerThreads: TaskExecutor, @unchecked Sendable {
+  /// The threads every demo API in the process shares.
+  static let shared = ServerThreads(count: 2)
+
+  private let condition = NSCondition()
+  private var waiting: [UnownedJob] = []
+  private var next = 0
+
+  private init(count: Int) {
+    for index in 0..<count {
+      let thread = Thread { [unowned self] in self.work() }
+      thread.name = "archsh-demoapi-\(index)"
+      thread.start()
+    }
+  }
+
+  /// Queues a job for the next free thread.
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    condition.lock()
+    waiting.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func work() {
+    while true {
+      condition.lock()
+      while next == waiting.count { condition.wait() }
+      let job = waiting[next]
+      next += 1
+      // Keeps the queue from growing: once it is drained, its storage is reused.
+      if next == waiting.count {
+        waiting.removeAll(keepingCapacity: true)
+        next = 0
+      }
+      condition.unlock()
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+  }
+}

@@ -129,7 +129,8 @@ struct EndToEndTests {
     let base64 = Data((0..<40).map { UInt8($0 * 6) }).base64EncodedString()
     #expect(
       try Binary.run(["--db", db, "--json", "-c", "store retrieve generalCache b"]).stdout
-        == "{\"message\":{\"bytes\":40,\"base64\":\"\(base64)\"}}\n")
+        == "{\"store\":\"generalCache\",\"key\":\"b\",\"value\":{\"bytes\":40,\"base64\":\"\(base64)\"}}\n"
+    )
   }
 
   @Test("words after the options run as one command, so 'archsh help --markdown' works")

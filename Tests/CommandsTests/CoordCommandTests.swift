@@ -37,14 +37,15 @@ struct CoordCommandTests {
         """)
   }
 
-  @Test("in JSON a stack is rows with stable keys, the alert among them")
+  @Test(
+    "in JSON a stack is its coordinator's fields and rows with stable keys, the alert among them")
   func json() {
     let harness = mainFlow()
     harness.script(["output json", "coord stack app", "coord stack discover"])
     #expect(
       harness.sink.combined == """
-        [{"message":"AppConfigurator: (empty)"},[{"position":null,"screen":"Alert(server)","role":"presented","visible":true}]]
-        [{"message":"DiscoverFlowCoordinator: Discover › MediaItem(3)"},[{"position":0,"screen":"Discover","role":"pushed","visible":false},{"position":1,"screen":"MediaItem(3)","role":"top","visible":false}]]
+        [{"coordinator":"AppConfigurator","name":"app","stack":"(empty)"},[{"position":null,"screen":"Alert(server)","role":"presented","visible":true}]]
+        [{"coordinator":"DiscoverFlowCoordinator","name":"discover","stack":"Discover › MediaItem(3)"},[{"position":0,"screen":"Discover","role":"pushed","visible":false},{"position":1,"screen":"MediaItem(3)","role":"top","visible":false}]]
 
         """)
   }

@@ -46,9 +46,18 @@ enum APIGroup {
       json = try ValueInput.check(response.data, file: nil, at: source, what: "the response")
     }
     let findings = APIConvention.lint(json, registry: invocation.session.factory.model.registry)
-    guard !findings.isEmpty else { return .text("conforms to the BDModules API convention") }
+    let listed: [Value] = findings.map { finding in
+      .object([Field("path", .string(finding.path)), Field("message", .string(finding.message))])
+    }
+    guard !findings.isEmpty else {
+      return .sentence(
+        "conforms to the BDModules API convention",
+        [Field("conforms", .bool(true)), Field("findings", .list(listed))])
+    }
     throw FailureWithOutput(
-      output: .text(findings.map(\.description).joined(separator: "\n")),
+      output: .sentence(
+        findings.map(\.description).joined(separator: "\n"),
+        [Field("conforms", .bool(false)), Field("findings", .list(listed))]),
       error: ShellError(
         "\(plural(findings.count, "finding")): the response departs from the BDModules API convention",
         at: source.offset))

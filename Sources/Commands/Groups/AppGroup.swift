@@ -131,10 +131,11 @@ enum AppGroup {
     examples: ["app reset"]
   ) { invocation in
     let stopped = try invocation.session.factory.appDelegate.reset()
-    return .text(
+    return .sentence(
       stopped
         ? "the app is stopped and its saved state cleared; the session in 'user' is kept"
-        : "the app was not running and nothing was saved")
+        : "the app was not running and nothing was saved",
+      [Field("stopped", .bool(stopped)), Field("state_cleared", .bool(stopped))])
   }
 
   static let login = Command(

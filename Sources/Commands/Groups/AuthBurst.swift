@@ -87,10 +87,27 @@ struct BurstRun {
       parts.append("\(number) failed: \(error)")
     }
     if unanswered > 0 { parts.append("\(unanswered) unanswered (interrupted)") }
-    let summary =
-      parts.joined(separator: ", ")
-      + " in " + String(format: "%.2f ms", Double(nanoseconds) / 1_000_000)
-    if summaryOnly { return .text(summary) }
+    let milliseconds = Double(nanoseconds) / 1_000_000
+    let summaryText =
+      parts.joined(separator: ", ") + " in " + String(format: "%.2f ms", milliseconds)
+    let summary = Output.sentence(
+      summaryText,
+      [
+        Field("requests", .int(count)),
+        Field("unauthorized", .int(firstStatuses[401] ?? 0)),
+        Field("refreshes", .int(refreshes)),
+        Field("replays", .int(replays)),
+        Field(
+          "delivered",
+          .object(statuses.sorted { $0.key < $1.key }.map { Field(String($0.key), .int($0.value)) })
+        ),
+        Field(
+          "failed",
+          .object(failures.sorted { $0.key < $1.key }.map { Field($0.key, .int($0.value)) })),
+        Field("unanswered", .int(unanswered)),
+        Field("milliseconds", .double(milliseconds)),
+      ])
+    if summaryOnly { return summary }
     let table = Table(
       columns: ["at", "request", "event"],
       rows: entries.map { entry in
@@ -99,7 +116,7 @@ struct BurstRun {
           entry.request.map { .string("#\($0)") } ?? .string("-"), .string(entry.event),
         ]
       })
-    return .sequence([.table(table), .text(summary)])
+    return .sequence([.table(table), summary])
   }
 }
 

@@ -92,8 +92,9 @@ enum AuthGroup {
       }
       server.accessTokenLifetime = seconds
     }
-    return .text(
-      "new access tokens live \(Quantities.format(duration: server.accessTokenLifetime))")
+    return .sentence(
+      "new access tokens live \(Quantities.format(duration: server.accessTokenLifetime))",
+      [Field("access_token_lifetime_seconds", .double(server.accessTokenLifetime))])
   }
 
   /// `burst N`.

@@ -32,13 +32,17 @@ enum BoardGroup {
   ) { invocation in
     let session = invocation.session
     if let board = session.board {
-      return .text("the board is already open at \(board.url)")
+      return .sentence(
+        "the board is already open at \(board.url)",
+        [Field("url", .string(board.url)), Field("already_open", .bool(true))])
     }
     do {
       let board = try Board.open(session, port: invocation[portOption] ?? 0)
       session.board = board
       invocation.interpreter.flushAfterThisCommand()
-      return .text("the board is open at \(board.url)")
+      return .sentence(
+        "the board is open at \(board.url)",
+        [Field("url", .string(board.url)), Field("already_open", .bool(false))])
     } catch let error as BoardServerError {
       throw ShellError(
         error.description, hint: "choose another port with --port, or 0 for any free one")
@@ -54,7 +58,7 @@ enum BoardGroup {
     }
     board.close()
     invocation.session.board = nil
-    return .text("the board is closed")
+    return .sentence("the board is closed", [Field("closed", .bool(true))])
   }
 
   static let status = Command(

@@ -61,7 +61,13 @@ enum CoordGroup {
       rows.append([.null, .string(presented.description), .string("presented"), .bool(true)])
     }
     return .sequence([
-      .text("\(coordinator.typeName): \(navigation.stackDescription)"),
+      .sentence(
+        "\(coordinator.typeName): \(navigation.stackDescription)",
+        [
+          Field("coordinator", .string(coordinator.typeName)),
+          Field("name", .string(name.text)),
+          Field("stack", .string(navigation.stackDescription)),
+        ]),
       .table(Table(columns: ["position", "screen", "role", "visible"], rows: rows)),
     ])
   }

@@ -266,7 +266,9 @@ enum DataSourceGroup {
     let open = try open(invocation)
     guard let message = invocation[textArgument] else {
       try open.document.setEmptyState(nil)
-      return .text("no empty state")
+      return .sentence(
+        "no empty state",
+        [Field("name", .string(try invocation[nameArgument].text)), Field("empty_state", .null)])
     }
     let button = invocation[buttonOption]
     let actionWord = invocation[actionOption]
@@ -316,9 +318,17 @@ enum DataSourceGroup {
     }
     open.delegate.notifications = []
     let did = try controller.tapActionButton()
-    var events = ["tapped '\(controller.viewModel.actionText ?? "")': \(did)"]
-    events += open.delegate.notifications.map(\.description)
-    if open.document.controller.totalRowCount > 0 { events.append("collectionState: nonEmpty") }
+    var events = [
+      EventLine(
+        "tapped '\(controller.viewModel.actionText ?? "")': \(did)",
+        fields: [
+          Field("event", .string("tapped")),
+          Field("button", .string(controller.viewModel.actionText ?? "")),
+          Field("action", .string(did)),
+        ])
+    ]
+    events += open.delegate.notifications.map(notification)
+    if open.document.controller.totalRowCount > 0 { events.append(collectionState(empty: false)) }
     return .events(events)
   }
 
@@ -470,7 +480,9 @@ enum DataSourceGroup {
     let open = try open(invocation)
     let path = try indexPath(invocation)
     guard let model = open.document.controller.modelObject(at: path) else {
-      return .text("nil (no row at \(path.shortDescription))")
+      return .sentence(
+        "nil (no row at \(path.shortDescription))",
+        [Field("index_path", .string(path.shortDescription)), Field("model", .null)])
     }
     let cell = open.document.controller.cellDataController(at: path)
     return .record([
@@ -580,13 +592,48 @@ enum DataSourceGroup {
     let wasEmpty = open.document.controller.totalRowCount == 0
     open.delegate.notifications = []
     try open.document.mutate(operation) { body($0, notify) }
-    var events = open.delegate.notifications.map(\.description)
+    var events = open.delegate.notifications.map(notification)
     let isEmpty = open.document.controller.totalRowCount == 0
-    if wasEmpty != isEmpty {
-      events.append("collectionState: \(isEmpty ? "empty" : "nonEmpty")")
+    if wasEmpty != isEmpty { events.append(collectionState(empty: isEmpty)) }
+    if events.isEmpty {
+      events.append(
+        EventLine(
+          notify ? "no change" : "no notification (--quiet)",
+          fields: [
+            Field("event", .string("none")),
+            Field("reason", .string(notify ? "no change" : "quiet")),
+          ]))
     }
-    if events.isEmpty { events.append(notify ? "no change" : "no notification (--quiet)") }
     return .events(events)
+  }
+
+  /// A delegate notification as a line and its fields: the scope, and the section or rows.
+  static func notification(_ mutation: DataSourceMutation) -> EventLine {
+    var fields = [Field("event", .string("dataSourceWasMutated"))]
+    switch mutation {
+    case .all:
+      fields.append(Field("scope", .string("all")))
+    case .section(let index):
+      fields += [Field("scope", .string("section")), Field("section", .int(index))]
+    case .rows(let paths):
+      fields += [
+        Field("scope", .string("rows")),
+        Field(
+          "rows",
+          .list(
+            paths.map { .object([Field("section", .int($0.section)), Field("row", .int($0.row))]) }
+          )),
+      ]
+    }
+    return EventLine(mutation.description, fields: fields)
+  }
+
+  /// The line that says the data source became empty, or stopped being empty.
+  static func collectionState(empty: Bool) -> EventLine {
+    let state = empty ? "empty" : "nonEmpty"
+    return EventLine(
+      "collectionState: \(state)",
+      fields: [Field("event", .string("collectionState")), Field("state", .string(state))])
   }
 
   static func indexPath(_ invocation: Invocation) throws -> IndexPath {

@@ -44,12 +44,16 @@ enum DatabaseGroup {
     examples: ["db check"]
   ) { invocation in
     let problems = try invocation.session.factory.workspace.integrityCheck()
-    guard problems != ["ok"] else { return .text("ok") }
+    guard problems != ["ok"] else {
+      return .sentence("ok", [Field("ok", .bool(true)), Field("problems", .list([]))])
+    }
     let count =
       problems.count >= Workspace.integrityCheckLimit
       ? "at least \(problems.count) problems" : plural(problems.count, "problem")
     throw FailureWithOutput(
-      output: .text(problems.joined(separator: "\n")),
+      output: .sentence(
+        problems.joined(separator: "\n"),
+        [Field("ok", .bool(false)), Field("problems", .list(problems.map(Value.string)))]),
       error: ShellError(
         "integrity check failed: \(count)", hint: "copy the file aside before changing it"))
   }
@@ -57,6 +61,7 @@ enum DatabaseGroup {
   static let path = Command(
     "path", summary: "the workspace's path", examples: ["db path"]
   ) { invocation in
-    .text(invocation.session.factory.databasePath)
+    let path = invocation.session.factory.databasePath
+    return .sentence(path, [Field("path", .string(path))])
   }
 }

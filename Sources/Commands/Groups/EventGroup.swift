@@ -88,7 +88,12 @@ enum EventGroup {
     let app = try RunningApp.app(invocation.session)
     let controller = try app.controller(forCoordinatorNamed: name?.text)
     return .sequence([
-      .text("Presenter(\(controller.presenterName)) of \(controller.screen) can send:"),
+      .sentence(
+        "Presenter(\(controller.presenterName)) of \(controller.screen) can send:",
+        [
+          Field("presenter", .string(controller.presenterName)),
+          Field("screen", .string(controller.screen.description)),
+        ]),
       .table(
         Table(
           columns: ["event", "argument"],

@@ -472,7 +472,9 @@ extension Builtins {
       "serving the demo API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
     while !invocation.interpreter.interruptRequested() { Thread.sleep(forTimeInterval: 0.1) }
     server.stop()
-    return .text("stopped")
+    return .sentence(
+      "stopped",
+      [Field("url", .string(server.baseURL.absoluteString)), Field("stopped", .bool(true))])
   }
 
 }

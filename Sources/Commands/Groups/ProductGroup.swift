@@ -133,7 +133,15 @@ enum ProductGroup {
       })
     guard let info = envelope.info else { return .table(table) }
     let range = info.count == 0 ? "none" : "\(info.offset + 1)–\(info.offset + info.count)"
-    return .sequence([.table(table), .text("products \(range) of \(info.total)")])
+    return .sequence([
+      .table(table),
+      .sentence(
+        "products \(range) of \(info.total)",
+        [
+          Field("offset", .int(info.offset)), Field("count", .int(info.count)),
+          Field("total", .int(info.total)),
+        ]),
+    ])
   }
 
   static let translate = Command(

@@ -69,9 +69,9 @@ enum RecordGroup {
         at: file.offset)
     }
     session.recorder = SessionRecorder(path: path, variables: session.variables)
-    return .text(
-      "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'"
-    )
+    return .sentence(
+      "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'",
+      [Field("recording", .string(path))])
   }
 
   static let stop = Command(
@@ -91,9 +91,27 @@ enum RecordGroup {
     let lines = script.split(separator: "\n", omittingEmptySubsequences: false).count - 1
     var text =
       "wrote \(recorder.path) (\(lines) line\(lines == 1 ? "" : "s")) and \(recorder.transcriptPath)\n"
+    var fields = [
+      Field("script", .string(recorder.path)), Field("lines", .int(lines)),
+      Field("transcript", .string(recorder.transcriptPath)),
+    ]
     let replay = WalkthroughReplay.run(
       path: recorder.path, apiURL: session.options.apiURL, secrets: recorder.secrets)
-    if let difference = Transcript.firstDifference(expected: transcript, actual: replay.output) {
+    let difference = Transcript.firstDifference(expected: transcript, actual: replay.output)
+    fields += [
+      Field("reproduces", .bool(difference == nil)),
+      Field("replay_status", .int(Int(replay.status))),
+      Field(
+        "first_difference",
+        difference.map { difference in
+          .object([
+            Field("line", .int(difference.line)),
+            Field("recorded", difference.expected.map(Value.string) ?? .null),
+            Field("replayed", difference.actual.map(Value.string) ?? .null),
+          ])
+        } ?? .null),
+    ]
+    if let difference {
       text +=
         "replayed in a fresh in-memory workspace: it does NOT reproduce its transcript; the first difference is at line \(difference.line) of \(recorder.transcriptPath):\n"
       text += "  recorded: \(difference.expected ?? "(the end of the transcript)")\n"
@@ -105,7 +123,7 @@ enum RecordGroup {
       text +=
         "replayed in a fresh in-memory workspace: it reproduces its transcript (check it again with 'archsh --check \(recorder.path)')"
     }
-    return .text(text)
+    return .sentence(text, fields)
   }
 
   static let status = Command(

@@ -113,7 +113,9 @@ enum RepoGroup {
         throw cancelled(elements: elements)
       }
       guard let result = fetched else {
-        return .text("a fetch of '\(name.text)' is already in flight")
+        return .sentence(
+          "a fetch of '\(name.text)' is already in flight",
+          [Field("repository", .string(name.text)), Field("in_flight", .bool(true))])
       }
       results.append(result)
       if invocation[allFlag] {
@@ -137,7 +139,24 @@ enum RepoGroup {
     if lines.count > 12 {
       lines = Array(lines.prefix(5)) + ["… \(lines.count - 10) more pages …"] + lines.suffix(5)
     }
-    return .sequence([.text(lines.joined(separator: "\n")), record(last.record)])
+    let pages: [Value] = results.map { result in
+      .object([
+        Field(
+          "parameters",
+          .object(
+            result.parameters.map { parameter in
+              let parts = parameter.split(separator: "=", maxSplits: 1)
+              let value = parts.count > 1 ? String(parts[1]) : ""
+              return Field(
+                String(parts.first ?? ""), .string(value.removingPercentEncoding ?? value))
+            })),
+        Field("added", .int(result.added)), Field("duplicates", .int(result.duplicates)),
+      ])
+    }
+    return .sequence([
+      .view(text: lines.joined(separator: "\n"), data: .object([Field("pages", .list(pages))])),
+      record(last.record),
+    ])
   }
 
   static let show = Command(

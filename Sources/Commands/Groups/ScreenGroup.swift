@@ -59,7 +59,22 @@ enum ScreenGroup {
     lines.append(
       choices.isEmpty
         ? "no row sends an event" : "screen select " + describe(choices, events: controller.events))
-    return .text(lines.joined(separator: "\n"))
+    let rows = TableViewDrawing(controller: view.dataSourceController, width: width).rows(
+      from: 0, count: total)
+    let selections: [Value] = choices.sorted { $0.0 < $1.0 }.map { flat, event in
+      .object([Field("row", .int(flat)), Field("event", .string(event))])
+    }
+    return .view(
+      text: lines.joined(separator: "\n"),
+      data: .object([
+        Field("coordinator", .string(coordinator.typeName)),
+        Field("screen", .string(controller.screen.description)),
+        Field("presented", .bool(navigation.presentedScreen == controller.screen)),
+        Field("stack", .string(navigation.stackDescription)),
+        Field("title", .string(view.title)),
+        Field("rows", rows),
+        Field("selectable", .list(selections)),
+      ]))
   }
 
   static let select = Command(

@@ -199,7 +199,14 @@ enum StoreGroup {
     let trimmed = try controller(invocation).persist(
       value, forKey: key.text, ageLimit: invocation[entryAgeOption])
     guard !trimmed.isEmpty else { return .empty }
-    return .events(["trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))"])
+    return .events([
+      EventLine(
+        "trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))",
+        fields: [
+          Field("action", .string("trimmed")), Field("reason", .string("byte limit")),
+          Field("keys", .list(trimmed.map(Value.string))),
+        ])
+    ])
   }
 
   static let retrieve = Command(
@@ -218,7 +225,10 @@ enum StoreGroup {
       let data = try controller(invocation).retrieve(forKey: keys[0].text)
       return .view(
         text: ValueInput.display(data),
-        data: .object([Field("message", ValueInput.whole(data))]))
+        data: .object([
+          Field("store", .string(store.text)), Field("key", .string(keys[0].text)),
+          Field("value", ValueInput.whole(data)),
+        ]))
     }
     let found = try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
     return .table(
@@ -326,7 +336,18 @@ enum StoreGroup {
     return .sequence([
       record,
       .events([
-        "trimmed \(change.trimmed.count == 1 ? "1 entry" : "\(change.trimmed.count) entries"), \(plural(bytes, "byte")), to stay within the byte limit: \(keys.joined(separator: ", "))"
+        EventLine(
+          "trimmed \(change.trimmed.count == 1 ? "1 entry" : "\(change.trimmed.count) entries"), \(plural(bytes, "byte")), to stay within the byte limit: \(keys.joined(separator: ", "))",
+          fields: [
+            Field("action", .string("trimmed")), Field("reason", .string("byte limit")),
+            Field(
+              "entries",
+              .list(
+                change.trimmed.map {
+                  .object([Field("key", .string($0.key)), Field("bytes", .int($0.bytes))])
+                })),
+            Field("bytes", .int(bytes)),
+          ])
       ]),
     ])
   }
@@ -357,9 +378,14 @@ enum StoreGroup {
         hint: "usage: store trim STORE (--to-bytes N | --lru N | --to-date DATE | --expired)")
     }
     let removed = try controller(invocation).trim(choice)
-    return .events(
-      removed.isEmpty
-        ? ["nothing to trim"] : ["removed \(removed.count): \(removed.joined(separator: ", "))"])
+    return .events([
+      EventLine(
+        removed.isEmpty
+          ? "nothing to trim" : "removed \(removed.count): \(removed.joined(separator: ", "))",
+        fields: [
+          Field("action", .string("trimmed")), Field("keys", .list(removed.map(Value.string))),
+        ])
+    ])
   }
 
   // MARK: - Helpers

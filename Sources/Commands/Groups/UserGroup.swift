@@ -57,7 +57,7 @@ enum UserGroup {
         userPersistenceHandler: provider.userPersistenceHandler())
     }
     guard let type = factory.model.registry.type(named: mapped.object.type) else {
-      return .text(mapped.object.type)
+      return .view(text: mapped.object.type, data: ModelRendering.value(of: mapped.object))
     }
     return ModelRendering.output(mapped, type: type)
   }

@@ -36,14 +36,24 @@ enum FactoryDrawing {
         let injected =
           node.dependencies.isEmpty ? "" : " ← \(node.dependencies.joined(separator: ", "))"
         return TreeNode(
-          "\(node.component.name): \(node.component.typeName) (\(scope(node)))\(injected)")
+          "\(node.component.name): \(node.component.typeName) (\(scope(node)))\(injected)",
+          fields: [
+            Field("product", .string(node.component.name)),
+            Field("type", .string(node.component.typeName)),
+            Field("scope", .string(node.component.lifetime.rawValue)),
+            Field("built", .int(node.constructions)),
+            Field("injected", .list(node.dependencies.map(Value.string))),
+          ])
       }
+    }
+    func factory(_ name: String, _ children: [TreeNode]) -> TreeNode {
+      TreeNode(name, children: children, fields: [Field("factory", .string(name))])
     }
     let root = groups.first { $0.0 == "ApplicationFactory" }?.1 ?? []
     let children = groups.filter { $0.0 != "ApplicationFactory" }.map { name, list in
-      TreeNode(name, children: products(list))
+      factory(name, products(list))
     }
-    return TreeNode("ApplicationFactory", children: products(root) + children)
+    return factory("ApplicationFactory", products(root) + children)
   }
 
   /// A Mermaid flowchart: factories as subgraphs, injections as arrows, built singletons and

@@ -1,0 +1,86 @@
+import Domain
+import Foundation
+import Testing
+
+@testable import Commands
+
+/// Every command's `--json` result carries fields, not sentences about them.
+@Suite("--json results are fields")
+struct JSONResultTests {
+  /// Commands whose result is a message by nature: what they print is the whole of their data.
+  static let messageCommands: Set<String> = [
+    "echo",  // prints its words
+    "help",  // prints the help text, which is prose
+    "db path",  // prints one path
+  ]
+
+  /// Where in a JSON value a sentence stands in for fields: a `{"message": …}` document, an event
+  /// given as its line, or a tree node given as a label.
+  static func prose(in value: Any, at path: String = "$") -> [String] {
+    if let object = value as? [String: Any] {
+      if object.keys.sorted() == ["message"] { return [path] }
+      if object["label"] != nil, object["children"] != nil {
+        return ["\(path) (a tree node's label)"]
+      }
+      if let events = object["events"] as? [Any], events.contains(where: { $0 is String }) {
+        return ["\(path).events (a line, not fields)"]
+      }
+      return object.sorted { $0.key < $1.key }.flatMap { prose(in: $1, at: "\(path).\($0)") }
+    }
+    if let list = value as? [Any] {
+      return list.enumerated().flatMap { prose(in: $1, at: "\(path)[\($0)]") }
+    }
+    return []
+  }
+
+  @Test("every help example answers --json with fields; only the message commands print a message")
+  func examplesGiveFields() async throws {
+    let (checked, sentences) = try await offPool { try Self.runExamples() }
+    #expect(checked > 100, "only \(checked) results were JSON")
+    #expect(sentences == [], "\(sentences.joined(separator: "\n"))")
+  }
+
+  /// Runs every example in JSON mode: how many results were JSON, and the prose found in them.
+  static func runExamples() throws -> (checked: Int, sentences: [String]) {
+    // Examples that would block, wait or leave the test.
+    let skipped: Set<String> = ["serve", "board", "exit", "quit", "sleep", "wait"]
+    let directory = NSTemporaryDirectory() + "archsh-json-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let harness = Harness()
+    harness.session.outputMode = .json
+    var checked = 0
+    var sentences: [String] = []
+    for group in AllGroups.registry.groups {
+      for command in group.commands
+      where !skipped.contains(group.name) && !skipped.contains(command.name) {
+        let name = group.isBuiltins ? command.name : "\(group.name) \(command.name)"
+        for example in command.examples {
+          // An example of `output` may have changed the mode.
+          harness.session.outputMode = .json
+          let before = (harness.sink.stdout.count, harness.sink.stderr.count)
+          harness.script([example], directory: directory)
+          guard harness.sink.stderr.count == before.1 else { continue }
+          let printed = String(harness.sink.stdout.dropFirst(before.0))
+          for line in printed.split(separator: "\n") where !line.isEmpty {
+            guard
+              let value = try? JSONSerialization.jsonObject(
+                with: Data(line.utf8), options: [.fragmentsAllowed])
+            else {
+              sentences.append("\(example): not JSON: \(line.prefix(160))")
+              continue
+            }
+            checked += 1
+            // `help` and `time help` print help, which is prose, from any group's examples.
+            let first =
+              example.split(whereSeparator: { $0 == " " || $0 == ";" }).filter { $0 != "time" }
+              .first ?? ""
+            guard !Self.messageCommands.contains(name), first != "help" else { continue }
+            sentences += Self.prose(in: value).map { "\(example): \($0)  \(line.prefix(160))" }
+          }
+        }
+      }
+    }
+    return (checked, sentences)
+  }
+}

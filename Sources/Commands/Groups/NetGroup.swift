@@ -151,23 +151,36 @@ enum NetGroup {
     "log", summary: "list the last requests: method, URL, status, bytes, time and connection",
     discussion: """
       The connection is 'new', or 'reused' when the request went over a connection kept open \
-      from an earlier one (keep-alive: at most 4 idle connections per server, 16 in all).
+      from an earlier one (keep-alive: at most 4 idle connections per server, 16 in all). \
+      --no-timings leaves the time out, so that the list is the same on every run, as in a \
+      transcript.
       """,
-    examples: ["net log"]
+    signature: Signature([logNoTimingsFlag]),
+    examples: ["net log", "net log --no-timings"]
   ) { invocation in
     let entries = invocation.session.factory.api.networkLog
+    let timed = !invocation[logNoTimingsFlag]
     return .table(
       Table(
-        columns: ["method", "url", "status", "bytes", "ms", "connection"],
+        columns: ["method", "url", "status", "bytes"] + (timed ? ["ms"] : []) + ["connection"],
         rows: entries.map { entry in
           [
             .string(entry.method), .string(entry.url), entry.status.map(Value.int) ?? .null,
             .int(entry.bytes),
-            .string(String(format: "%.2f", entry.milliseconds)),
-            .string(entry.reusedConnection ? "reused" : "new"),
           ]
+            + (timed
+              ? [
+                .excerpt(
+                  shown: String(format: "%.2f", entry.milliseconds),
+                  whole: .double(entry.milliseconds))
+              ] : [])
+            + [.string(entry.reusedConnection ? "reused" : "new")]
         }))
   }
+
+  /// `log --no-timings`.
+  static let logNoTimingsFlag = Flag(
+    "no-timings", "leave the times out, so that the list is the same on every run")
 
   static let fault = Command(
     "fault", summary: "make the embedded API fail matching requests; 'net fault clear' removes all",

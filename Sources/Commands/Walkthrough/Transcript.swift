@@ -27,6 +27,7 @@ public enum Transcript {
     (#"\b\d\d:\d\d:\d\d\.\d{3}\b"#, "<clock>"),
     (#"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT"#, "<http-date>"),
     (#"…[0-9a-f]{4}\b"#, "…XXXX"),
+    (#"token=[0-9a-f]{32}\b"#, "token=<token>"),
     (#"(?m)-{3,}$"#, "---"),
   ]
 

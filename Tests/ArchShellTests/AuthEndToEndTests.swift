@@ -65,14 +65,19 @@ struct AuthEndToEndTests {
     ])
     #expect(result.status == 0, "\(result.stderr)")
     // The credential the login stored is the one the output must never show whole.
-    #expect(result.stdout.contains("OAuth2SessionManager tokenGrant (username: ada@example.com"))
+    #expect(
+      result.stdout.contains(
+        #""component":"OAuth2SessionManager","operation":"tokenGrant","attributes":{"username":"ada@example.com""#
+      ))
     let stored = try credential(in: db)
     for secret in [stored.access, stored.refresh, "lovelace"] {
       #expect(!result.stdout.contains(secret))
       #expect(!result.stderr.contains(secret))
     }
     // The password's word is redacted in the traced line; the rest of it stays.
-    #expect(result.stdout.contains("archsh auth login ada@example.com <redacted>"))
+    #expect(
+      result.stdout.contains(
+        #""component":"archsh","operation":"auth login ada@example.com <redacted>""#))
   }
 
   @Test(
@@ -102,7 +107,7 @@ struct AuthEndToEndTests {
       #expect(text.range(of: "[0-9a-f]{64}", options: .regularExpression) == nil)
       #expect(!text.contains("lovelace"))
     }
-    #expect(result.stdout.contains("OAuth2Authorization refresh"))
+    #expect(result.stdout.contains(#""component":"OAuth2Authorization","operation":"refresh""#))
     // The burst's Mermaid export names every object on the path.
     for participant in [
       "auth", "UserAPI", "OAuth2Authorization", "APISessionManager", "OAuth2SessionManager",

@@ -1,4 +1,5 @@
 import Commands
+import Domain
 import Foundation
 import Testing
 
@@ -68,6 +69,47 @@ struct GroupTranscriptTests {
       let recorded = try String(contentsOfFile: directory + "/\(stem).out", encoding: .utf8)
       try recorded.write(toFile: Self.folder + "/" + name, atomically: true, encoding: .utf8)
     }
+  }
+
+  @Test(
+    "in --json mode, what each transcript line prints has the shape its command declares",
+    arguments: transcripts)
+  func shapes(_ name: String) throws {
+    let stem = String(name.dropLast(4))
+    let transcript = try String(contentsOfFile: Self.folder + "/" + name, encoding: .utf8)
+    let directory = try Binary.makeTemporaryDirectory()
+    try Self.script(of: transcript).write(
+      toFile: directory + "/\(stem).ash", atomically: true, encoding: .utf8)
+    let examples = Binary.root + "/examples"
+    for entry in try FileManager.default.contentsOfDirectory(atPath: examples)
+    where !entry.hasSuffix(".ash") && !entry.hasSuffix(".out") {
+      try FileManager.default.createSymbolicLink(
+        atPath: directory + "/" + entry, withDestinationPath: examples + "/" + entry)
+    }
+    let result = try Binary.run(
+      ["--db", ":memory:", "--json", "--echo", "--keep-going", "-f", "\(stem).ash"],
+      directory: directory)
+    var command: Command?
+    var checked = 0
+    for line in result.stdout.split(separator: "\n") {
+      if line.hasPrefix(Self.prompt) {
+        command = nil
+        let text = String(line.dropFirst(Self.prompt.count))
+        if let lexed = try? Lexer.lex(text), lexed.count == 1 {
+          let words = lexed[0].words.map { Word($0.text, offset: $0.offset) }
+          command = try? AllGroups.registry.resolve(words).command
+        }
+        continue
+      }
+      guard let command, let shape = command.result,
+        let parsed = try? StrictJSON.parse(String(line))
+      else { continue }
+      checked += 1
+      #expect(
+        shape.admits(JSONRenderer.value(fromJSON: parsed)),
+        "\(command.name): \(shape.summary) does not admit \(line.prefix(300))")
+    }
+    #expect(checked > 0 || stem == "record", "\(stem): no JSON result was checked")
   }
 
   /// The commands each input line of a transcript runs, by their full names.

@@ -33,6 +33,30 @@ struct JSONResultTests {
     return []
   }
 
+  /// The command an example runs, when it runs one command.
+  static func singleCommand(_ example: String) -> Command? {
+    guard let lexed = try? Lexer.lex(example), lexed.count == 1 else { return nil }
+    let words = lexed[0].words.map { Word($0.text, offset: $0.offset) }
+    return try? AllGroups.registry.resolve(words).command
+  }
+
+  @Test("every command declares the shape of its result, which help --json shows")
+  func everyCommandDeclaresItsResult() {
+    var undeclared: [String] = []
+    for group in AllGroups.registry.groups {
+      for command in group.commands where command.result == nil {
+        undeclared.append(group.isBuiltins ? command.name : "\(group.name) \(command.name)")
+      }
+    }
+    #expect(undeclared == [])
+    let harness = Harness()
+    harness.script(["help --json store retrieve"])
+    #expect(
+      harness.sink.stdout.contains(
+        #""result":{"kind":"one_of","shapes":[{"kind":"record","fields":["store","key","value"]},{"kind":"rows","fields":["key","value"]}]}"#
+      ), "\(harness.sink.stdout)")
+  }
+
   @Test("every help example answers --json with fields; only the message commands print a message")
   func examplesGiveFields() async throws {
     let (checked, sentences) = try await offPool { try Self.runExamples() }
@@ -71,6 +95,15 @@ struct JSONResultTests {
               continue
             }
             checked += 1
+            if let command = Self.singleCommand(example),
+              let shape = command.result,
+              let parsed = try? StrictJSON.parse(String(line)),
+              !shape.admits(JSONRenderer.value(fromJSON: parsed))
+            {
+              sentences.append(
+                "\(example): does not match its declared result (\(shape.summary)): \(line.prefix(200))"
+              )
+            }
             // `help` and `time help` print help, which is prose, from any group's examples.
             let first =
               example.split(whereSeparator: { $0 == " " || $0 == ";" }).filter { $0 != "time" }

@@ -24,7 +24,8 @@ enum APIGroup {
       follow it with 'expect fails'.
       """,
     signature: Signature([sourceArgument]),
-    examples: ["api lint /users/me/locations", "api lint @response.json"]
+    examples: ["api lint /users/me/locations", "api lint @response.json"],
+    result: .record(["conforms", "findings"])
   ) { invocation in
     let source = try invocation[sourceArgument]
     let json: JSONValue

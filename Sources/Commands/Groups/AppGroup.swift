@@ -72,7 +72,11 @@ enum AppGroup {
       saved in the workspace, is not started again: see 'app relaunch' and 'app reset'.
       """,
     signature: Signature([sessionOption]),
-    examples: ["app start", "app start --session s3cr3t"]
+    examples: ["app start", "app start --session s3cr3t"],
+    result: .sequence([
+      .events(["component", "action", "subject", "text"]),
+      .tree(["name", "type", "flow", "screen", "stack", "tab", "presents", "visible"]),
+    ])
   ) { invocation in
     let delegate = try invocation.session.factory.appDelegate
     let app = try delegate.start(sessionID: invocation[sessionOption]?.text)
@@ -81,7 +85,8 @@ enum AppGroup {
 
   static let state = Command(
     "state", summary: "the flow, the session, the visible screen and the saved state",
-    examples: ["app state"]
+    examples: ["app state"],
+    result: .record(["running", "flow", "session", "visible", "alert", "coordinators", "saved"])
   ) { invocation in
     let delegate = try invocation.session.factory.appDelegate
     let email = try delegate.dependencies.sessionStore.signedInEmail()
@@ -115,7 +120,11 @@ enum AppGroup {
       workspace: the session chooses the flow, and the saved stacks of that flow's coordinators \
       are restored. A new archsh process on the same workspace does the same on first use.
       """,
-    examples: ["app relaunch"]
+    examples: ["app relaunch"],
+    result: .sequence([
+      .events(["component", "action", "subject", "text"]),
+      .tree(["name", "type", "flow", "screen", "stack", "tab", "presents", "visible"]),
+    ])
   ) { invocation in
     let delegate = try invocation.session.factory.appDelegate
     let app = try delegate.relaunch()
@@ -128,7 +137,7 @@ enum AppGroup {
       The session in 'user' stays, so the next 'app start' chooses the main flow if there is \
       one: 'app logout' first, or 'store remove user sessionID', to start logged out.
       """,
-    examples: ["app reset"]
+    examples: ["app reset"], result: .record(["stopped", "state_cleared"])
   ) { invocation in
     let stopped = try invocation.session.factory.appDelegate.reset()
     return .sentence(
@@ -147,7 +156,8 @@ enum AppGroup {
       login loginSucceeded EMAIL'.
       """,
     signature: Signature([emailArgument]),
-    examples: ["app login ada@example.com"]
+    examples: ["app login ada@example.com"],
+    result: .events(["component", "action", "subject", "text"])
   ) { invocation in
     let email = try invocation[emailArgument]
     return try RunningApp.navigate(invocation.session) { app in
@@ -157,7 +167,7 @@ enum AppGroup {
 
   static let logout = Command(
     "logout", summary: "remove the session and show the login flow, from any screen",
-    examples: ["app logout"]
+    examples: ["app logout"], result: .events(["component", "action", "subject", "text"])
   ) { invocation in
     try RunningApp.navigate(invocation.session) { app in
       guard app.flow == .main else {
@@ -176,7 +186,8 @@ enum AppGroup {
       an alert over every screen until 'event send app dismissTapped'.
       """,
     signature: Signature([kindArgument]),
-    examples: ["app error network", "app error unauthorized"]
+    examples: ["app error network", "app error unauthorized"],
+    result: .events(["component", "action", "subject", "text"])
   ) { invocation in
     let kind = try invocation[kindArgument]
     return try RunningApp.navigate(invocation.session) { app in app.handle(.appError(kind)) }

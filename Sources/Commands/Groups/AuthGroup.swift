@@ -81,7 +81,8 @@ enum AuthGroup {
       already granted keep their expiry; 'auth expire' ends them now.
       """,
     signature: Signature([lifetimeArgument]),
-    examples: ["auth lifetime", "auth lifetime 30s"]
+    examples: ["auth lifetime", "auth lifetime 30s"],
+    result: .record(["access_token_lifetime_seconds"])
   ) { invocation in
     let server = try invocation.session.factory.api.embeddedAPI
     if let seconds = invocation[lifetimeArgument] {
@@ -117,7 +118,20 @@ enum AuthGroup {
       export' draws it.
       """,
     signature: Signature([countArgument, burstPathArgument, summaryFlag]),
-    examples: ["auth burst 20 /users/me", "auth burst 100 /users/me --summary"]
+    examples: ["auth burst 20 /users/me", "auth burst 100 /users/me --summary"],
+    result: .oneOf([
+      .record([
+        "requests", "unauthorized", "refreshes", "replays", "delivered", "failed", "unanswered",
+        "milliseconds",
+      ]),
+      .sequence([
+        .rows(["at", "request", "event"]),
+        .record([
+          "requests", "unauthorized", "refreshes", "replays", "delivered", "failed", "unanswered",
+          "milliseconds",
+        ]),
+      ]),
+    ])
   ) { invocation in
     try BurstRun(
       invocation, count: try invocation[countArgument], path: try invocation[burstPathArgument]
@@ -133,7 +147,7 @@ enum AuthGroup {
     examples: [
       "auth login ada@example.com $password", "auth login ada@example.com --password-stdin",
       "auth login ada@example.com",
-    ]
+    ], result: .record(["email", "user", "access_token", "refresh_token", "stored_in"])
   ) { invocation in
     let email = try invocation[emailArgument]
     let password = try password(invocation, email: email)
@@ -151,7 +165,11 @@ enum AuthGroup {
       Reads the workspace only: no request is sent. The user is the one the login (or the last \
       'user me') stored; 'user me --cached' shows all of its fields.
       """,
-    examples: ["auth show"]
+    examples: ["auth show"],
+    result: .oneOf([
+      .record(["email", "user", "access_token", "refresh_token", "stored_in"]),
+      .record(["logged_in"]),
+    ])
   ) { invocation in
     let provider = try invocation.session.factory.api.accountUserProvider
     guard let credential = try provider.credential() else {
@@ -164,7 +182,8 @@ enum AuthGroup {
 
   static let refresh = Command(
     "refresh", summary: "spend the refresh token for a new credential",
-    examples: ["auth refresh"]
+    examples: ["auth refresh"],
+    result: .record(["email", "user", "access_token", "refresh_token", "stored_in"])
   ) { invocation in
     let api = invocation.session.factory.api
     let provider = try api.accountUserProvider
@@ -178,7 +197,7 @@ enum AuthGroup {
   static let expire = Command(
     "expire", summary: "make the embedded API expire its access tokens now",
     discussion: "The next protected request gets 401; the refresh token still works.",
-    examples: ["auth expire"]
+    examples: ["auth expire"], result: .record(["expired_access_tokens"])
   ) { invocation in
     let count = try invocation.session.factory.api.embeddedAPI.expireAccessTokens()
     return .sentence(
@@ -188,7 +207,7 @@ enum AuthGroup {
 
   static let logout = Command(
     "logout", summary: "forget the account, its credential and its user",
-    examples: ["auth logout"]
+    examples: ["auth logout"], result: .record(["logged_in"])
   ) { invocation in
     try invocation.session.factory.api.accountUserProvider.logOut()
     return .sentence("logged out", [Field("logged_in", .bool(false))])

@@ -28,7 +28,7 @@ enum BoardGroup {
   static let open = Command(
     "open", summary: "start the page and print its address",
     signature: Signature([portOption]),
-    examples: ["board open", "board open --port 8600"]
+    examples: ["board open", "board open --port 8600"], result: .record(["url", "already_open"])
   ) { invocation in
     let session = invocation.session
     if let board = session.board {
@@ -51,7 +51,7 @@ enum BoardGroup {
 
   static let close = Command(
     "close", summary: "stop the page; connected pages see it end",
-    examples: ["board close"]
+    examples: ["board close"], result: .record(["closed"])
   ) { invocation in
     guard let board = invocation.session.board else {
       throw ShellError("the board is not open", hint: "open it with 'board open'")
@@ -63,7 +63,8 @@ enum BoardGroup {
 
   static let status = Command(
     "status", summary: "whether the board is open, its address, and the pages connected",
-    examples: ["board status"]
+    examples: ["board status"],
+    result: .record(["open", "url", "pages", "messages_held", "bytes_held"])
   ) { invocation in
     // A program that drives archsh through a pipe reads the answer at once.
     invocation.interpreter.flushAfterThisCommand()

@@ -32,6 +32,9 @@ enum Builtins {
 
   /// `help --markdown`.
   static let markdownFlag = Flag("markdown", "print the whole reference as Markdown")
+  /// `help --json`.
+  static let helpJSONFlag = Flag(
+    "json", "print the help as JSON: the parameters, the examples, and the fields of the result")
 
   static let help = Command(
     "help", summary: "show the commands, a group's verbs, or one command in full",
@@ -41,15 +44,31 @@ enum Builtins {
       whole command reference as Markdown (docs/commands.md). 'help walkthroughs' lists the \
       narrated walkthroughs, one per concept of the seed architecture, with their chapters.
       """,
-    signature: Signature([topicArgument, verbArgument, subverbArgument, markdownFlag]),
+    signature: Signature([topicArgument, verbArgument, subverbArgument, markdownFlag, helpJSONFlag]
+    ),
     examples: [
       "help", "help trace", "help trace export", "help ds section", "help ds section set",
-      "help walkthroughs", "help --markdown",
-    ]
+      "help walkthroughs", "help --markdown", "help --json store persist",
+    ],
+    result: .oneOf([
+      .record(["builtins", "groups"]), .record(["group", "summary", "discussion", "commands"]),
+      .record(Help.commandFields), .rows(Help.commandFields), .message,
+    ])
   ) { invocation in
     let registry = invocation.interpreter.registry
     if invocation[markdownFlag] { return .text(Help.markdown(registry)) }
-    guard let topic = invocation[topicArgument] else { return .text(Help.overview(registry)) }
+    // Each help answers with its text for people and its fields for programs; --json prints the
+    // fields whatever the output mode.
+    let asJSON = invocation[helpJSONFlag]
+    func answer(_ text: String, _ data: Value) -> Output {
+      guard asJSON else { return .view(text: text, data: data) }
+      var json = ""
+      JSONRenderer.write(data, into: &json)
+      return .view(text: json, data: data)
+    }
+    guard let topic = invocation[topicArgument] else {
+      return answer(Help.overview(registry), Help.overviewValue(registry))
+    }
     if topic.text == "walkthroughs", invocation[verbArgument] == nil {
       return walkthroughList()
     }
@@ -59,13 +78,17 @@ enum Builtins {
           "'\(topic.text)' is a builtin and has no verbs", hint: "try 'help \(topic.text)'",
           at: verb.offset)
       }
-      return .text(Help.command(command, group: nil))
+      return answer(
+        Help.command(command, group: nil),
+        Help.commandValue(command, group: registry.groups.first(where: \.isBuiltins)))
     }
     guard let group = registry.group(named: topic.text) else {
       let hint = ShellError.didYouMean(topic.text, among: registry.topLevelNames) ?? "try 'help'"
       throw ShellError("no help for '\(topic.text)'", hint: hint, at: topic.offset)
     }
-    guard let verb = invocation[verbArgument] else { return .text(Help.group(group)) }
+    guard let verb = invocation[verbArgument] else {
+      return answer(Help.group(group), Help.groupValue(group))
+    }
     let family = group.commands.filter { $0.name.hasPrefix(verb.text + " ") }
     if let subverb = invocation[subverbArgument] {
       // The same resolution, with the same errors, as running the command.
@@ -75,10 +98,14 @@ enum Builtins {
           "'\(resolution.name)' has no second word", hint: "try 'help \(resolution.name)'",
           at: subverb.offset)
       }
-      return .text(Help.command(resolution.command, group: group))
+      return answer(
+        Help.command(resolution.command, group: group),
+        Help.commandValue(resolution.command, group: group))
     }
     if !family.isEmpty {
-      return .text(family.map { Help.command($0, group: group) }.joined(separator: "\n"))
+      return answer(
+        family.map { Help.command($0, group: group) }.joined(separator: "\n"),
+        .list(family.map { Help.commandValue($0, group: group) }))
     }
     guard
       let command = group.commands.first(where: {
@@ -90,7 +117,7 @@ enum Builtins {
       throw ShellError(
         "unknown verb '\(verb.text)' for '\(group.name)'", hint: hint, at: verb.offset)
     }
-    return .text(Help.command(command, group: group))
+    return answer(Help.command(command, group: group), Help.commandValue(command, group: group))
   }
 
   /// `help walkthroughs`: each walkthrough's name, summary and chapters, and how to run one.
@@ -142,7 +169,7 @@ enum Builtins {
     examples: [
       "set product 42", "set greeting 'hello there'", "set token s3cr3t --secret",
       "set password --secret",
-    ]
+    ], result: .nothing
   ) { invocation in
     let name = try invocation[setName]
     guard Lexer.isValidVariableName(name.text) else {
@@ -202,7 +229,7 @@ enum Builtins {
   static let unset = Command(
     "unset", summary: "remove a variable",
     signature: Signature([unsetName]),
-    examples: ["unset product"]
+    examples: ["unset product"], result: .nothing
   ) { invocation in
     let name = try invocation[unsetName]
     guard invocation.session.variables.removeValue(forKey: name.text) != nil else {
@@ -216,7 +243,7 @@ enum Builtins {
 
   static let vars = Command(
     "vars", summary: "list the variables and their values (secret ones masked)",
-    examples: ["vars"]
+    examples: ["vars"], result: .rows(["name", "value"])
   ) { invocation in
     let rows = invocation.session.variables.sorted { $0.key < $1.key }.map { name, variable in
       [Value.string(name), .string(variable.isSecret ? "********" : variable.value)]
@@ -230,7 +257,7 @@ enum Builtins {
   static let echo = Command(
     "echo", summary: "print the arguments, separated by spaces",
     signature: Signature([echoText]),
-    examples: ["echo hello", "echo \"product $product\""]
+    examples: ["echo hello", "echo \"product $product\""], result: .message
   ) { invocation in
     .text(invocation[echoText].map(\.text).joined(separator: " "))
   }
@@ -253,7 +280,7 @@ enum Builtins {
       """,
     signature: Signature([fileArgument, scriptArguments]),
     examples: ["source examples/lib/greet.ash Ada", "source setup.ash bookmarks"],
-    isTransparent: true
+    result: .passthrough, isTransparent: true
   ) { invocation in
     let file = try invocation[fileArgument]
     return try invocation.interpreter.source(
@@ -285,7 +312,7 @@ enum Builtins {
       "echo hello; expect equals hello", "help; expect contains builtins",
       "unset nothing; expect fails \"no variable\"",
     ],
-    isTransparent: true, isExpectation: true
+    result: .nothing, isTransparent: true, isExpectation: true
   ) { invocation in
     let check = try invocation[checkArgument]
     let text = invocation[expectText]
@@ -356,7 +383,8 @@ enum Builtins {
   static let time = Command(
     "time", summary: "run a command and print how long it took",
     signature: Signature([commandLine]),
-    examples: ["time help", "time factory get tracer"]
+    examples: ["time help", "time factory get tracer"],
+    result: .sequence([.passthrough, .record(["time"])])
   ) { invocation in
     // Parsing parsed the timed command too, and refused a `time` inside `time`.
     guard let timed = invocation.parsed.inner.first else {
@@ -384,7 +412,7 @@ enum Builtins {
       mode 0600. Lines holding a secret argument are never recorded.
       """,
     signature: Signature([limitOption]),
-    examples: ["history", "history --limit 10"]
+    examples: ["history", "history --limit 10"], result: .rows(["number", "line"])
   ) { invocation in
     let lines = invocation.session.history
     let limit = invocation[limitOption] ?? lines.count
@@ -401,7 +429,7 @@ enum Builtins {
     discussion:
       "Without an argument, show the current mode. --json at start-up is the same as 'output json'.",
     signature: Signature([modeArgument]),
-    examples: ["output json", "output table"]
+    examples: ["output json", "output table"], result: .oneOf([.nothing, .record(["output"])])
   ) { invocation in
     guard let mode = invocation[modeArgument] else {
       return .record([Field("output", .string(invocation.session.outputMode.rawValue))])
@@ -412,7 +440,7 @@ enum Builtins {
 
   static let quit = Command(
     "quit", summary: "leave archsh (status 1 if a script command failed, 0 otherwise)",
-    examples: ["quit"]
+    examples: ["quit"], result: .nothing
   ) { _ in throw ExitRequest(status: nil) }
 
   /// `exit`'s status.
@@ -422,7 +450,7 @@ enum Builtins {
   static let exit = Command(
     "exit", summary: "leave archsh with a status",
     signature: Signature([statusArgument]),
-    examples: ["exit", "exit 3"]
+    examples: ["exit", "exit 3"], result: .nothing
   ) { invocation in
     guard let status = invocation[statusArgument].map({ Int32($0) }) else {
       throw ExitRequest(status: nil)
@@ -439,7 +467,7 @@ extension Builtins {
   static let sleep = Command(
     "sleep", summary: "wait, for example for an entry's age limit to pass in a walkthrough",
     signature: Signature([durationArgument]),
-    examples: ["sleep 1s", "sleep 250ms"]
+    examples: ["sleep 1s", "sleep 250ms"], result: .nothing
   ) { invocation in
     let seconds = try invocation[durationArgument]
     // In slices, so that Ctrl-C ends the wait at once and makes it fail ($? is 1).

@@ -21,7 +21,8 @@ enum ClientGroup {
   static let get = Command(
     "get", summary: "GET PATH and map its data as a TYPE",
     signature: Signature([typeArgument, pathArgument]),
-    examples: ["client get User /users/me"]
+    examples: ["client get User /users/me"],
+    result: .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"])
   ) { invocation in
     let typeWord = try invocation[typeArgument]
     let factory = invocation.session.factory

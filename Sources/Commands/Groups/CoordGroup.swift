@@ -29,7 +29,11 @@ enum CoordGroup {
     "tree", summary: "the coordinators, each with its stack; as text, Mermaid, Graphviz or SVG",
     discussion: "← marks the coordinator whose screen is visible.",
     signature: Signature([formatOption]),
-    examples: ["coord tree", "coord tree --format mermaid", "coord tree --format svg"]
+    examples: ["coord tree", "coord tree --format mermaid", "coord tree --format svg"],
+    result: .oneOf([
+      .tree(["name", "type", "flow", "screen", "stack", "tab", "presents", "visible"]), .diagram,
+      .record(["path", "format"]),
+    ])
   ) { invocation in
     let app = try RunningApp.app(invocation.session)
     switch invocation[formatOption] ?? .text {
@@ -43,7 +47,10 @@ enum CoordGroup {
   static let stack = Command(
     "stack", summary: "one coordinator's navigation stack, root first",
     signature: Signature([nameArgument]),
-    examples: ["coord stack discover", "coord stack app"]
+    examples: ["coord stack discover", "coord stack app"],
+    result: .sequence([
+      .record(["coordinator", "name", "stack"]), .rows(["position", "screen", "role", "visible"]),
+    ])
   ) { invocation in
     let name = try invocation[nameArgument]
     let app = try RunningApp.app(invocation.session)

@@ -140,7 +140,7 @@ enum DataSourceGroup {
     examples: [
       "ds new todo --rows 'Buy milk' 'Call Ada'", "ds new shop --products",
       "ds new menu --sections @menu.json", "ds new big --generate 1000000",
-    ]
+    ], result: .record(["name", "sections", "rows"])
   ) { invocation in
     let name = try invocation[nameArgument]
     var sources: [[Section]] = []
@@ -180,7 +180,7 @@ enum DataSourceGroup {
 
   static let list = Command(
     "list", summary: "list the data sources with their sections and rows",
-    examples: ["ds list"]
+    examples: ["ds list"], result: .rows(["name", "sections", "rows"])
   ) { invocation in
     let library = try library(invocation.session)
     let sources = try library.list()
@@ -192,7 +192,7 @@ enum DataSourceGroup {
 
   static let drop = Command(
     "drop", summary: "delete a data source", signature: Signature([nameArgument]),
-    examples: ["ds drop todo"]
+    examples: ["ds drop todo"], result: .record(["name", "dropped"])
   ) { invocation in
     let name = try invocation[nameArgument]
     let library = try library(invocation.session)
@@ -209,7 +209,8 @@ enum DataSourceGroup {
       draws the error cell.
       """,
     signature: Signature([nameArgument, modelTypeArgument, cellControllerArgument]),
-    examples: ["ds register shop Product DetailCell", "ds register todo Text BasicCell"]
+    examples: ["ds register shop Product DetailCell", "ds register todo Text BasicCell"],
+    result: .record(["model_type", "cell_controller"])
   ) { invocation in
     let open = try open(invocation)
     let modelType = try invocation[modelTypeArgument].text
@@ -227,7 +228,7 @@ enum DataSourceGroup {
     "background", summary: "set the text the delegate shows while there are no rows",
     discussion: "The delegate's backgroundEmptyView(for:). Without TEXT, no background is shown.",
     signature: Signature([nameArgument, textArgument]),
-    examples: ["ds background shop 'No products yet'"]
+    examples: ["ds background shop 'No products yet'"], result: .record(["background"])
   ) { invocation in
     let open = try open(invocation)
     let text = invocation[textArgument]?.text
@@ -261,7 +262,7 @@ enum DataSourceGroup {
     examples: [
       "ds empty-state todo 'Nothing to do' --button 'Add a task' --action 'add-row:Buy milk'",
       "ds empty-state shop 'No products yet' --button 'Load products' --action products",
-    ]
+    ], result: .record(["message", "button", "action"])
   ) { invocation in
     let open = try open(invocation)
     guard let message = invocation[textArgument] else {
@@ -303,7 +304,8 @@ enum DataSourceGroup {
       the data source has no rows, so a tap on a data source with rows is an error.
       """,
     signature: Signature([nameArgument]),
-    examples: ["ds tap todo"]
+    examples: ["ds tap todo"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let open = try open(invocation)
     let name = try invocation[nameArgument]
@@ -339,7 +341,8 @@ enum DataSourceGroup {
     signature: Signature([
       nameArgument, rowWords, rowsFlag, atOption, headerOption, footerOption, quiet,
     ]),
-    examples: ["ds section add shop --header Accessories --rows 'AirPods' 'Magic Mouse'"]
+    examples: ["ds section add shop --header Accessories --rows 'AirPods' 'Magic Mouse'"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
     let at = invocation[atOption]
@@ -353,7 +356,8 @@ enum DataSourceGroup {
     signature: Signature([
       nameArgument, sectionIndex, rowWords, rowsFlag, headerOption, footerOption, quiet,
     ]),
-    examples: ["ds section update shop 0 --header Phones --rows 'iPhone 15'"]
+    examples: ["ds section update shop 0 --header Phones --rows 'iPhone 15'"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let section = Section(sectionData: sectionData(invocation), rows: try rows(invocation))
     let index = try invocation[sectionIndex]
@@ -365,7 +369,8 @@ enum DataSourceGroup {
   static let sectionData = Command(
     "section data", summary: "replace a section's header and footer, keeping its rows",
     signature: Signature([nameArgument, sectionIndex, headerOption, footerOption, quiet]),
-    examples: ["ds section data shop 0 --header 'iPhone' --footer '5 models'"]
+    examples: ["ds section data shop 0 --header 'iPhone' --footer '5 models'"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let data = sectionData(invocation)
     let index = try invocation[sectionIndex]
@@ -377,7 +382,8 @@ enum DataSourceGroup {
   static let sectionRemove = Command(
     "section remove", summary: "remove a section",
     signature: Signature([nameArgument, sectionIndex, quiet]),
-    examples: ["ds section remove shop 2"]
+    examples: ["ds section remove shop 2"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let index = try invocation[sectionIndex]
     return try mutate(invocation, "remove(sectionAt:)") { $0.remove(sectionAt: index, notify: $1) }
@@ -386,7 +392,8 @@ enum DataSourceGroup {
   static let sectionClear = Command(
     "section clear", summary: "remove every section (removeAllSections)",
     signature: Signature([nameArgument, quiet]),
-    examples: ["ds section clear shop"]
+    examples: ["ds section clear shop"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     try mutate(invocation, "removeAllSections()") { $0.removeAllSections(notify: $1) }
   }
@@ -394,7 +401,8 @@ enum DataSourceGroup {
   static let sectionSet = Command(
     "section set", summary: "replace every section from a JSON file (update(allSections:))",
     signature: Signature([nameArgument, fileArgument, quiet]),
-    examples: ["ds section set menu @menu.json"]
+    examples: ["ds section set menu @menu.json"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let sections = try SectionsFile.read(
       try invocation[fileArgument], paths: invocation.paths,
@@ -413,7 +421,8 @@ enum DataSourceGroup {
       is appended to its section; otherwise the row is inserted (mutated(section: S)).
       """,
     signature: Signature([nameArgument, sectionIndex, rowIndex, valueArgument, productFlag, quiet]),
-    examples: ["ds row add todo 0 0 'Water the plants'", "ds row add shop 0 0 42 --product"]
+    examples: ["ds row add todo 0 0 'Water the plants'", "ds row add shop 0 0 42 --product"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let row = try model(invocation)
     let path = try indexPath(invocation)
@@ -423,7 +432,8 @@ enum DataSourceGroup {
   static let rowUpdate = Command(
     "row update", summary: "replace the row at S R; out of bounds does nothing",
     signature: Signature([nameArgument, sectionIndex, rowIndex, valueArgument, productFlag, quiet]),
-    examples: ["ds row update todo 0 1 'Call Grace'"]
+    examples: ["ds row update todo 0 1 'Call Grace'"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let row = try model(invocation)
     let path = try indexPath(invocation)
@@ -433,7 +443,8 @@ enum DataSourceGroup {
   static let rowRemove = Command(
     "row remove", summary: "remove the row at S R; the last row takes its section with it",
     signature: Signature([nameArgument, sectionIndex, rowIndex, quiet]),
-    examples: ["ds row remove todo 0 0"]
+    examples: ["ds row remove todo 0 0"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let path = try indexPath(invocation)
     return try mutate(invocation, "remove(rowAt:)") { $0.remove(rowAt: path, notify: $1) }
@@ -442,7 +453,8 @@ enum DataSourceGroup {
   static let rowsSet = Command(
     "rows set", summary: "replace a section's rows, keeping its header and footer",
     signature: Signature([nameArgument, sectionIndex, rowWords, quiet]),
-    examples: ["ds rows set todo 0 'Buy bread' 'Call Ada'"]
+    examples: ["ds rows set todo 0 'Buy bread' 'Call Ada'"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     let rows = try rows(invocation, requireFlag: false)
     let index = try invocation[sectionIndex]
@@ -454,7 +466,8 @@ enum DataSourceGroup {
   static let rowsPatch = Command(
     "rows patch", summary: "replace several rows, given as S-R=VALUE; invalid ones are skipped",
     signature: Signature([nameArgument, patchWords, quiet]),
-    examples: ["ds rows patch todo 0-0=Milk 0-1=Bread 9-9=skipped"]
+    examples: ["ds rows patch todo 0-0=Milk 0-1=Bread 9-9=skipped"],
+    result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     var patch: [IndexPath: RowModel] = [:]
     for word in invocation[patchWords] {
@@ -475,7 +488,10 @@ enum DataSourceGroup {
   static let model = Command(
     "model", summary: "the model at S R (modelObject(at:)), or nil out of bounds",
     signature: Signature([nameArgument, sectionIndex, rowIndex]),
-    examples: ["ds model shop 0 1"]
+    examples: ["ds model shop 0 1"],
+    result: .oneOf([
+      .record(["index_path", "model_type", "value", "cell"]), .record(["index_path", "model"]),
+    ])
   ) { invocation in
     let open = try open(invocation)
     let path = try indexPath(invocation)
@@ -495,7 +511,7 @@ enum DataSourceGroup {
   static let count = Command(
     "count", summary: "totalRowCount, and the rows of each section",
     signature: Signature([nameArgument]),
-    examples: ["ds count shop"]
+    examples: ["ds count shop"], result: .record(["total_row_count", "sections"])
   ) { invocation in
     let controller = try open(invocation).document.controller
     return .record([
@@ -507,7 +523,11 @@ enum DataSourceGroup {
   static let state = Command(
     "state", summary: "sections, rows, collectionState, separators, background and registrations",
     signature: Signature([nameArgument]),
-    examples: ["ds state shop"]
+    examples: ["ds state shop"],
+    result: .record([
+      "sections", "total_row_count", "collection_state", "separators", "background",
+      "registrations",
+    ])
   ) { invocation in
     let open = try open(invocation)
     let controller = open.document.controller
@@ -543,7 +563,7 @@ enum DataSourceGroup {
       "ds render shop", "ds render shop --style collection --width 72",
       "ds render shop --format svg", "ds render shop --format html --count 5",
       "ds render big --from 500000 --count 20",
-    ]
+    ], result: .oneOf([.record(["total_rows", "from", "sections"]), .record(["path", "format"])])
   ) { invocation in
     let open = try open(invocation)
     let drawing = TableViewDrawing(

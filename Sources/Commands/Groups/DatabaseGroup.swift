@@ -24,7 +24,8 @@ enum DatabaseGroup {
   }
   static let info = Command(
     "info", summary: "path, size, schema version, journal mode and entries per store",
-    examples: ["db info"]
+    examples: ["db info"],
+    result: .record(["path", "size", "schema_version", "journal_mode", "entries"])
   ) { invocation in
     let info = try invocation.session.factory.workspace.info()
     return .record([
@@ -41,7 +42,7 @@ enum DatabaseGroup {
       Prints ok, or each problem on its own line and fails with their count. SQLite stops \
       looking after \(Workspace.integrityCheckLimit) problems.
       """,
-    examples: ["db check"]
+    examples: ["db check"], result: .record(["ok", "problems"])
   ) { invocation in
     let problems = try invocation.session.factory.workspace.integrityCheck()
     guard problems != ["ok"] else {
@@ -59,7 +60,7 @@ enum DatabaseGroup {
   }
 
   static let path = Command(
-    "path", summary: "the workspace's path", examples: ["db path"]
+    "path", summary: "the workspace's path", examples: ["db path"], result: .record(["path"])
   ) { invocation in
     let path = invocation.session.factory.databasePath
     return .sentence(path, [Field("path", .string(path))])

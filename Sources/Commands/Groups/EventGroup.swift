@@ -64,7 +64,7 @@ enum EventGroup {
     examples: [
       "event send discover mediaItemSelected 42", "event send discover backTapped",
       "event send tabbar tabSelected profile", "event send app dismissTapped",
-    ]
+    ], result: .events(["component", "action", "subject", "text"])
   ) { invocation in
     let session = invocation.session
     let name = try invocation[coordinatorArgument]
@@ -82,7 +82,8 @@ enum EventGroup {
     "list", summary: "the events the presenter of a coordinator's screen can send",
     discussion: "Without COORDINATOR, the visible screen's.",
     signature: Signature([coordinatorOption]),
-    examples: ["event list discover", "event list"]
+    examples: ["event list discover", "event list"],
+    result: .sequence([.record(["presenter", "screen"]), .rows(["event", "argument"])])
   ) { invocation in
     let name = invocation[coordinatorOption]
     let app = try RunningApp.app(invocation.session)

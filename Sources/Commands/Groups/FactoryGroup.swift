@@ -32,7 +32,8 @@ enum FactoryGroup {
       'built' counts what this session has built: 1 for a singleton built (0 until it is first \
       asked for), and one for each instance of a prototype.
       """,
-    examples: ["factory list"]
+    examples: ["factory list"],
+    result: .rows(["name", "factory", "scope", "type", "built", "summary"])
   ) { invocation in
     let factory = invocation.session.factory
     let rows = factory.components.map { component -> [Value] in
@@ -64,7 +65,11 @@ enum FactoryGroup {
     examples: [
       "factory graph", "factory graph --format mermaid", "factory graph --format dot",
       "factory graph --format svg",
-    ]
+    ],
+    result: .oneOf([
+      .tree(["factory", "product", "type", "scope", "built", "injected"]), .diagram,
+      .record(["path", "format"]),
+    ])
   ) { invocation in
     let graph = invocation.session.factory.graph()
     switch invocation[formatOption] ?? .text {
@@ -82,7 +87,8 @@ enum FactoryGroup {
       instance; a prototype is built every time, so two requests show two.
       """,
     signature: Signature([nameArgument]),
-    examples: ["factory get tracer", "factory get productUpdater"]
+    examples: ["factory get tracer", "factory get productUpdater"],
+    result: .record(["name", "factory", "type", "scope", "instance", "id", "summary"])
   ) { invocation in
     let name = try invocation[nameArgument]
     let product = try invocation.session.factory.make(name.text)

@@ -27,7 +27,11 @@ enum IssueGroup {
   static let update = Command(
     "update", summary: "fetch an issue and persist it in the store 'issues'",
     signature: Signature([issueID]),
-    examples: ["issue update 3"]
+    examples: ["issue update 3"],
+    result: .sequence([
+      .record(["id", "title", "published_at", "cached_as"]),
+      .rows(["asset", "content_type", "bytes"]),
+    ])
   ) { invocation in
     let id = try invocation[issueID]
     let url = try invocation.session.factory.api.url(forPath: "/issues/\(id)")
@@ -53,7 +57,8 @@ enum IssueGroup {
   static let asset = Command(
     "asset", summary: "load an issue's asset and persist its bytes in 'issueAssets'",
     signature: Signature([issueID, assetName]),
-    examples: ["issue asset 3 cover.rgb", "issue asset 3 article.html"]
+    examples: ["issue asset 3 cover.rgb", "issue asset 3 article.html"],
+    result: .record(["issue", "name", "content_type", "bytes", "cached_as", "preview"])
   ) { invocation in
     let id = try invocation[issueID]
     let name = try invocation[assetName]

@@ -33,7 +33,7 @@ enum LogGroup {
 
   static let tags = Command(
     "tags", summary: "each tag: enabled, threshold, kept lines, and what logs under it",
-    examples: ["log tags"]
+    examples: ["log tags"], result: .rows(["tag", "enabled", "threshold", "lines", "logs"])
   ) { invocation in
     let book = try invocation.session.factory.api.logBook
     return .table(
@@ -51,7 +51,8 @@ enum LogGroup {
   static let level = Command(
     "level", summary: "set a tag's threshold: lines below it are dropped",
     signature: Signature([tagArgument, levelArgument]),
-    examples: ["log level API Warning", "log level OAuth2 Verbose"]
+    examples: ["log level API Warning", "log level OAuth2 Verbose"],
+    result: .record(["tag", "threshold"])
   ) { invocation in
     let book = try invocation.session.factory.api.logBook
     let tag = try knownTag(try invocation[tagArgument], in: book)
@@ -64,14 +65,16 @@ enum LogGroup {
 
   static let enable = Command(
     "enable", summary: "keep a tag's lines again",
-    signature: Signature([tagArgument]), examples: ["log enable API"]
+    signature: Signature([tagArgument]), examples: ["log enable API"],
+    result: .record(["tag", "enabled"])
   ) { invocation in
     try setEnabled(invocation, true)
   }
 
   static let disable = Command(
     "disable", summary: "drop every line of a tag",
-    signature: Signature([tagArgument]), examples: ["log disable API"]
+    signature: Signature([tagArgument]), examples: ["log disable API"],
+    result: .record(["tag", "enabled"])
   ) { invocation in
     try setEnabled(invocation, false)
   }
@@ -81,7 +84,7 @@ enum LogGroup {
     signature: Signature([tagOption, sinceOption, limitOption]),
     examples: [
       "log show", "log show --tag API --limit 10", "log show --since 12", "log show --since 5m",
-    ]
+    ], result: .rows(["n", "time", "tag", "level", "message"])
   ) { invocation in
     let book = try invocation.session.factory.api.logBook
     let tag = try invocation[tagOption].map { try knownTag($0, in: book) }
@@ -112,7 +115,8 @@ enum LogGroup {
   }
 
   static let clear = Command(
-    "clear", summary: "delete every kept line (the settings stay)", examples: ["log clear"]
+    "clear", summary: "delete every kept line (the settings stay)", examples: ["log clear"],
+    result: .record(["deleted_lines"])
   ) { invocation in
     let count = try invocation.session.factory.api.logBook.clear()
     return .sentence("deleted \(plural(count, "line"))", [Field("deleted_lines", .int(count))])

@@ -47,7 +47,8 @@ enum ModelGroup {
   static let otherArgument = Argument("OTHER", .text, "another object, or @FILE")
 
   static let types = Command(
-    "types", summary: "the registered types and their field mappers", examples: ["model types"]
+    "types", summary: "the registered types and their field mappers", examples: ["model types"],
+    result: .rows(["type", "kind", "field_mappers"])
   ) { invocation in
     .table(
       Table(
@@ -66,7 +67,7 @@ enum ModelGroup {
     examples: [
       #"model map Location '{"type":"Location","id":"abc","paging_id":"1","title":"Polk Street","subtitle":"San Francisco, CA","latitude":37.79,"longitude":-122.42,"image_url":null}'"#,
       "model map Trip @trip.json", "model map Trip @trip.json --json",
-    ]
+    ], result: .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"])
   ) { invocation in
     let typeWord = try invocation[typeArgument]
     let factory = invocation.session.factory.model
@@ -104,7 +105,19 @@ enum ModelGroup {
     examples: [
       #"model parse '{"code":"OK","data":{"type":"User","id":"123","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}'"#,
       "model parse @page.json",
-    ]
+    ],
+    // An object: its parser, then the model. A collection: its parser and counts, then each
+    // element, in one list.
+    result: .oneOf([
+      .sequence([
+        .record(["parser"]),
+        .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"]),
+      ]),
+      .rows([
+        "parser", "elements", "total", "offset", "count", "type", "kind", "uuid", "paging_id",
+        "fields", "warnings",
+      ]),
+    ])
   ) { invocation in
     let word = try invocation[responseArgument]
     let json = try ValueInput.json(word, what: "the response", paths: invocation.paths).json
@@ -151,7 +164,7 @@ enum ModelGroup {
     signature: Signature([jsonArgument, otherArgument]),
     examples: [
       #"model eq '{"type":"User","id":"1","email":"a@b.c"}' '{"type":"User","id":"1","email":"x@y.z"}'"#
-    ]
+    ], result: .record(["equal", "rule", "same_dictionary", "same_identity", "same_hash"])
   ) { invocation in
     let factory = invocation.session.factory.model
     var objects: [ValueObject] = []

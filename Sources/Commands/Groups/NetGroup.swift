@@ -83,7 +83,8 @@ enum NetGroup {
       ones at the top, for Realtime paging to pick up.
       """,
     signature: Signature([locationsCountArgument, locationsAddOption]),
-    examples: ["net locations", "net locations 1000000", "net locations --add 3"]
+    examples: ["net locations", "net locations 1000000", "net locations --add 3"],
+    result: .record(["favourite_locations"])
   ) { invocation in
     guard let server = try invocation.session.factory.api.embeddedAPI as? DemoAPI else {
       throw ShellError("the embedded demo API is not running")
@@ -102,7 +103,7 @@ enum NetGroup {
 
   static let api = Command(
     "api", summary: "show the base URL in use, starting the embedded API if needed",
-    examples: ["net api"]
+    examples: ["net api"], result: .record(["url", "server"])
   ) { invocation in
     let endpoint = try invocation.session.factory.api.baseURL()
     return .record([
@@ -118,7 +119,11 @@ enum NetGroup {
     discussion:
       "With --full, also the response headers and the raw body. An error status fails the command with the API's code and message.",
     signature: Signature([requestPathArgument, fullFlag]),
-    examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"]
+    examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"],
+    result: .oneOf([
+      .record(["request", "status", "bytes", "time", "code", "data"]),
+      .record(["request", "status", "bytes", "time", "code", "info", "data", "headers", "body"]),
+    ])
   ) { invocation in
     let path = try invocation[requestPathArgument]
     let controller = try invocation.session.factory.api.networkController
@@ -156,7 +161,8 @@ enum NetGroup {
       transcript.
       """,
     signature: Signature([logNoTimingsFlag]),
-    examples: ["net log", "net log --no-timings"]
+    examples: ["net log", "net log --no-timings"],
+    result: .rows(["method", "url", "status", "bytes", "ms", "connection"])
   ) { invocation in
     let entries = invocation.session.factory.api.networkLog
     let timed = !invocation[logNoTimingsFlag]
@@ -212,7 +218,10 @@ enum NetGroup {
       "net fault clear /products/42",
       "net fault clear /products/* --method GET",
       "net fault clear",
-    ]
+    ],
+    result: .oneOf([
+      .record(["method", "path", "fault", "times", "after"]), .record(["removed", "count"]),
+    ])
   ) { invocation in
     let method = try invocation[methodArgument]
     if method.text == "clear" { return try clearFaults(invocation) }
@@ -334,7 +343,8 @@ enum NetGroup {
 
   static let faults = Command(
     "faults", summary: "list the faults the embedded API still injects",
-    examples: ["net faults"]
+    examples: ["net faults"],
+    result: .rows(["method", "path", "fault", "remaining", "hits"])
   ) { invocation in
     let table = try faultTable(invocation.session)
     return .table(
@@ -353,7 +363,7 @@ enum NetGroup {
     discussion:
       "5s by default. A request past it fails with 'timed out'; Ctrl-C cancels one at once.",
     signature: Signature([durationArgument]),
-    examples: ["net timeout", "net timeout 500ms"]
+    examples: ["net timeout", "net timeout 500ms"], result: .record(["timeout_seconds"])
   ) { invocation in
     if let seconds = invocation[durationArgument] {
       guard seconds > 0 else {
@@ -455,7 +465,8 @@ extension Builtins {
     examples: [
       "serve", "serve --port 0 --catalog-size 10000",
       "serve --user grace@example.com:cobol --token-lifetime 30s",
-    ]
+    ],
+    result: .record(["url", "stopped"])
   ) { invocation in
     let accounts = Accounts(tokenLifetime: invocation[serveTokenLifetimeOption] ?? 3600)
     guard accounts.tokenLifetime > 0 else {

@@ -30,7 +30,10 @@ enum ParseGroup {
       unreadable plist into an empty dictionary; archsh says what is wrong.
       """,
     signature: Signature([plistFile]),
-    examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"]
+    examples: ["parse acknowledgements examples/Pods-acknowledgements.plist"],
+    result: .sequence([
+      .record(["header", "footer", "libraries"]), .rows(["title", "license", "text"]),
+    ])
   ) { invocation in
     let file = try invocation[plistFile]
     let parser = try invocation.session.factory.model.acknowParser(
@@ -61,7 +64,8 @@ enum ParseGroup {
   static let game = Command(
     "game", summary: "parse a game from JSON with GameParser; invalidInput without a name",
     signature: Signature([jsonArgument]),
-    examples: [#"parse game '{"name": "Tetris"}'"#, #"parse game '{"title": "no name"}'"#]
+    examples: [#"parse game '{"name": "Tetris"}'"#, #"parse game '{"title": "no name"}'"#],
+    result: .record(["name"])
   ) { invocation in
     let json = try invocation[jsonArgument]
     let game = try invocation.session.factory.model.gameParser().parse(text: json.text)

@@ -54,7 +54,8 @@ enum ProductGroup {
       On failure the error says whether a cached copy is kept; it always is.
       """,
     signature: Signature([target]),
-    examples: ["product update 42", "product fetch /products/7"]
+    examples: ["product update 42", "product fetch /products/7"],
+    result: .record(["id", "name", "family", "price", "details", "cached_as"])
   ) { invocation in
     let word = try invocation[target]
     let api = invocation.session.factory.api
@@ -82,7 +83,8 @@ enum ProductGroup {
   static let show = Command(
     "show", summary: "show a product from the cache only (ProductUpdater.product(from:))",
     signature: Signature([target]),
-    examples: ["product show 42"]
+    examples: ["product show 42"],
+    result: .record(["id", "name", "family", "price", "details", "cached_as"])
   ) { invocation in
     let (product, key) = try cached(invocation)
     return .record(fields(product, invocation.session) + [Field("cached_as", .string(key))])
@@ -94,7 +96,12 @@ enum ProductGroup {
     signature: Signature([offsetOption, limitOption, cachedFlag]),
     examples: [
       "product list --limit 5", "product list --offset 15 --limit 3", "product list --cached",
-    ]
+    ],
+    result: .oneOf([
+      .rows(["id", "name", "family", "price"]),
+      .sequence([.rows(["id", "name", "family", "price"]), .record(["offset", "count", "total"])]),
+      .rows(["id", "name", "price", "cached_as"]),
+    ])
   ) { invocation in
     let session = invocation.session
     if invocation[cachedFlag] {
@@ -152,7 +159,7 @@ enum ProductGroup {
       badge for the price tier (Premium from $1,000, Value up to $150).
       """,
     signature: Signature([target]),
-    examples: ["product translate 42"]
+    examples: ["product translate 42"], result: .record(["title", "subtitle", "price", "badge"])
   ) { invocation in
     let (product, _) = try cached(invocation)
     let model = invocation.session.factory.model.productTranslator().translate(product: product)

@@ -27,7 +27,8 @@ enum RecordGroup {
   static let start = Command(
     "start", summary: "start recording the lines typed at the prompt",
     signature: Signature([fileArgument, forceFlag]),
-    examples: ["record start tour.ash", "record start tour.ash --force"]
+    examples: ["record start tour.ash", "record start tour.ash --force"],
+    result: .record(["recording"])
   ) { invocation in
     let file = try invocation[fileArgument]
     let session = invocation.session
@@ -76,7 +77,10 @@ enum RecordGroup {
 
   static let stop = Command(
     "stop", summary: "write the walkthrough and its transcript, and replay it to check it",
-    examples: ["record stop"]
+    examples: ["record stop"],
+    result: .record([
+      "script", "lines", "transcript", "reproduces", "replay_status", "first_difference",
+    ])
   ) { invocation in
     let session = invocation.session
     guard let recorder = session.recorder else {
@@ -128,7 +132,7 @@ enum RecordGroup {
 
   static let status = Command(
     "status", summary: "whether a recording runs, where to, and how many lines it holds",
-    examples: ["record status"]
+    examples: ["record status"], result: .record(["recording"])
   ) { invocation in
     guard let recorder = invocation.session.recorder else {
       return .record([Field("recording", .bool(false))])

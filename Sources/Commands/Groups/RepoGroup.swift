@@ -62,7 +62,8 @@ enum RepoGroup {
     examples: [
       "repo new favourites /users/me/locations --mode standard --limit 5",
       "repo new timeline /users/me/locations --mode realtime --order desc --limit 5",
-    ]
+    ],
+    result: .record(recordFields)
   ) { invocation in
     let name = try invocation[nameArgument]
     var options: [String: String] = [:]
@@ -90,7 +91,14 @@ enum RepoGroup {
   static let fetch = Command(
     "fetch", summary: "fetch the next page: what was sent, what was new, the cursors",
     signature: Signature([nameArgument, allFlag]),
-    examples: ["repo fetch favourites", "repo fetch favourites --all"]
+    examples: ["repo fetch favourites", "repo fetch favourites --all"],
+    result: .oneOf([
+      .record(["repository", "in_flight"]),
+      .sequence([
+        .record(["pages"]),
+        .record(recordFields),
+      ]),
+    ])
   ) { invocation in
     let name = try invocation[nameArgument]
     let repository = try invocation.session.factory.api.repository(named: name.text)
@@ -166,7 +174,11 @@ enum RepoGroup {
       detail cell each, and drawn as a table view; --json gives the elements' stored JSON.
       """,
     signature: Signature([nameArgument, fromOption, countOption]),
-    examples: ["repo show favourites", "repo show favourites --from 10 --count 5"]
+    examples: ["repo show favourites", "repo show favourites --from 10 --count 5"],
+    result: .rows([
+      "type", "id", "paging_id", "title", "subtitle", "nickname", "latitude", "longitude",
+      "image_url",
+    ])
   ) { invocation in
     let name = try invocation[nameArgument]
     let store = try invocation.session.factory.api.repositoryStore
@@ -184,14 +196,16 @@ enum RepoGroup {
 
   static let state = Command(
     "state", summary: "the fetch state, total, count, atEnd and cursors",
-    signature: Signature([nameArgument]), examples: ["repo state favourites"]
+    signature: Signature([nameArgument]), examples: ["repo state favourites"],
+    result: .record(recordFields)
   ) { invocation in
     record(
       try invocation.session.factory.api.repositoryStore.record(try invocation[nameArgument].text))
   }
 
   static let list = Command(
-    "list", summary: "every repository", examples: ["repo list"]
+    "list", summary: "every repository", examples: ["repo list"],
+    result: .rows(["name", "path", "paging", "ordering", "limit", "state", "count", "total"])
   ) { invocation in
     .table(
       Table(
@@ -209,7 +223,8 @@ enum RepoGroup {
 
   static let reset = Command(
     "reset", summary: "forget the elements and cursors; keep the definition",
-    signature: Signature([nameArgument]), examples: ["repo reset favourites"]
+    signature: Signature([nameArgument]), examples: ["repo reset favourites"],
+    result: .record(recordFields)
   ) { invocation in
     let name = try invocation[nameArgument].text
     let store = try invocation.session.factory.api.repositoryStore
@@ -219,13 +234,20 @@ enum RepoGroup {
 
   static let drop = Command(
     "drop", summary: "delete a repository and its elements",
-    signature: Signature([nameArgument]), examples: ["repo drop favourites"]
+    signature: Signature([nameArgument]), examples: ["repo drop favourites"],
+    result: .record(["repository", "dropped"])
   ) { invocation in
     let name = try invocation[nameArgument].text
     try invocation.session.factory.api.repositoryStore.drop(name)
     return .sentence(
       "dropped '\(name)'", [Field("repository", .string(name)), Field("dropped", .bool(true))])
   }
+
+  /// The fields of a repository's record, as `repo state` shows it.
+  static let recordFields = [
+    "name", "paging", "state", "count", "total", "at_end", "first_paging_id", "last_paging_id",
+    "next_fetch", "error",
+  ]
 
   /// A repository's state as a record.
   static func record(_ record: RepositoryRecord) -> Output {

@@ -36,7 +36,8 @@ enum ScreenGroup {
   static let show = Command(
     "show", summary: "draw the screen a coordinator shows (the visible one by default)",
     signature: Signature([showCoordinator, widthOption]),
-    examples: ["screen show", "screen show profile"]
+    examples: ["screen show", "screen show profile"],
+    result: .record(["coordinator", "screen", "presented", "stack", "title", "rows", "selectable"])
   ) { invocation in
     let name = invocation[showCoordinator]
     let app = try RunningApp.app(invocation.session)
@@ -80,7 +81,8 @@ enum ScreenGroup {
   static let select = Command(
     "select", summary: "select a row: its presenter sends the row's event",
     signature: Signature([rowArgument, selectCoordinator]),
-    examples: ["screen select 0", "screen select 1-0 profile"]
+    examples: ["screen select 0", "screen select 1-0 profile"],
+    result: .events(["component", "action", "subject", "text"])
   ) { invocation in
     let rowWord = try invocation[rowArgument]
     let name = invocation[selectCoordinator]

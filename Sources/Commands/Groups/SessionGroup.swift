@@ -73,7 +73,11 @@ enum SessionGroup {
       "session request POST /echo --file image=@photo.png",
       "session request GET /users/me --auth",
       "session request GET /echo --json",
-    ]
+    ],
+    result: .oneOf([
+      .record(["request", "status", "time", "request_headers", "headers", "body"]),
+      .record(["request", "status", "time", "headers", "body"]),
+    ])
   ) { invocation in
     let verb = try invocation[methodArgument]
     let path = try invocation[pathArgument]
@@ -110,7 +114,8 @@ enum SessionGroup {
       the base URL it was built with.
       """,
     signature: Signature([baseArgument]),
-    examples: ["session base", "session base reset", "session base http://127.0.0.1:8080/v2"]
+    examples: ["session base", "session base reset", "session base http://127.0.0.1:8080/v2"],
+    result: .record(["dynamic_base_url", "started_with", "swapped"])
   ) { invocation in
     let api = invocation.session.factory.api
     if let given = invocation[baseArgument] {

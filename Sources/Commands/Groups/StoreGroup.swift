@@ -116,7 +116,8 @@ enum StoreGroup {
   // MARK: - Commands
 
   static let stores = Command(
-    "stores", summary: "list the stores: entries, bytes and limits", examples: ["store stores"]
+    "stores", summary: "list the stores: entries, bytes and limits", examples: ["store stores"],
+    result: .rows(["name", "entries", "bytes", "byte_limit", "age_limit", "ttl"])
   ) { invocation in
     let workspace = try invocation.session.factory.workspace
     let summaries = try PersistenceController.stores(in: workspace)
@@ -135,7 +136,7 @@ enum StoreGroup {
   static let create = Command(
     "create", summary: "create a store with the default limits",
     signature: Signature([createName]),
-    examples: ["store create productCache"]
+    examples: ["store create productCache"], result: .record(["store", "created"])
   ) { invocation in
     let name = try invocation[createName]
     try PersistenceController.createStore(
@@ -158,7 +159,8 @@ enum StoreGroup {
       the controllers persist into them; 'store trim NAME --to-bytes 0' empties one.
       """,
     signature: Signature([dropName]),
-    examples: ["store drop productCopies"]
+    examples: ["store drop productCopies"],
+    result: .record(["store", "dropped", "entries", "bytes"])
   ) { invocation in
     let name = try invocation[dropName]
     let dropped = try invocation.session.factory.persistenceController(identifier: name.text)
@@ -187,7 +189,7 @@ enum StoreGroup {
       "store persist bookmarks home 'https://example.com'",
       "store persist user profile @profile.json --json",
       "store persist generalCache session abc --age 1h",
-    ]
+    ], result: .oneOf([.nothing, .events(["action", "reason", "keys"])])
   ) { invocation in
     let valueWord = try invocation[valueArgument]
     let input = try ValueInput.value(of: valueWord, paths: invocation.paths)
@@ -217,7 +219,8 @@ enum StoreGroup {
       an expired entry reads as missing. Each read updates the entry's access time and count.
       """,
     signature: Signature([storeArgument, keysArgument]),
-    examples: ["store retrieve bookmarks home", "store retrieve bookmarks home work"]
+    examples: ["store retrieve bookmarks home", "store retrieve bookmarks home work"],
+    result: .oneOf([.record(["store", "key", "value"]), .rows(["key", "value"])])
   ) { invocation in
     let keys = invocation[keysArgument]
     let store = try invocation[storeArgument]
@@ -245,7 +248,7 @@ enum StoreGroup {
   static let remove = Command(
     "remove", summary: "remove keys; every key must exist, or nothing is removed",
     signature: Signature([storeArgument, keysArgument]),
-    examples: ["store remove bookmarks home"]
+    examples: ["store remove bookmarks home"], result: .nothing
   ) { invocation in
     let keys = invocation[keysArgument]
     do {
@@ -262,7 +265,8 @@ enum StoreGroup {
   static let keys = Command(
     "keys", summary: "list keys in key order",
     signature: Signature([storeArgument, prefixOption, limitOption]),
-    examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"]
+    examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"],
+    result: .rows(["key"])
   ) { invocation in
     let keys = try controller(invocation).keys(
       prefix: invocation[prefixOption]?.text ?? "", limit: invocation[limitOption])
@@ -271,7 +275,8 @@ enum StoreGroup {
 
   static let entries = Command(
     "entries", summary: "list entries: key, bytes, created, accessed, access count, age limit",
-    signature: Signature([storeArgument]), examples: ["store entries bookmarks"]
+    signature: Signature([storeArgument]), examples: ["store entries bookmarks"],
+    result: .rows(["key", "bytes", "created", "accessed", "count", "age_limit"])
   ) { invocation in
     let entries = try controller(invocation).entries()
     return .table(
@@ -291,7 +296,8 @@ enum StoreGroup {
     discussion:
       "A key's byte count is its value's length (PINCache reports the size allocated on disk).",
     signature: Signature([storeArgument, oneKey]),
-    examples: ["store bytes bookmarks", "store bytes bookmarks home"]
+    examples: ["store bytes bookmarks", "store bytes bookmarks home"],
+    result: .oneOf([.record(["store", "bytes"]), .record(["store", "key", "bytes"])])
   ) { invocation in
     let store = try invocation[storeArgument]
     if let key = invocation[oneKey] {
@@ -314,7 +320,16 @@ enum StoreGroup {
       'store trim STORE --expired' removes it.
       """,
     signature: Signature([storeArgument, byteLimitOption, ageLimitOption, ttlOption]),
-    examples: ["store limits bookmarks", "store limits generalCache --bytes 1MB --age 1h --ttl on"]
+    examples: [
+      "store limits bookmarks", "store limits generalCache --bytes 1MB --age 1h --ttl on",
+    ],
+    result: .oneOf([
+      .record(["store", "byte_limit", "age_limit", "ttl"]),
+      .sequence([
+        .record(["store", "byte_limit", "age_limit", "ttl"]),
+        .events(["action", "reason", "entries", "bytes"]),
+      ]),
+    ])
   ) { invocation in
     let controller = try StoreGroup.controller(invocation)
     let byteLimit = invocation[byteLimitOption]
@@ -363,7 +378,8 @@ enum StoreGroup {
         --expired      entries past their age limit
       """,
     signature: Signature([storeArgument, toBytesOption, lruOption, toDateOption, expiredFlag]),
-    examples: ["store trim generalCache --expired", "store trim generalCache --lru 1MB"]
+    examples: ["store trim generalCache --expired", "store trim generalCache --lru 1MB"],
+    result: .events(["action", "keys"])
   ) { invocation in
     var choices: [PersistenceController.Trim] = []
     if let bytes = invocation[toBytesOption] { choices.append(.toBytes(bytes)) }

@@ -15,7 +15,7 @@ enum TraceGroup {
 
   static let on = Command(
     "on", summary: "start tracing; forget what was traced before",
-    examples: ["trace on"]
+    examples: ["trace on"], result: .record(["tracing"])
   ) { invocation in
     invocation.session.tracer.enable()
     return .sentence("tracing is on", [Field("tracing", .bool(true))])
@@ -24,7 +24,7 @@ enum TraceGroup {
   static let off = Command(
     "off",
     summary: "stop tracing; what was traced stays available to 'trace show' and 'trace export'",
-    examples: ["trace off"]
+    examples: ["trace off"], result: .record(["tracing"])
   ) { invocation in
     invocation.session.tracer.disable()
     return .sentence("tracing is off", [Field("tracing", .bool(false))])
@@ -32,7 +32,9 @@ enum TraceGroup {
 
   static let show = Command(
     "show", summary: "print every trace tree recorded since 'trace on'",
-    examples: ["trace show"]
+    examples: ["trace show"],
+    result: .list(
+      .tree(["component", "operation", "attributes", "failure", "milliseconds", "event"]))
   ) { invocation in
     let trees = try recorded(invocation.session).map { Output.tree(TraceRendering.tree($0)) }
     return .sequence(trees)
@@ -67,7 +69,7 @@ enum TraceGroup {
     examples: [
       "trace export trace.svg", "trace export --last 1 update.svg", "trace export --format mermaid",
       "trace export --format mermaid trace.mmd",
-    ]
+    ], result: .oneOf([.diagram, .record(["path", "format"])])
   ) { invocation in
     let file = invocation[fileArgument]
     let format =

@@ -36,7 +36,8 @@ enum UserGroup {
   static let me = Command(
     "me", summary: "GET /users/me: the logged-in user, as a model object, kept in the workspace",
     signature: Signature([cachedFlag]),
-    examples: ["user me", "user me --cached"]
+    examples: ["user me", "user me --cached"],
+    result: .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"])
   ) { invocation in
     let factory = invocation.session.factory
     let provider = try factory.api.accountUserProvider

@@ -38,6 +38,8 @@ public final class Command: Sendable {
   public let signature: Signature
   /// Example lines, shown in the help.
   public let examples: [String]
+  /// What its result holds for programs; nil while undeclared, which a test does not allow.
+  public let result: ResultShape?
   /// Whether `expect` looks through this command to the one before it (`expect`, `source`).
   public let isTransparent: Bool
   /// Whether it examines the previous command's failure (`expect`): a failed script command waits
@@ -49,8 +51,9 @@ public final class Command: Sendable {
   /// Declares a command.
   public init(
     _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
-    signature: Signature = Signature(), examples: [String] = [], isTransparent: Bool = false,
-    isExpectation: Bool = false, run: @escaping @Sendable (Invocation) throws -> Output
+    signature: Signature = Signature(), examples: [String] = [], result: ResultShape? = nil,
+    isTransparent: Bool = false, isExpectation: Bool = false,
+    run: @escaping @Sendable (Invocation) throws -> Output
   ) {
     self.isTransparent = isTransparent
     self.isExpectation = isExpectation
@@ -60,6 +63,7 @@ public final class Command: Sendable {
     self.discussion = discussion
     self.signature = signature
     self.examples = examples
+    self.result = result
     self.run = run
   }
 }

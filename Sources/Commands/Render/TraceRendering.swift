@@ -10,9 +10,22 @@ public enum TraceRendering {
       label += " (" + attributes.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
     }
     if let failure = span.failure { label += " failed: \(failure)" }
-    var children = span.events.map { TreeNode("~ \($0)") }
+    var children = span.events.map { event in
+      TreeNode("~ \(event)", fields: [Field("event", .string(event))])
+    }
     children += span.children.map(tree)
-    return TreeNode(label, detail: span.durationNanoseconds.map(formatDuration), children: children)
+    let fields = [
+      Field("component", .string(span.component)),
+      Field("operation", .string(span.operation)),
+      Field("attributes", .object(attributes.map { Field($0.key, .string($0.value)) })),
+      Field("failure", span.failure.map(Value.string) ?? .null),
+      Field(
+        "milliseconds",
+        span.durationNanoseconds.map { .double(Double($0) / 1_000_000) } ?? .null),
+    ]
+    return TreeNode(
+      label, detail: span.durationNanoseconds.map(formatDuration), children: children,
+      fields: fields)
   }
 
   /// A Mermaid `sequenceDiagram` of `spans`: each span is a call from its parent's component and a

@@ -22,6 +22,7 @@ let package = Package(
       name: "Domain",
       dependencies: [
         "CTLS",
+        "CRegistry",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -50,7 +51,11 @@ let package = Package(
       ]
     ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer"]),
+    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer", "CRegistry"]),
+    // The bounds of the linker sections where each group file registers its group, and each
+    // feature its migrations, so that a new binding edits no central list (`@used @section`,
+    // SE-0492).
+    .target(name: "CRegistry"),
     // libedit, through its readline-compatible API, with the signal flags and handlers in one C
     // file: a `static` flag in a header exists once per translation unit, and in the release
     // build the handler and the Swift code saw different copies.

@@ -154,6 +154,12 @@ struct LazyRegistryTests {
     for lazy in AllGroups.lazyGroups {
       #expect(lazy.make().name == lazy.name)
     }
+    // Every group file registered its group, once, each at its own place in the help.
+    #expect(AllGroups.lazyGroups.count == 24)
+    #expect(Set(AllGroups.lazyGroups.map(\.name)).count == AllGroups.lazyGroups.count)
+    #expect(Set(AllGroups.lazyGroups.map(\.order)).count == AllGroups.lazyGroups.count)
+    #expect(
+      AllGroups.lazyGroups.prefix(5).map(\.name) == ["", "trace", "factory", "db", "store"])
     let eager = CommandRegistry(groups: AllGroups.groups)
     #expect(AllGroups.registry.topLevelNames == eager.topLevelNames)
     #expect(AllGroups.registry.groups.map(\.name) == eager.groups.map(\.name))

@@ -456,3 +456,16 @@ struct WorkspaceTests {
     #expect(try controller.keys() == ["a"])
   }
 }
+
+@Suite("the workspace's migrations, registered by each feature")
+struct MigrationRegistrationTests {
+  @Test("every feature's migrations are found, numbered from 1 without a gap, the newest last")
+  func numbered() {
+    let identifiers = WorkspaceSchema.migrations.map(\.identifier)
+    #expect(identifiers.count == 10)
+    #expect(identifiers.map(MigrationRegistrations.number) == Array(1...identifiers.count))
+    #expect(Set(identifiers).count == identifiers.count)
+    #expect(identifiers.first == "v1-stores-and-entries")
+    #expect(WorkspaceSchema.schemaVersion == "v10-empty-state-actions")
+  }
+}

@@ -1,9 +1,10 @@
+import CRegistry
 import GRDB
 
 /// One named schema change of the workspace.
 ///
-/// Each feature declares its own next to its storage code; `WorkspaceSchema.migrations` lists
-/// them all, in order.
+/// Each feature declares its own next to its storage code and registers them there
+/// (`MigrationRegistration`); `WorkspaceSchema.migrations` gathers them all, in order.
 struct Migration: Sendable {
   /// The name recorded in the workspace once applied.
   ///
@@ -13,23 +14,54 @@ struct Migration: Sendable {
   let migrate: @Sendable (Database) throws -> Void
 }
 
-/// The workspace's schema: every feature's migrations, registered in one list.
+/// What a feature places in the `archsh_migrations` linker section, next to its storage code: a
+/// function that adds its migrations to the list it is given.
+///
+/// ```swift
+/// @used @section("archsh_migrations")
+/// let repositoryMigrations: MigrationRegistration = { list in
+///   MigrationRegistrations.add([RepositoryStore.migration], to: list)
+/// }
+/// ```
+typealias MigrationRegistration = @convention(c) (UnsafeMutableRawPointer) -> Void
+
+/// Reading the migrations' section.
+enum MigrationRegistrations {
+  /// Adds `migrations` to the list a registration was given.
+  static func add(_ migrations: [Migration], to list: UnsafeMutableRawPointer) {
+    list.assumingMemoryBound(to: [Migration].self).pointee += migrations
+  }
+
+  /// Every migration placed in the section, ordered by the number its identifier starts with
+  /// (`v7-repositories` is the seventh).
+  static func all() -> [Migration] {
+    var migrations: [Migration] = []
+    guard let start = archsh_migrations_start(), let stop = archsh_migrations_stop() else {
+      return []
+    }
+    withUnsafeMutablePointer(to: &migrations) { list in
+      for index in 0..<(stop - start) {
+        guard let entry = start[index] else { continue }
+        unsafeBitCast(entry, to: MigrationRegistration.self)(UnsafeMutableRawPointer(list))
+      }
+    }
+    return migrations.sorted { number($0.identifier) < number($1.identifier) }
+  }
+
+  /// The number after the `v` of an identifier; identifiers without one sort last.
+  static func number(_ identifier: String) -> Int {
+    Int(identifier.dropFirst().prefix { $0.isNumber }) ?? Int.max
+  }
+}
+
+/// The workspace's schema: every feature's migrations, each registered next to its storage code.
 enum WorkspaceSchema {
   /// Every migration, in the order they are applied.
   ///
-  /// A new migration goes at the end; none is renamed, reordered or removed, since workspaces
-  /// record the identifiers they have applied.
-  static let migrations: [Migration] =
-    PersistenceController.migrations + [
-      DataSourceDocument.migration,
-      AppStateStore.migration,
-      LogBook.migration,
-      EmbeddedAPIState.migration,
-      RepositoryStore.migration,
-      EmbeddedAPIState.addressMigration,
-      RepositoryStore.textPagingMigration,
-      DataSourceDocument.emptyStateMigration,
-    ]
+  /// A new migration takes the next number; none is renamed, renumbered or removed, since
+  /// workspaces record the identifiers they have applied. A test checks that the numbers run
+  /// from 1 without a gap.
+  static let migrations: [Migration] = MigrationRegistrations.all()
 
   /// A migrator with every migration registered, in order.
   static var migrator: DatabaseMigrator {

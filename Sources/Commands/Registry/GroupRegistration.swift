@@ -1,0 +1,38 @@
+import CRegistry
+
+/// What a group file places in the `archsh_groups` linker section: a function that adds the
+/// file's group to the list it is given.
+///
+/// A group registers itself, in its own file:
+///
+/// ```swift
+/// @used @section("archsh_groups")
+/// let storeGroupRegistration: GroupRegistration = { groups in
+///   GroupRegistration.add(LazyCommandGroup("store", order: 40) { StoreGroup.group }, to: groups)
+/// }
+/// ```
+///
+/// The linker gathers every such function into one array, and `AllGroups` calls each of them
+/// once, at the first command line: adding a group touches no central list.
+public typealias GroupRegistration = @convention(c) (UnsafeMutableRawPointer) -> Void
+
+/// Reading the groups' section.
+public enum GroupRegistrations {
+  /// Adds `group` to the list a registration was given.
+  public static func add(_ group: LazyCommandGroup, to list: UnsafeMutableRawPointer) {
+    list.assumingMemoryBound(to: [LazyCommandGroup].self).pointee.append(group)
+  }
+
+  /// Every group placed in the section, in help order (then by name).
+  public static func all() -> [LazyCommandGroup] {
+    var groups: [LazyCommandGroup] = []
+    guard let start = archsh_groups_start(), let stop = archsh_groups_stop() else { return [] }
+    withUnsafeMutablePointer(to: &groups) { list in
+      for index in 0..<(stop - start) {
+        guard let entry = start[index] else { continue }
+        unsafeBitCast(entry, to: GroupRegistration.self)(UnsafeMutableRawPointer(list))
+      }
+    }
+    return groups.sorted { ($0.order, $0.name) < ($1.order, $1.name) }
+  }
+}

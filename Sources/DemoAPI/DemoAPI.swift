@@ -211,8 +211,15 @@ struct DemoContext: RequestContext {
     let channel = source.channel
     closeConnection = { try await channel.close() }
     pause = { seconds in
-      try await channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1_000_000_000))) {}
-        .futureResult.get()
+      let scheduled = channel.eventLoop.scheduleTask(
+        in: .nanoseconds(Int64(seconds * 1_000_000_000))
+      ) {}
+      // Stopping the server ends a pause at once, as Task.sleep's cancellation did.
+      try await withTaskCancellationHandler {
+        try await scheduled.futureResult.get()
+      } onCancel: {
+        scheduled.cancel()
+      }
     }
   }
 }

@@ -39,9 +39,13 @@ final class ServerThreads: TaskExecutor, @unchecked Sendable {
       while next == waiting.count { condition.wait() }
       let job = waiting[next]
       next += 1
-      // Keeps the queue from growing: once it is drained, its storage is reused.
+      // Keeps the queue from growing: drained, its storage is reused; under a steady load that
+      // never drains it, the jobs already taken are dropped once they are half of it.
       if next == waiting.count {
         waiting.removeAll(keepingCapacity: true)
+        next = 0
+      } else if next >= 1024, next * 2 >= waiting.count {
+        waiting.removeFirst(next)
         next = 0
       }
       condition.unlock()

@@ -390,7 +390,7 @@ enum Builtins {
     "time", summary: "run a command and print how long it took",
     signature: Signature([commandLine]),
     examples: ["time help", "time factory get tracer"],
-    result: .sequence([.passthrough, .record(["time"])])
+    result: .oneOf([.sequence([.passthrough, .record(["time"])]), .record(["time"])])
   ) { invocation in
     // Parsing parsed the timed command too, and refused a `time` inside `time`.
     guard let timed = invocation.parsed.inner.first else {

@@ -38,7 +38,6 @@ enum CoordGroup {
     examples: ["coord tree", "coord tree --format mermaid", "coord tree --format svg"],
     result: .oneOf([
       .tree(["name", "type", "flow", "screen", "stack", "tab", "presents", "visible"]), .diagram,
-      .record(["path", "format"]),
     ])
   ) { invocation in
     let app = try RunningApp.app(invocation.session)

@@ -268,7 +268,8 @@ enum DataSourceGroup {
     examples: [
       "ds empty-state todo 'Nothing to do' --button 'Add a task' --action 'add-row:Buy milk'",
       "ds empty-state shop 'No products yet' --button 'Load products' --action products",
-    ], result: .record(["message", "button", "action"])
+    ],
+    result: .oneOf([.record(["message", "button", "action"]), .record(["name", "empty_state"])])
   ) { invocation in
     let open = try open(invocation)
     guard let message = invocation[textArgument] else {
@@ -569,7 +570,7 @@ enum DataSourceGroup {
       "ds render shop", "ds render shop --style collection --width 72",
       "ds render shop --format svg", "ds render shop --format html --count 5",
       "ds render big --from 500000 --count 20",
-    ], result: .oneOf([.record(["total_rows", "from", "sections"]), .record(["path", "format"])])
+    ], result: .oneOf([.record(["total_rows", "from", "sections"]), .diagram])
   ) { invocation in
     let open = try open(invocation)
     let drawing = TableViewDrawing(

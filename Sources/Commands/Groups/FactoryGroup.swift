@@ -74,7 +74,6 @@ enum FactoryGroup {
     ],
     result: .oneOf([
       .tree(["factory", "product", "type", "scope", "built", "injected"]), .diagram,
-      .record(["path", "format"]),
     ])
   ) { invocation in
     let graph = invocation.session.factory.graph()

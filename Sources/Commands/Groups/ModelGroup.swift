@@ -73,7 +73,9 @@ enum ModelGroup {
     examples: [
       #"model map Location '{"type":"Location","id":"abc","paging_id":"1","title":"Polk Street","subtitle":"San Francisco, CA","latitude":37.79,"longitude":-122.42,"image_url":null}'"#,
       "model map Trip @trip.json", "model map Trip @trip.json --json",
-    ], result: .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"])
+    ],
+    // With --json, the object serialized as the API would send it: its fields are the model's.
+    result: .oneOf([.record(["type", "kind", "uuid", "paging_id", "fields", "warnings"]), .value])
   ) { invocation in
     let typeWord = try invocation[typeArgument]
     let factory = invocation.session.factory.model

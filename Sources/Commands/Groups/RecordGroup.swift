@@ -138,7 +138,7 @@ enum RecordGroup {
 
   static let status = Command(
     "status", summary: "whether a recording runs, where to, and how many lines it holds",
-    examples: ["record status"], result: .record(["recording"])
+    examples: ["record status"], result: .record(["recording", "file", "transcript", "lines"])
   ) { invocation in
     guard let recorder = invocation.session.recorder else {
       return .record([Field("recording", .bool(false))])

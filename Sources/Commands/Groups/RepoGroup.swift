@@ -181,10 +181,8 @@ enum RepoGroup {
       """,
     signature: Signature([nameArgument, fromOption, countOption]),
     examples: ["repo show favourites", "repo show favourites --from 10 --count 5"],
-    result: .rows([
-      "type", "id", "paging_id", "title", "subtitle", "nickname", "latitude", "longitude",
-      "image_url",
-    ])
+    // The elements as stored, which are what the repository's path answers.
+    result: .list(.value)
   ) { invocation in
     let name = try invocation[nameArgument]
     let store = try invocation.session.factory.api.repositoryStore

@@ -81,8 +81,9 @@ enum SessionGroup {
       "session request GET /echo --json",
     ],
     result: .oneOf([
-      .record(["request", "status", "time", "request_headers", "headers", "body"]),
-      .record(["request", "status", "time", "headers", "body"]),
+      .record([
+        "request", "status", "time", "request_headers", "headers", "body", "dynamic_base_url",
+      ])
     ])
   ) { invocation in
     let verb = try invocation[methodArgument]

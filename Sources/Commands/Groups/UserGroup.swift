@@ -43,7 +43,8 @@ enum UserGroup {
     "me", summary: "GET /users/me: the logged-in user, as a model object, kept in the workspace",
     signature: Signature([cachedFlag]),
     examples: ["user me", "user me --cached"],
-    result: .record(["type", "kind", "uuid", "paging_id", "fields", "warnings"])
+    // An object of a type with no field mappers is shown as the API sent it.
+    result: .oneOf([.record(["type", "kind", "uuid", "paging_id", "fields", "warnings"]), .value])
   ) { invocation in
     let factory = invocation.session.factory
     let provider = try factory.api.accountUserProvider

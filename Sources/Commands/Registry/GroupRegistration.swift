@@ -8,7 +8,7 @@ import CRegistry
 /// ```swift
 /// @used @section("archsh_groups")
 /// let storeGroupRegistration: GroupRegistration = { groups in
-///   GroupRegistration.add(LazyCommandGroup("store", order: 40) { StoreGroup.group }, to: groups)
+///   GroupRegistrations.add(LazyCommandGroup("store", order: 40) { StoreGroup.group }, to: groups)
 /// }
 /// ```
 ///
@@ -33,6 +33,10 @@ public enum GroupRegistrations {
         unsafeBitCast(entry, to: GroupRegistration.self)(UnsafeMutableRawPointer(list))
       }
     }
+    // The builtins register like every group: none found means the linker dropped the section,
+    // a defect of the build that no input can cause.
+    precondition(
+      !groups.isEmpty, "no command group was registered: the archsh_groups section is empty")
     return groups.sorted { ($0.order, $0.name) < ($1.order, $1.name) }
   }
 }

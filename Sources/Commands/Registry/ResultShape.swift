@@ -22,6 +22,9 @@ public indirect enum ResultShape: Sendable, Equatable {
   case diagram
   /// The result of the command it runs (`source`, `time`).
   case passthrough
+  /// A JSON value as the API or a file holds it, such as a stored element: its fields are the
+  /// data's own.
+  case value
   /// One of these, depending on the arguments.
   case oneOf([ResultShape])
   /// A list of documents, one of each shape, in order.
@@ -44,6 +47,7 @@ public indirect enum ResultShape: Sendable, Equatable {
     case .events(let names): return kind("events", [fields(names)])
     case .diagram: return kind("diagram", [fields(["format", "diagram"])])
     case .passthrough: return kind("passthrough")
+    case .value: return kind("value")
     case .oneOf(let shapes): return kind("one_of", [Field("shapes", .list(shapes.map(\.value)))])
     case .sequence(let shapes):
       return kind("sequence", [Field("parts", .list(shapes.map(\.value)))])
@@ -62,6 +66,7 @@ public indirect enum ResultShape: Sendable, Equatable {
     case .events(let names): return "events: " + names.joined(separator: ", ")
     case .diagram: return "a diagram: format, diagram"
     case .passthrough: return "the result of the command it runs"
+    case .value: return "the data as the API or the file holds it"
     case .oneOf(let shapes): return shapes.map(\.summary).joined(separator: "; or ")
     case .sequence(let shapes): return "[" + shapes.map(\.summary).joined(separator: "], [") + "]"
     case .list(let shape): return "a list of " + shape.summary
@@ -92,7 +97,7 @@ extension ResultShape {
     }
     switch self {
     case .nothing: return false
-    case .passthrough: return true
+    case .passthrough, .value: return true
     case .message: return names(value) == ["message"]
     case .record(let allowed): return within(value, allowed)
     case .rows(let allowed):

@@ -45,6 +45,10 @@ enum MigrationRegistrations {
         unsafeBitCast(entry, to: MigrationRegistration.self)(UnsafeMutableRawPointer(list))
       }
     }
+    // A workspace without its schema would be opened as empty: none found means the linker dropped
+    // the section, a defect of the build that no input can cause.
+    precondition(
+      !migrations.isEmpty, "no migration was registered: the archsh_migrations section is empty")
     return migrations.sorted { number($0.identifier) < number($1.identifier) }
   }
 

@@ -30,8 +30,9 @@ enum PasswordInput {
   ///
   /// The quiet mode is set before the prompt is written, as psql and getpass do: what was typed
   /// before the prompt showed is discarded (it was typed with echo on), and everything typed once
-  /// the prompt shows is read, however fast it comes. Restoring the settings discards nothing, so
-  /// a line typed ahead after Enter reaches the next prompt.
+  /// the prompt shows is read, however fast it comes. Restoring the settings discards what was
+  /// typed after Enter, as they do too: it was typed without echo, so it may be the password
+  /// typed twice, which must not run as a command or reach the history.
   static func prompt(_ text: String) -> Answer {
     var saved = termios()
     guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
@@ -47,7 +48,7 @@ enum PasswordInput {
     }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
     defer {
-      tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
       FileHandle.standardError.write(Data("\n".utf8))
     }
     FileHandle.standardError.write(Data(text.utf8))

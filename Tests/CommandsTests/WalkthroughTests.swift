@@ -82,4 +82,18 @@ struct WalkthroughTests {
     #expect(script == "set token --secret\necho \"token: $token\"\n")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
+
+  @Test("a secret given to a command as a variable keeps its variable, and the login replays")
+  func secretVariable() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    harness.prompt([
+      "record start \(directory)/tour.ash", "set pw lovelace --secret",
+      "auth login ada@example.com $pw", "record stop",
+    ])
+    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
+    #expect(script == "set pw --secret\nauth login ada@example.com $pw\n")
+    #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
+    #expect(!script.contains("lovelace"))
+  }
 }

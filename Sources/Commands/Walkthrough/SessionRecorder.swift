@@ -113,6 +113,9 @@ public final class SessionRecorder {
       let parameters = parsed.arguments.secretParameterNames
       for offset in offsets {
         guard let index = words.firstIndex(where: { $0.offset == offset }) else { continue }
+        // A secret given as a variable (`$pw`) was not typed on this line: the line stays as it
+        // is, and the variable's own `set NAME --secret` asks for it.
+        if raw.words.first(where: { $0.offset == offset })?.hasVariables == true { continue }
         let name = secretName(words[index].text, parameter: parameters[offset])
         if secrets[name] == nil {
           secrets[name] = words[index].text

@@ -40,6 +40,33 @@ struct JSONResultTests {
     return try? AllGroups.registry.resolve(words).command
   }
 
+  @Test("a declared shape admits its own fields only, at least one of them, and of its kind")
+  func admits() {
+    let record = ResultShape.record(["store", "key", "value"])
+    #expect(record.admits(.object([Field("store", .string("s")), Field("key", .string("k"))])))
+    #expect(!record.admits(.object([Field("store", .string("s")), Field("extra", .int(1))])))
+    #expect(!record.admits(.object([])))
+    #expect(!record.admits(.list([])))
+    let rows = ResultShape.rows(["key"])
+    #expect(rows.admits(.list([.object([Field("key", .string("a"))])])))
+    #expect(rows.admits(.list([])))
+    #expect(!rows.admits(.object([Field("key", .string("a"))])))
+    let events = ResultShape.events(["event"])
+    #expect(events.admits(.object([Field("events", .list([.object([Field("event", .null)])]))])))
+    #expect(!events.admits(.object([Field("events", .list([.string("a line")]))])))
+    let tree = ResultShape.tree(["name"])
+    let leaf = Value.object([Field("name", .string("b")), Field("children", .list([]))])
+    #expect(tree.admits(.object([Field("name", .string("a")), Field("children", .list([leaf]))])))
+    #expect(!tree.admits(.object([Field("label", .string("a")), Field("children", .list([]))])))
+    let sequence = ResultShape.sequence([.record(["a"]), .rows(["b"])])
+    #expect(sequence.admits(.list([.object([Field("a", .int(1))]), .list([])])))
+    #expect(!sequence.admits(.list([.object([Field("a", .int(1))])])))
+    #expect(ResultShape.oneOf([.nothing, .record(["a"])]).admitsNothing)
+    // A traced command that printed nothing: its output is null.
+    #expect(
+      ResultShape.nothing.admits(.object([Field("output", .null), Field("trace", .list([]))])))
+  }
+
   @Test("every command declares the shape of its result, which help --json shows")
   func everyCommandDeclaresItsResult() {
     var undeclared: [String] = []

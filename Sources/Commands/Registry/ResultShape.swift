@@ -77,8 +77,8 @@ public indirect enum ResultShape: Sendable, Equatable {
 extension ResultShape {
   /// Whether a printed `--json` document has this shape.
   ///
-  /// It must be of the declared kind, with no field the declaration does not name. A traced
-  /// command's `{"output": …, "trace": …}` is judged by its output.
+  /// It must be of the declared kind, with no field the declaration does not name and at least
+  /// one it does. A traced command's `{"output": …, "trace": …}` is judged by its output.
   public func admits(_ value: Value) -> Bool {
     if case .object(let fields) = value, fields.map(\.key) == ["output", "trace"] {
       return fields[0].value == .null ? admitsNothing : admits(fields[0].value)
@@ -87,9 +87,11 @@ extension ResultShape {
       if case .object(let fields) = value { return fields.map(\.key) }
       return nil
     }
+    // An object of declared fields only, and at least one of them: a result whose fields were all
+    // renamed is not taken for an empty one.
     func within(_ value: Value, _ allowed: [String]) -> Bool {
       guard let keys = names(value) else { return false }
-      return Set(keys).isSubset(of: Set(allowed))
+      return Set(keys).isSubset(of: Set(allowed)) && (!keys.isEmpty || allowed.isEmpty)
     }
     func member(_ value: Value, _ name: String) -> Value? {
       if case .object(let fields) = value { return fields.first { $0.key == name }?.value }

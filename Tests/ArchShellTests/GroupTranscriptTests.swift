@@ -43,21 +43,37 @@ struct GroupTranscriptTests {
     }
   }
 
-  @Test("each group's transcript is exactly what its lines print", arguments: transcripts)
-  func transcript(_ name: String) throws {
+  /// A fresh folder holding the transcript's script, `STEM.ash`, and the files its lines read,
+  /// where the walkthroughs have them; with the script's stem and the transcript itself.
+  static func prepare(_ name: String) throws -> (
+    directory: String, stem: String, transcript: String
+  ) {
     let stem = String(name.dropLast(4))
-    let expected = try String(contentsOfFile: Self.folder + "/" + name, encoding: .utf8)
+    let transcript = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
     let directory = try Binary.makeTemporaryDirectory()
-    try Self.script(of: expected).write(
+    try script(of: transcript).write(
       toFile: directory + "/\(stem).ash", atomically: true, encoding: .utf8)
-    try expected.write(toFile: directory + "/\(stem).out", atomically: true, encoding: .utf8)
-    // The files the lines read, where the walkthroughs have them.
     let examples = Binary.root + "/examples"
     for entry in try FileManager.default.contentsOfDirectory(atPath: examples)
     where !entry.hasSuffix(".ash") && !entry.hasSuffix(".out") {
       try FileManager.default.createSymbolicLink(
         atPath: directory + "/" + entry, withDestinationPath: examples + "/" + entry)
     }
+    return (directory, stem, transcript)
+  }
+
+  /// What each command of an input line resolves to; nothing for a line that does not lex.
+  static func resolutions(of line: Substring) -> [CommandRegistry.Resolution] {
+    guard let lexed = try? Lexer.lex(String(line)) else { return [] }
+    return lexed.compactMap { command in
+      try? AllGroups.registry.resolve(command.words.map { Word($0.text, offset: $0.offset) })
+    }
+  }
+
+  @Test("each group's transcript is exactly what its lines print", arguments: transcripts)
+  func transcript(_ name: String) throws {
+    let (directory, stem, expected) = try Self.prepare(name)
+    try expected.write(toFile: directory + "/\(stem).out", atomically: true, encoding: .utf8)
     let record = ProcessInfo.processInfo.environment["ARCHSH_RECORD"] == "1"
     let result = try Binary.run(
       [record ? "--accept" : "--check", "\(stem).ash"], directory: directory, merge: true)
@@ -76,17 +92,7 @@ struct GroupTranscriptTests {
     "in --json mode, what each transcript line prints has the shape its command declares",
     arguments: transcripts)
   func shapes(_ name: String) throws {
-    let stem = String(name.dropLast(4))
-    let transcript = try String(contentsOfFile: Self.folder + "/" + name, encoding: .utf8)
-    let directory = try Binary.makeTemporaryDirectory()
-    try Self.script(of: transcript).write(
-      toFile: directory + "/\(stem).ash", atomically: true, encoding: .utf8)
-    let examples = Binary.root + "/examples"
-    for entry in try FileManager.default.contentsOfDirectory(atPath: examples)
-    where !entry.hasSuffix(".ash") && !entry.hasSuffix(".out") {
-      try FileManager.default.createSymbolicLink(
-        atPath: directory + "/" + entry, withDestinationPath: examples + "/" + entry)
-    }
+    let (directory, stem, _) = try Self.prepare(name)
     let result = try Binary.run(
       ["--db", ":memory:", "--json", "--echo", "--keep-going", "-f", "\(stem).ash"],
       directory: directory)
@@ -94,12 +100,9 @@ struct GroupTranscriptTests {
     var checked = 0
     for line in result.stdout.split(separator: "\n") {
       if line.hasPrefix(Self.prompt) {
-        command = nil
-        let text = String(line.dropFirst(Self.prompt.count))
-        if let lexed = try? Lexer.lex(text), lexed.count == 1 {
-          let words = lexed[0].words.map { Word($0.text, offset: $0.offset) }
-          command = try? AllGroups.registry.resolve(words).command
-        }
+        // A line of several commands prints several documents: only one-command lines are read.
+        let found = Self.resolutions(of: line.dropFirst(Self.prompt.count))
+        command = found.count == 1 ? found[0].command : nil
         continue
       }
       guard let command, let shape = command.result,
@@ -117,13 +120,7 @@ struct GroupTranscriptTests {
   static func commands(in transcript: String) -> Set<String> {
     var names: Set<String> = []
     for line in transcript.split(separator: "\n") where line.hasPrefix(prompt) {
-      guard let lexed = try? Lexer.lex(String(line.dropFirst(prompt.count))) else { continue }
-      for command in lexed {
-        let words = command.words.map { Word($0.text, offset: $0.offset) }
-        if let resolution = try? AllGroups.registry.resolve(words) {
-          names.insert(resolution.name)
-        }
-      }
+      names.formUnion(resolutions(of: line.dropFirst(prompt.count)).map(\.name))
     }
     return names
   }

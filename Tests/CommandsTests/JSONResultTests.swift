@@ -11,26 +11,29 @@ struct JSONResultTests {
   static let messageCommands: Set<String> = [
     "echo",  // prints its words
     "help",  // prints the help text, which is prose
-    "db path",  // prints one path
   ]
 
   /// Where in a JSON value a sentence stands in for fields: a `{"message": …}` document, an event
   /// given as its line, or a tree node given as a label.
-  static func prose(in value: Any, at path: String = "$") -> [String] {
-    if let object = value as? [String: Any] {
-      if object.keys.sorted() == ["message"] { return [path] }
-      if object["label"] != nil, object["children"] != nil {
+  static func prose(in value: Value, at path: String = "$") -> [String] {
+    switch value {
+    case .object(let fields):
+      let keys = fields.map(\.key)
+      if keys == ["message"] { return [path] }
+      if keys.contains("label"), keys.contains("children") {
         return ["\(path) (a tree node's label)"]
       }
-      if let events = object["events"] as? [Any], events.contains(where: { $0 is String }) {
+      if case .list(let events)? = fields.first(where: { $0.key == "events" })?.value,
+        events.contains(where: { if case .string = $0 { true } else { false } })
+      {
         return ["\(path).events (a line, not fields)"]
       }
-      return object.sorted { $0.key < $1.key }.flatMap { prose(in: $1, at: "\(path).\($0)") }
+      return fields.flatMap { prose(in: $0.value, at: "\(path).\($0.key)") }
+    case .list(let values):
+      return values.enumerated().flatMap { prose(in: $1, at: "\(path)[\($0)]") }
+    default:
+      return []
     }
-    if let list = value as? [Any] {
-      return list.enumerated().flatMap { prose(in: $1, at: "\(path)[\($0)]") }
-    }
-    return []
   }
 
   /// The command an example runs, when it runs one command.
@@ -65,6 +68,20 @@ struct JSONResultTests {
     // A traced command that printed nothing: its output is null.
     #expect(
       ResultShape.nothing.admits(.object([Field("output", .null), Field("trace", .list([]))])))
+  }
+
+  @Test("prose is found wherever it stands: a message, an event line, a tree label")
+  func proseIsFound() {
+    #expect(Self.prose(in: .object([Field("message", .string("created"))])) == ["$"])
+    #expect(
+      Self.prose(in: .list([.object([Field("events", .list([.string("mutated(all)")]))])]))
+        == ["$[0].events (a line, not fields)"])
+    let label = Value.object([Field("label", .string("a")), Field("children", .list([]))])
+    #expect(
+      Self.prose(in: .object([Field("output", .null), Field("trace", .list([label]))]))
+        == ["$.trace[0] (a tree node's label)"])
+    #expect(
+      Self.prose(in: .object([Field("message", .string("m")), Field("button", .null)])) == [])
   }
 
   @Test("every command declares the shape of its result, which help --json shows")
@@ -105,7 +122,7 @@ struct JSONResultTests {
     for group in AllGroups.registry.groups {
       for command in group.commands
       where !skipped.contains(group.name) && !skipped.contains(command.name) {
-        let name = group.isBuiltins ? command.name : "\(group.name) \(command.name)"
+        let name = Help.fullName(command, group: group)
         for example in command.examples {
           // An example of `output` may have changed the mode.
           harness.session.outputMode = .json
@@ -114,18 +131,14 @@ struct JSONResultTests {
           guard harness.sink.stderr.count == before.1 else { continue }
           let printed = String(harness.sink.stdout.dropFirst(before.0))
           for line in printed.split(separator: "\n") where !line.isEmpty {
-            guard
-              let value = try? JSONSerialization.jsonObject(
-                with: Data(line.utf8), options: [.fragmentsAllowed])
-            else {
+            guard let parsed = try? StrictJSON.parse(String(line)) else {
               sentences.append("\(example): not JSON: \(line.prefix(160))")
               continue
             }
+            let value = JSONRenderer.value(fromJSON: parsed)
             checked += 1
-            if let command = Self.singleCommand(example),
-              let shape = command.result,
-              let parsed = try? StrictJSON.parse(String(line)),
-              !shape.admits(JSONRenderer.value(fromJSON: parsed))
+            if let command = Self.singleCommand(example), let shape = command.result,
+              !shape.admits(value)
             {
               sentences.append(
                 "\(example): does not match its declared result (\(shape.summary)): \(line.prefix(200))"

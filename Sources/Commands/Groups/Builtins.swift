@@ -86,7 +86,7 @@ enum Builtins {
       }
       return answer(
         Help.command(command, group: nil),
-        Help.commandValue(command, group: registry.groups.first(where: \.isBuiltins)))
+        Help.commandValue(command, group: nil))
     }
     guard let group = registry.group(named: topic.text) else {
       let hint = ShellError.didYouMean(topic.text, among: registry.topLevelNames) ?? "try 'help'"

@@ -148,7 +148,7 @@ enum RepoGroup {
       throw cancelled(elements: last.record.count)
     }
     var lines = results.map { result in
-      "sent \(result.parameters.joined(separator: "&")): +\(result.added) new (\(result.duplicates) duplicates)"
+      "sent \(result.parameters.map(\.description).joined(separator: "&")): +\(result.added) new (\(result.duplicates) duplicates)"
     }
     if lines.count > 12 {
       lines = Array(lines.prefix(5)) + ["… \(lines.count - 10) more pages …"] + lines.suffix(5)
@@ -157,13 +157,7 @@ enum RepoGroup {
       .object([
         Field(
           "parameters",
-          .object(
-            result.parameters.map { parameter in
-              let parts = parameter.split(separator: "=", maxSplits: 1)
-              let value = parts.count > 1 ? String(parts[1]) : ""
-              return Field(
-                String(parts.first ?? ""), .string(value.removingPercentEncoding ?? value))
-            })),
+          .object(result.parameters.map { Field($0.key, .string($0.value)) })),
         Field("added", .int(result.added)), Field("duplicates", .int(result.duplicates)),
       ])
     }

@@ -1,4 +1,5 @@
 import CRegistry
+import Domain
 
 /// What a group file places in the `archsh_groups` linker section: a function that adds the
 /// file's group to the list it is given.
@@ -14,25 +15,19 @@ import CRegistry
 ///
 /// The linker gathers every such function into one array, and `AllGroups` calls each of them
 /// once, at the first command line: adding a group touches no central list.
-public typealias GroupRegistration = @convention(c) (UnsafeMutableRawPointer) -> Void
+public typealias GroupRegistration = SectionRegistration
 
 /// Reading the groups' section.
 public enum GroupRegistrations {
   /// Adds `group` to the list a registration was given.
   public static func add(_ group: LazyCommandGroup, to list: UnsafeMutableRawPointer) {
-    list.assumingMemoryBound(to: [LazyCommandGroup].self).pointee.append(group)
+    LinkerSection.add([group], to: list)
   }
 
   /// Every group placed in the section, in help order (then by name).
   public static func all() -> [LazyCommandGroup] {
-    var groups: [LazyCommandGroup] = []
-    guard let start = archsh_groups_start(), let stop = archsh_groups_stop() else { return [] }
-    withUnsafeMutablePointer(to: &groups) { list in
-      for index in 0..<(stop - start) {
-        guard let entry = start[index] else { continue }
-        unsafeBitCast(entry, to: GroupRegistration.self)(UnsafeMutableRawPointer(list))
-      }
-    }
+    let groups = LinkerSection.collect(
+      LazyCommandGroup.self, from: archsh_groups_start(), to: archsh_groups_stop())
     // The builtins register like every group: none found means the linker dropped the section,
     // a defect of the build that no input can cause.
     precondition(

@@ -99,7 +99,8 @@ public enum Help {
     return lines.joined(separator: "\n")
   }
 
-  private static func fullName(_ command: Command, group: CommandGroup?, as name: String? = nil)
+  /// `store persist`, or `echo` for a builtin (no group, or the builtins' group).
+  static func fullName(_ command: Command, group: CommandGroup?, as name: String? = nil)
     -> String
   {
     let verb = name ?? command.name

@@ -47,10 +47,9 @@ extension Help {
 
   /// One command: its usage, parameters, examples and the shape of its result.
   public static func commandValue(_ command: Command, group: CommandGroup?) -> Value {
-    let name = group.map { $0.isBuiltins ? command.name : "\($0.name) \(command.name)" }
     let parameters = command.signature.parameters
     return .object([
-      Field("command", .string(name ?? command.name)),
+      Field("command", .string(fullName(command, group: group))),
       Field("usage", .string(usage(command, group: group))),
       Field("summary", .string(command.summary)),
       Field("discussion", .string(command.discussion)),

@@ -23,28 +23,20 @@ struct Migration: Sendable {
 ///   MigrationRegistrations.add([RepositoryStore.migration], to: list)
 /// }
 /// ```
-typealias MigrationRegistration = @convention(c) (UnsafeMutableRawPointer) -> Void
+typealias MigrationRegistration = SectionRegistration
 
 /// Reading the migrations' section.
 enum MigrationRegistrations {
   /// Adds `migrations` to the list a registration was given.
   static func add(_ migrations: [Migration], to list: UnsafeMutableRawPointer) {
-    list.assumingMemoryBound(to: [Migration].self).pointee += migrations
+    LinkerSection.add(migrations, to: list)
   }
 
   /// Every migration placed in the section, ordered by the number its identifier starts with
   /// (`v7-repositories` is the seventh).
   static func all() -> [Migration] {
-    var migrations: [Migration] = []
-    guard let start = archsh_migrations_start(), let stop = archsh_migrations_stop() else {
-      return []
-    }
-    withUnsafeMutablePointer(to: &migrations) { list in
-      for index in 0..<(stop - start) {
-        guard let entry = start[index] else { continue }
-        unsafeBitCast(entry, to: MigrationRegistration.self)(UnsafeMutableRawPointer(list))
-      }
-    }
+    let migrations = LinkerSection.collect(
+      Migration.self, from: archsh_migrations_start(), to: archsh_migrations_stop())
     // A workspace without its schema would be opened as empty: none found means the linker dropped
     // the section, a defect of the build that no input can cause.
     precondition(

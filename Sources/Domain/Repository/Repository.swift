@@ -1,9 +1,20 @@
 import Foundation
 
+/// One query parameter a fetch sent: its name and its value, as they went.
+public struct QueryParameter: Sendable, Equatable, CustomStringConvertible {
+  /// The name, such as `since_id`.
+  public let key: String
+  /// The value.
+  public let value: String
+
+  /// `key=value`.
+  public var description: String { "\(key)=\(value)" }
+}
+
 /// What one fetch did.
 public struct FetchResult: Sendable, Equatable {
   /// The query parameters sent.
-  public let parameters: [String]
+  public let parameters: [QueryParameter]
   /// How many elements the page held.
   public let received: Int
   /// How many of them were new.
@@ -114,7 +125,8 @@ public final class Repository {
         var after = try store.record(name)
         after.fetchState = .fetched
         return FetchResult(
-          parameters: parameters.map { "\($0.key)=\($0.value)" }, received: models.count,
+          parameters: parameters.map { QueryParameter(key: $0.key, value: $0.value) },
+          received: models.count,
           added: added, record: after)
       } catch {
         // A cancelled fetch is no failure of the repository: its state stays what it was, and

@@ -1,6 +1,6 @@
 # archsh: `make run` starts the shell, `make test` runs every test. Both install what they need.
 SHELL := /bin/bash
-PACKAGES := libedit-dev libsqlite3-dev pkg-config python3 sqlite3 bc openssl
+PACKAGES := libedit2 libsqlite3-dev libstdc++-12-dev pkg-config python3 sqlite3 bc openssl
 RELEASE_FLAGS := -c release --static-swift-stdlib
 ARCHSH_RELEASE := .build/release/archsh
 

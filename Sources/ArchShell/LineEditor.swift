@@ -9,6 +9,8 @@ nonisolated(unsafe) private var pendingMatches: [String] = []
 nonisolated(unsafe) private var pendingIndex = 0
 
 nonisolated(unsafe) private let wordBreaks: UnsafeMutablePointer<CChar>? = strdup(" \t;")
+nonisolated(unsafe) private let readlineName: UnsafePointer<CChar>? = UnsafePointer(
+  strdup("archsh"))
 
 /// libedit's attempted-completion callback: computes the candidates for the word at the cursor.
 ///
@@ -40,7 +42,7 @@ private func attemptCompletion(
   // A directory is completed without the space that ends a word, so that Tab can go on into it.
   let isDirectory = pendingMatches.count == 1 && pendingMatches[0].hasSuffix("/")
   archsh_set_completion_append_character(isDirectory ? 0 : Int32(UInt8(ascii: " ")))
-  return rl_completion_matches(text, generateMatch)
+  return archsh_completion_matches(text, generateMatch)
 }
 
 /// libedit's generator: returns the next match as a malloc'd string, which libedit frees.
@@ -76,15 +78,19 @@ struct LineEditor: LineSource {
     self.historyPath = historyPath
     self.session = session
     activeCompleter = completer
-    rl_readline_name = UnsafePointer(strdup("archsh"))
-    rl_attempted_completion_function = attemptCompletion
+    if let problem = LineEditor.loadLibedit() {
+      StandardStreams.write(
+        "archsh: line editing, history and Tab completion are off: \(problem) "
+          + "(hint: install libedit, 'apt-get install libedit2')\n", to: 2)
+    }
+    archsh_set_completion(readlineName, attemptCompletion)
     archsh_set_word_breaks(wordBreaks)
     archsh_install_signal_handlers()
     archsh_install_getc()
-    stifle_history(5000)
+    archsh_stifle_history(5000)
     if let historyPath {
       LineEditor.prepareHistoryFile(historyPath)
-      read_history(historyPath)
+      archsh_read_history(historyPath)
       for offset in 0..<archsh_history_length() {
         if let line = archsh_history_line(offset) { session.history.append(String(cString: line)) }
       }
@@ -95,7 +101,7 @@ struct LineEditor: LineSource {
     StandardStreams.flush()
     _ = archsh_take_interrupt()
     if archsh_terminate_pending() != 0 { return .end }
-    guard let raw = readline(continuation ? continuationPrompt : prompt) else {
+    guard let raw = archsh_readline(continuation ? continuationPrompt : prompt) else {
       if archsh_terminate_pending() != 0 { return .end }
       if archsh_take_interrupt() != 0 {
         StandardStreams.write("\n", to: 1)
@@ -117,7 +123,7 @@ struct LineEditor: LineSource {
     while line.last?.isWhitespace == true { line.removeLast() }
     guard !isSecret, !line.isEmpty else { return }
     if session.history.last == line { return }
-    add_history(line)
+    archsh_add_history(line)
     session.history.append(line)
   }
 
@@ -125,12 +131,21 @@ struct LineEditor: LineSource {
   func saveHistory() {
     guard let historyPath else { return }
     LineEditor.prepareHistoryFile(historyPath)
-    write_history(historyPath)
+    archsh_write_history(historyPath)
     chmod(historyPath, 0o600)
   }
 
   /// Whether the session ends because SIGTERM arrived; the process then exits with 143.
   var wasTerminated: Bool { archsh_terminate_pending() != 0 }
+
+  /// Loads libedit, the first time a terminal session starts; returns why it could not be loaded.
+  ///
+  /// A script, `-c` or a pipe never gets here, so their start-up loads no terminal library.
+  static func loadLibedit() -> String? {
+    var error = [CChar](repeating: 0, count: 256)
+    guard archsh_edit_load(&error, error.count) != 0 else { return nil }
+    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
 
   /// Creates the history file and its directory if needed, private to the user.
   static func prepareHistoryFile(_ path: String) {

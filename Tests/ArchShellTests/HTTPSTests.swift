@@ -157,4 +157,18 @@ struct HTTPSTests {
       ], environment: ["LD_DEBUG": "files"])
     #expect(secure.stderr.contains("libssl.so.3"))
   }
+
+  @Test("a script loads no shared library but libc and libm: libedit waits for a terminal session")
+  func loadsOnlyLibc() throws {
+    let plain = try Binary.run(["--no-rc", "-c", "echo hi"], environment: ["LD_DEBUG": "files"])
+    #expect(plain.stdout == "hi\n")
+    // ld.so names each library it loads in a "file=NAME [0];  needed by ..." line.
+    let loaded = plain.stderr.split(separator: "\n").compactMap { line -> String? in
+      guard let start = line.range(of: "file=")?.upperBound,
+        let end = line[start...].firstIndex(of: " ")
+      else { return nil }
+      return String(line[start..<end])
+    }
+    #expect(Set(loaded) == ["libm.so.6", "libc.so.6"], "\(plain.stderr)")
+  }
 }

@@ -1,11 +1,12 @@
 #ifndef ARCHSH_CEDIT_H
 #define ARCHSH_CEDIT_H
 
-// libedit's readline-compatible API. Never <readline/readline.h>: GNU readline's headers are
-// installed on Debian too, and mixing the two breaks at link time.
-#include <stdio.h>
-#include <stdlib.h>
-#include <editline/readline.h>
+// libedit's readline-compatible API, loaded with dlopen when an interactive session starts: a
+// script, `-c` or a pipe never loads libedit and the terminal libraries it needs (libtinfo,
+// libbsd, libmd), which cost every start-up about 0.2 ms. No libedit header is needed to build
+// archsh. Never <readline/readline.h>: GNU readline is installed on Debian too, and its symbols
+// are not libedit's.
+#include <stddef.h>
 
 // The signal state lives in CEdit.c, once. A `static` flag in this header would exist once per
 // translation unit that includes it, and the release build's Swift code then read a copy that
@@ -16,9 +17,6 @@
 /// history is saved, instead of killing the process first.
 void archsh_install_signal_handlers(void);
 
-/// Makes libedit read keys through archsh's reader, which returns EOF once a signal arrived.
-void archsh_install_getc(void);
-
 /// Returns whether SIGTERM arrived.
 int archsh_terminate_pending(void);
 
@@ -28,22 +26,43 @@ int archsh_take_interrupt(void);
 /// Returns whether Ctrl-C was pressed, without clearing the flag.
 int archsh_interrupt_pending(void);
 
-// Non-variadic accessors for libedit's readline globals. They hold no state of their own, so
-// they can stay inline.
-static inline void archsh_set_completion_over(int value) { rl_attempted_completion_over = value; }
-static inline void archsh_set_completion_append_character(int character) {
-  rl_completion_append_character = character;
-}
-static inline int archsh_rl_point(void) { return rl_point; }
-static inline const char *archsh_rl_line_buffer(void) { return rl_line_buffer; }
-static inline int archsh_history_length(void) { return history_length; }
-static inline const char *archsh_history_line(int offset) {
-  HIST_ENTRY *entry = history_get(history_base + offset);
-  return entry ? entry->line : NULL;
-}
-static inline void archsh_set_word_breaks(const char *breaks) {
-  rl_basic_word_break_characters = breaks;
-  rl_completer_word_break_characters = (char *)breaks;
-}
+/// Loads libedit (libedit.so.2, or the file that ARCHSH_LIBEDIT names) once. Returns 0 when it is
+/// loaded; otherwise -1, with the reason in `error`. Without it, `archsh_readline` still reads
+/// lines, with the prompt but without editing, history or completion.
+int archsh_edit_load(char *error, size_t error_size);
+
+/// Makes libedit read keys through archsh's reader, which returns EOF once a signal arrived.
+void archsh_install_getc(void);
+
+/// readline(): the line typed, malloc'd, without its newline; NULL at the end of input or once a
+/// signal arrived.
+char *archsh_readline(const char *prompt);
+
+/// The completion callback: the candidates for the text between `start` and `end` (characters).
+typedef char **archsh_completion_function(const char *text, int start, int end);
+/// The generator that rl_completion_matches calls until it returns NULL.
+typedef char *archsh_match_generator(const char *text, int state);
+
+/// Sets rl_readline_name and rl_attempted_completion_function.
+void archsh_set_completion(const char *name, archsh_completion_function *function);
+/// rl_completion_matches().
+char **archsh_completion_matches(const char *text, archsh_match_generator *generator);
+/// Sets rl_attempted_completion_over.
+void archsh_set_completion_over(int value);
+/// Sets rl_completion_append_character.
+void archsh_set_completion_append_character(int character);
+/// rl_line_buffer: the line being edited.
+const char *archsh_rl_line_buffer(void);
+/// Sets the characters that end a word for completion.
+void archsh_set_word_breaks(char *breaks);
+
+/// stifle_history(), read_history(), write_history(), add_history().
+void archsh_stifle_history(int count);
+int archsh_read_history(const char *path);
+int archsh_write_history(const char *path);
+void archsh_add_history(const char *line);
+/// The number of lines in the history, and the line at `offset` from the oldest.
+int archsh_history_length(void);
+const char *archsh_history_line(int offset);
 
 #endif

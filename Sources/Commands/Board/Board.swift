@@ -34,6 +34,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   /// Starts the page's server on `port` (0: any free port) and subscribes to every event.
   static func open(_ session: Session, port: Int) throws -> Board {
+    guard port == 0 || LoopbackPort.isFree(port) else {
+      throw BoardServerError.couldNotStart(port: port)
+    }
     let server = try BoardServer.start(port: port, page: BoardPage.html, hub: BoardHub())
     let board = Board(server: server, events: session.tracer.events)
     board.events.subscribe(board, to: EventKinds.all)

@@ -490,9 +490,13 @@ extension Builtins {
       accounts.add(email: String(parts[0]), password: String(parts[1]))
     }
     let server: DemoAPI
+    let port = invocation[servePortOption] ?? 8080
     do {
+      guard port == 0 || LoopbackPort.isFree(port) else {
+        throw DemoAPIError.couldNotStart(port: port)
+      }
       server = try DemoAPI.start(
-        port: invocation[servePortOption] ?? 8080,
+        port: port,
         catalogSize: invocation[serveCatalogSizeOption] ?? 100, accounts: accounts,
         locations: LocationCatalog(count: invocation[serveLocationsOption] ?? 100))
     } catch {

@@ -91,7 +91,7 @@ public final class Session {
           let state = workspace.map(EmbeddedAPIState.init)
           let accounts = Accounts(storage: workspace.map(WorkspaceTokenStorage.init))
           let api: DemoAPI
-          if let port = state?.savedPort(),
+          if let port = state?.savedPort(), LoopbackPort.isFree(port),
             let started = try? DemoAPI.start(port: port, accounts: accounts)
           {
             api = started

@@ -48,6 +48,32 @@ public enum JSONValue: Equatable, Sendable {
   }
 }
 
+extension JSONValue {
+  /// The value of an object's member `name` (the last one, when the name repeats, as
+  /// `JSONSerialization` has it); nil for a missing member or a value that is not an object.
+  public subscript(name: String) -> JSONValue? {
+    guard case .object(let members) = self else { return nil }
+    return members.last { $0.key == name }?.value
+  }
+
+  /// The same value with every object's members sorted by name, at every depth; members with the
+  /// same name keep their order.
+  public func sortingMembers() -> JSONValue {
+    switch self {
+    case .array(let elements):
+      return .array(elements.map { $0.sortingMembers() })
+    case .object(let members):
+      let sorted = members.enumerated().sorted {
+        $0.element.key != $1.element.key ? $0.element.key < $1.element.key : $0.offset < $1.offset
+      }
+      return .object(
+        sorted.map { JSONMember(key: $0.element.key, value: $0.element.value.sortingMembers()) })
+    default:
+      return self
+    }
+  }
+}
+
 /// One member of a JSON object: a name and its value.
 public struct JSONMember: Equatable, Sendable {
   /// The member's name, with its escapes decoded.

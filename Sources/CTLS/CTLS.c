@@ -104,7 +104,8 @@ struct archsh_tls {
   SSL *ssl;
 };
 
-static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size) {
+static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size,
+                          int *failure_errno) {
   struct addrinfo hints = {0}, *found = NULL;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -141,6 +142,7 @@ static int connect_socket(const char *host, int port, int timeout_ms, char *erro
   freeaddrinfo(found);
   if (fd < 0) {
     snprintf(error, size, "cannot connect to %s:%d: %s", host, port, strerror(last_errno));
+    if (failure_errno) *failure_errno = last_errno;
     return -1;
   }
   struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -210,7 +212,7 @@ archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, 
     archsh_tls_close(tls);
     return NULL;
   }
-  tls->fd = connect_socket(host, port, timeout_ms, error, error_size);
+  tls->fd = connect_socket(host, port, timeout_ms, error, error_size, NULL);
   if (tls->fd < 0) {
     archsh_tls_close(tls);
     return NULL;
@@ -266,7 +268,42 @@ static void release_pipe(pipe_guard *guard) {
   pthread_sigmask(SIG_SETMASK, &guard->saved, NULL);
 }
 
+archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
+                                 size_t error_size, int *failure_errno) {
+  *failure_errno = 0;
+  int fd = connect_socket(host, port, timeout_ms, error, error_size, failure_errno);
+  if (fd < 0) return NULL;
+  archsh_tls *connection = calloc(1, sizeof *connection);
+  if (!connection) {
+    close(fd);
+    return NULL;
+  }
+  connection->fd = fd;
+  return connection;
+}
+
+int archsh_wait_readable(archsh_tls *tls, int timeout_ms) {
+  if (tls->ssl) return 1;
+  struct pollfd descriptor = {tls->fd, POLLIN, 0};
+  int ready = poll(&descriptor, 1, timeout_ms);
+  if (ready < 0) return errno == EINTR ? 0 : -1;
+  return ready;
+}
+
 int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
+  if (!tls->ssl) {
+    // MSG_NOSIGNAL: a kept connection the server closed fails the write instead of raising
+    // SIGPIPE.
+    const char *bytes = buffer;
+    while (count > 0) {
+      ssize_t written = send(tls->fd, bytes, count, MSG_NOSIGNAL);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) return -1;
+      bytes += written;
+      count -= (size_t)written;
+    }
+    return 0;
+  }
   pipe_guard guard;
   guard_pipe(&guard);
   const char *bytes = buffer;
@@ -286,12 +323,19 @@ int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
 }
 
 long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
-  int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
   // Acknowledge at once rather than up to 40 ms later: a server that writes a response's head and
   // body separately, with Nagle's algorithm on, waits for that ACK before sending the body.
   // Linux turns quick ACKs off again by itself, so it is asked before every read.
   int quick = 1;
   setsockopt(tls->fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof quick);
+  if (!tls->ssl) {
+    for (;;) {
+      ssize_t got = recv(tls->fd, buffer, count, 0);
+      if (got < 0 && errno == EINTR) continue;
+      return got < 0 ? -1 : (long)got;
+    }
+  }
+  int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
   pipe_guard guard;
   guard_pipe(&guard);   // TLS 1.3 may answer a key update while reading
   int read = ossl.SSL_read(tls->ssl, buffer, chunk);

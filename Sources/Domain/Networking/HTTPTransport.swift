@@ -23,6 +23,8 @@ enum TransportError: Error, Equatable {
   case timedOut
   /// The URL is not an `http://` or `https://` URL with a host.
   case unsupportedURL
+  /// Nothing listens at the server's port.
+  case refused
 }
 
 /// HTTP/1.1 over SwiftNIO, the event loops the demo API already runs on, with keep-alive: a
@@ -50,6 +52,36 @@ enum HTTPTransport {
       body: body, connectTimeout: connectTimeout)
   }
 
+  /// The request's wire form: its line, its headers, an empty line, and the body.
+  static func bytes(of head: HTTPRequestHead, body: Data?) -> [UInt8] {
+    var request = "\(head.method.rawValue) \(head.uri) HTTP/1.1\r\n"
+    for (name, value) in head.headers { request += "\(name): \(value)\r\n" }
+    request += "\r\n"
+    var bytes = Array(request.utf8)
+    if let body { bytes += body }
+    return bytes
+  }
+
+  /// Where `url` leads, and the head of a request for it; nil for a URL that is not `http://`
+  /// or `https://` with a host.
+  static func request(
+    method: String, url: URL, headers: [(name: String, value: String)], body: Data?
+  ) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead)? {
+    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty else {
+      return nil
+    }
+    let isTLS = url.scheme == "https"
+    let port = url.port ?? (isTLS ? 443 : 80)
+    var target = url.path.isEmpty ? "/" : url.path
+    if let query = url.query { target += "?" + query }
+    var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
+    head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+    head.headers.add(name: "User-Agent", value: "archsh")
+    for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
+    if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
+    return (host, port, isTLS, head)
+  }
+
   /// The methods a request may be repeated with, when a kept connection closed under it.
   static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
 
@@ -58,23 +90,16 @@ enum HTTPTransport {
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
     connectTimeout: TimeAmount
   ) -> HTTPExchange {
-    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty else {
+    guard
+      let (host, port, isTLS, requestHead) = request(
+        method: method, url: url, headers: headers, body: body)
+    else {
       let exchange = HTTPExchange(
         eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: "", retryable: false)
       exchange.finish(.failure(TransportError.unsupportedURL))
       return exchange
     }
-    let isTLS = url.scheme == "https"
-    let port = url.port ?? (isTLS ? 443 : 80)
     let server = "\(host):\(port)"
-    var target = url.path.isEmpty ? "/" : url.path
-    if let query = url.query { target += "?" + query }
-    var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
-    head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
-    head.headers.add(name: "User-Agent", value: "archsh")
-    for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
-    if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
-    let requestHead = head
 
     if isTLS {
       let exchange = HTTPExchange(
@@ -222,7 +247,10 @@ enum ConnectionPools {
   static let plain = ConnectionPool<Connection>(
     isOpen: { $0.channel.isActive }, close: { $0.channel.close(promise: nil) })
   /// HTTPS's blocking connections; one the server closed is found out when it is next used.
-  static let tls = ConnectionPool<TLSConnection>(isOpen: { _ in true }, close: { $0.close() })
+  static let tls = ConnectionPool<SocketConnection>(isOpen: { _ in true }, close: { $0.close() })
+  /// Plain HTTP's blocking connections, which NetworkController uses on its caller's thread.
+  static let socket = ConnectionPool<SocketConnection>(
+    isOpen: { _ in true }, close: { $0.close() })
 }
 
 /// One request in flight: its result, and a way to cancel it.

@@ -304,13 +304,21 @@ public final class NetworkController: @unchecked Sendable {
     return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
-  /// Sends on an event loop and waits: archsh runs one command at a time.
+  /// Sends and waits: archsh runs one command at a time. Plain HTTP runs on this thread
+  /// (SocketTransport); HTTPS on a connection thread of its own (TLSTransport).
   private func send(_ request: NetworkRequest, to url: URL) -> (
     NetworkResponseHead?, Data?, NetworkError?, Double
   ) {
     let timeout = self.timeout
     let start = DispatchTime.now().uptimeNanoseconds
     let nanoseconds = Int64(min(timeout, 86_400) * 1_000_000_000)
+    if url.scheme == "http" {
+      let result = SocketTransport.perform(
+        method: request.method, url: url,
+        headers: request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+        body: request.body, deadline: start + UInt64(nanoseconds), isCancelled: isCancelled)
+      return outcome(result, url: url, timeout: timeout, start: start)
+    }
     let exchange = HTTPTransport.start(
       method: request.method, url: url, headers: request.headers, body: request.body,
       connectTimeout: .nanoseconds(nanoseconds))
@@ -336,9 +344,23 @@ public final class NetworkController: @unchecked Sendable {
         break
       }
     }
+    if let stopped {
+      let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+      return (nil, nil, stopped, milliseconds)
+    }
+    guard let result = box.get() else {
+      let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+      return (nil, nil, .transport(url: url.absoluteString, detail: "no result"), milliseconds)
+    }
+    return outcome(result, url: url, timeout: timeout, start: start)
+  }
+
+  /// A transport's result as the head, the body, the error and the milliseconds since `start`.
+  private func outcome(
+    _ result: Result<TransportResponse, Error>, url: URL, timeout: Double, start: UInt64
+  ) -> (NetworkResponseHead?, Data?, NetworkError?, Double) {
     let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-    if let stopped { return (nil, nil, stopped, milliseconds) }
-    switch box.get() {
+    switch result {
     case .success(let response):
       let head = NetworkResponseHead(
         url: url, statusCode: Int(response.head.status.code),
@@ -347,8 +369,6 @@ public final class NetworkController: @unchecked Sendable {
       return (head, Data(response.body.readableBytesView), nil, milliseconds)
     case .failure(let error):
       return (nil, nil, Self.classify(error, url: url, timeout: timeout), milliseconds)
-    case nil:
-      return (nil, nil, .transport(url: url.absoluteString, detail: "no result"), milliseconds)
     }
   }
 
@@ -359,6 +379,7 @@ public final class NetworkController: @unchecked Sendable {
     case TransportError.dropped: return .dropped(url: text)
     case TransportError.cancelled: return .cancelled(url: text)
     case TransportError.timedOut: return .timeout(url: text, seconds: timeout)
+    case TransportError.refused: return .refused(url: text)
     case TransportError.unsupportedURL:
       return .transport(
         url: text, detail: "only http:// and https:// URLs with a host are supported")

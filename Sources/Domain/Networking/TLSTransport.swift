@@ -39,11 +39,7 @@ enum TLSTransport {
     exchange: HTTPExchange, host: String, port: Int, head: HTTPRequestHead, body: Data?,
     timeout: TimeAmount
   ) {
-    var request = "\(head.method.rawValue) \(head.uri) HTTP/1.1\r\n"
-    for (name, value) in head.headers { request += "\(name): \(value)\r\n" }
-    request += "\r\n"
-    var bytes = Array(request.utf8)
-    if let body { bytes += body }
+    let bytes = HTTPTransport.bytes(of: head, body: body)
     let caFile = TLSTrust.shared.caFile
     let milliseconds = Int32(clamping: max(1, timeout.nanoseconds / 1_000_000))
     let payload = bytes
@@ -57,7 +53,7 @@ enum TLSTransport {
       var pooled = ConnectionPools.tls.take(server)
       while true {
         let reused = pooled != nil
-        let tls: TLSConnection
+        let tls: SocketConnection
         if let kept = pooled {
           tls = kept
           pooled = nil
@@ -72,7 +68,7 @@ enum TLSTransport {
             exchange.finish(.failure(TLSError.failed(message)))
             return
           }
-          tls = TLSConnection(connection)
+          tls = SocketConnection(connection)
         }
         exchange.setAbort { tls.abort() }
         var reader = HTTPResponseReader(read: tls.read)
@@ -109,8 +105,8 @@ struct TLSError: Error, Equatable, CustomStringConvertible {
   static func failed(_ message: String) -> TLSError { TLSError(description: message) }
 }
 
-/// One TLS connection, closed once.
-final class TLSConnection: @unchecked Sendable {
+/// One connection, over TLS or plain, closed once.
+final class SocketConnection: @unchecked Sendable {
   private let lock = NSLock()
   private var connection: OpaquePointer?
 
@@ -125,6 +121,13 @@ final class TLSConnection: @unchecked Sendable {
   func write(_ bytes: [UInt8]) -> Bool {
     guard let connection = lock.withLock({ self.connection }) else { return false }
     return bytes.withUnsafeBytes { archsh_tls_write(connection, $0.baseAddress, $0.count) } == 0
+  }
+
+  /// Waits up to `milliseconds` for bytes to read: 1 when there are (or the server closed), 0
+  /// when the time ran out, -1 on failure.
+  func waitReadable(milliseconds: Int32) -> Int32 {
+    guard let connection = lock.withLock({ self.connection }) else { return -1 }
+    return archsh_wait_readable(connection, milliseconds)
   }
 
   /// Makes a blocked read return: the exchange was cancelled or timed out.

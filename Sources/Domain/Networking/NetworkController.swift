@@ -304,8 +304,10 @@ public final class NetworkController: @unchecked Sendable {
     return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
-  /// Sends and waits: archsh runs one command at a time. Plain HTTP runs on this thread
-  /// (SocketTransport); HTTPS on a connection thread of its own (TLSTransport).
+  /// Sends and waits: archsh runs one command at a time.
+  ///
+  /// Plain HTTP runs on this thread (SocketTransport); HTTPS on a connection thread of its own
+  /// (TLSTransport).
   private func send(_ request: NetworkRequest, to url: URL) -> (
     NetworkResponseHead?, Data?, NetworkError?, Double
   ) {

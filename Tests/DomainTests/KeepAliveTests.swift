@@ -68,6 +68,73 @@ struct KeepAliveTests {
   }
 }
 
+/// SocketTransport, NetworkController's plain HTTP on the calling thread, against real servers.
+@Suite("plain HTTP on the calling thread", .serialized)
+struct SocketTransportTests {
+  private func send(
+    _ method: String, _ url: URL, seconds: Double = 5,
+    isCancelled: @escaping @Sendable () -> Bool = { false }
+  ) -> Result<TransportResponse, Error> {
+    SocketTransport.perform(
+      method: method, url: url, headers: [], body: method == "POST" ? Data("{}".utf8) : nil,
+      deadline: DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1_000_000_000),
+      isCancelled: isCancelled)
+  }
+
+  @Test("a second request goes over the connection the first one kept")
+  func reuse() throws {
+    let api = try DemoAPI.start()
+    defer { api.stop() }
+    let url = api.baseURL.appendingPathComponent("products/1")
+    let first = try send("GET", url).get()
+    let second = try send("GET", url).get()
+    #expect(first.head.status.code == 200 && !first.reusedConnection)
+    #expect(second.head.status.code == 200 && second.reusedConnection)
+    #expect(String(buffer: second.body).contains("\"id\":1"))
+  }
+
+  @Test(
+    "a GET on a kept connection the server closed unanswered goes again on a new one; a POST does not"
+  )
+  func retriesOnlySafeRequests() throws {
+    let server = try ClosingServer.start()
+    defer { server.stop() }
+    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a"))
+    #expect(try send("GET", url).get().head.status.code == 200)
+    let retried = try send("GET", url).get()
+    #expect(retried.head.status.code == 200 && !retried.reusedConnection)
+    #expect(server.accepted == 2)
+    #expect(throws: TransportError.dropped) { try send("POST", url).get() }
+    #expect(server.accepted == 2)
+  }
+
+  @Test("a slow answer ends at once when cancelled, and at the deadline")
+  func cancelAndDeadline() throws {
+    let api = try DemoAPI.start()
+    defer { api.stop() }
+    let url = api.baseURL.appendingPathComponent("products/3")
+    api.faults.add(Fault(method: "GET", path: "/products/3", kind: .delayOnly, delay: 5, times: 2))
+    let start = Date()
+    let cancelled = send("GET", url) { Date().timeIntervalSince(start) > 0.1 }
+    #expect(throws: TransportError.cancelled) { try cancelled.get() }
+    let timed = send("GET", url, seconds: 0.2)
+    #expect(throws: TransportError.timedOut) { try timed.get() }
+    #expect(Date().timeIntervalSince(start) < 2)
+  }
+
+  @Test("nothing listening is refused; a name that does not resolve says so")
+  func failures() throws {
+    let port = try #require((1024...65000).first { LoopbackPort.isFree($0) })
+    let refused = send("GET", try #require(URL(string: "http://127.0.0.1:\(port)/")))
+    #expect(throws: TransportError.refused) { try refused.get() }
+    let unknown = send("GET", try #require(URL(string: "http://archsh-no-such-host.invalid/")))
+    #expect(throws: SocketError.self) { try unknown.get() }
+    #expect(throws: TransportError.unsupportedURL) {
+      try send("GET", URL(fileURLWithPath: "/")).get()
+    }
+  }
+}
+
 /// A server that answers the first request on each connection and keeps the connection open,
 /// then closes it, unanswered, when a second request arrives on it: what a server that timed out
 /// an idle keep-alive connection does to a client that sends on it at that moment.

@@ -57,7 +57,8 @@ struct PersistenceTests {
     #expect(try controller.retrieve(forKey: "home") == text("https://example.com"))
     #expect(try state(controller) == ["home:19:2"])
     try controller.persist(text("changed"), forKey: "home")
-    #expect(try state(controller) == ["home:7:2"])
+    // Stored again, the key counts its reads over, as its creation time starts over.
+    #expect(try state(controller) == ["home:7:0"])
     try controller.remove(forKeys: ["home"])
     #expect(try state(controller) == [])
     #expect(throws: PersistenceController.Error.objectNotFound(store: "bookmarks", keys: ["home"]))
@@ -457,15 +458,94 @@ struct WorkspaceTests {
   }
 }
 
+/// The rows waiting in the `entry_touch` log, and one entry's stored access count.
+private func logged(_ workspace: Workspace, key: String) throws -> (rows: Int, count: Int) {
+  try workspace.read { db in
+    (
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM entry_touch") ?? -1,
+      try Int.fetchOne(db, sql: "SELECT access_count FROM entry WHERE key = ?", arguments: [key])
+        ?? -1
+    )
+  }
+}
+
+@Suite("access times, logged and folded in")
+struct AccessLogTests {
+  @Test("reads go to the log with the next write; listing the entries folds them in")
+  func foldedOnListing() throws {
+    let (controller, workspace, clock) = try makeController()
+    try controller.persist(text("1"), forKey: "a")
+    for _ in 0..<3 { _ = try controller.retrieve(forKey: "a") }
+    clock.advance(5)
+    try controller.persist(text("2"), forKey: "b")
+    #expect(try logged(workspace, key: "a") == (1, 0))
+    let entries = try controller.entries()
+    #expect(entries.map { "\($0.key):\($0.accessCount)" } == ["a:3", "b:0"])
+    #expect(try logged(workspace, key: "a") == (0, 3))
+  }
+
+  @Test("reads of a value stored again, or of a key removed and stored again, count for nothing")
+  func oldValuesReadsDropped() throws {
+    let (controller, _, clock) = try makeController()
+    try controller.persist(text("1"), forKey: "a")
+    try controller.persist(text("1"), forKey: "b")
+    _ = try controller.retrieve(forKey: "a")
+    _ = try controller.retrieve(forKey: "b")
+    clock.advance(1)
+    try controller.persist(text("2"), forKey: "a")
+    try controller.remove(forKeys: ["b"])
+    try controller.persist(text("3"), forKey: "b")
+    _ = try controller.retrieve(forKey: "b")
+    #expect(try state(controller) == ["a:1:0", "b:1:1"])
+  }
+
+  @Test("least-recently-used trimming sees the reads still in the log")
+  func trimSeesLoggedReads() throws {
+    let (controller, workspace, clock) = try makeController()
+    for key in ["a", "b", "c"] {
+      try controller.persist(text("12345"), forKey: key)
+      clock.advance(1)
+    }
+    _ = try controller.retrieve(forKey: "a")
+    clock.advance(1)
+    try controller.persist(text("x"), forKey: "d")
+    #expect(try logged(workspace, key: "a").rows == 1)
+    #expect(try controller.trim(.leastRecentlyUsed(toBytes: 6)) == ["b", "c"])
+    #expect(try controller.keys() == ["a", "d"])
+  }
+
+  @Test("a log that outgrows twice the entries is folded in by the write that grew it")
+  func foldedWhenLarge() throws {
+    let workspace = try Workspace(path: ":memory:")
+    workspace.touchLogFloor = 2
+    let (controller, _, _) = try makeController(workspace: workspace)
+    try controller.persist(text("1"), forKey: "a")
+    for round in 1...3 {
+      _ = try controller.retrieve(forKey: "a")
+      try controller.persist(text("1"), forKey: "other-\(round)")
+    }
+    // Four entries allow eight rows: the log keeps its three.
+    #expect(try logged(workspace, key: "a") == (3, 0))
+    workspace.touchLogFloor = 0
+    for round in 4...9 {
+      _ = try controller.retrieve(forKey: "a")
+      try workspace.write("a write") { _ in }
+      _ = round
+    }
+    let (rows, count) = try logged(workspace, key: "a")
+    #expect(rows < 9 && count > 0 && rows + count == 9)
+  }
+}
+
 @Suite("the workspace's migrations, registered by each feature")
 struct MigrationRegistrationTests {
   @Test("every feature's migrations are found, numbered from 1 without a gap, the newest last")
   func numbered() {
     let identifiers = WorkspaceSchema.migrations.map(\.identifier)
-    #expect(identifiers.count == 10)
+    #expect(identifiers.count == 11)
     #expect(identifiers.map(MigrationRegistrations.number) == Array(1...identifiers.count))
     #expect(Set(identifiers).count == identifiers.count)
     #expect(identifiers.first == "v1-stores-and-entries")
-    #expect(WorkspaceSchema.schemaVersion == "v10-empty-state-actions")
+    #expect(WorkspaceSchema.schemaVersion == "v11-entry-touch-log")
   }
 }

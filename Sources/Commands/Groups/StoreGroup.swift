@@ -222,7 +222,8 @@ enum StoreGroup {
     discussion: """
       With one key, prints its value. With several, prints a table in the order given, skipping \
       missing keys; it fails only when every key is missing (the seed returns nil). In TTL mode \
-      an expired entry reads as missing. Each read updates the entry's access time and count.
+      an expired entry reads as missing. Each read updates the entry's access time and count; \
+      storing a key again starts its count over, as it does its creation time.
       """,
     signature: Signature([storeArgument, keysArgument]),
     examples: ["store retrieve bookmarks home", "store retrieve bookmarks home work"],

@@ -7,14 +7,24 @@ extension Workspace {
   ///
   /// Two sets combine by `merge`, the one place where times take their maximum and counts add up.
   struct Touches {
-    /// The last access time and the number of reads of each key, by store.
-    private(set) var byKey: [String: [String: (time: Double, count: Int)]] = [:]
+    /// One key's reads: the value they read (its `created_at`), the last time, and how many.
+    struct Touch {
+      var created: Double
+      var time: Double
+      var count: Int
+
+      /// The same value and time with no reads: where a key's first touch is added.
+      var emptied: Touch { Touch(created: created, time: time, count: 0) }
+    }
+
+    /// The reads of each key, by store.
+    private(set) var byKey: [String: [String: Touch]] = [:]
     /// How many reads in all.
     private(set) var count = 0
 
-    /// Adds one read of `key` in `store` at `time`.
-    mutating func record(store: String, key: String, time: Double) {
-      add(store: store, key: key, time: time, count: 1)
+    /// Adds one read at `time` of `key` in `store`, whose value was stored at `created`.
+    mutating func record(store: String, key: String, created: Double, time: Double) {
+      add(store: store, key: key, touch: Touch(created: created, time: time, count: 1))
     }
 
     /// Adds every read of `other`.
@@ -25,9 +35,7 @@ extension Workspace {
         return
       }
       for (store, keys) in other.byKey {
-        for (key, touch) in keys {
-          add(store: store, key: key, time: touch.time, count: touch.count)
-        }
+        for (key, touch) in keys { add(store: store, key: key, touch: touch) }
       }
     }
 
@@ -38,32 +46,38 @@ extension Workspace {
       return taken
     }
 
-    /// Adds `count` reads of `key` in `store`, the last at `time`: the later time and the sum of
-    /// the counts are kept.
-    private mutating func add(store: String, key: String, time: Double, count: Int) {
+    /// Adds `touch`'s reads of `key` in `store`: of the same value, the later time and the sum
+    /// of the counts are kept; reads of a value stored again since count for the newer one only.
+    private mutating func add(store: String, key: String, touch: Touch) {
       // Changed in place through the subscripts' modify accessors: one hash of each name.
-      Self.combine(&byKey[store, default: [:]][key, default: (time, 0)], time: time, count: count)
-      self.count += count
+      Self.combine(&byKey[store, default: [:]][key, default: touch.emptied], with: touch)
+      self.count += touch.count
     }
 
-    /// Keeps the later time and adds the counts.
-    private static func combine(_ touch: inout (time: Double, count: Int), time: Double, count: Int)
-    {
-      touch = (max(touch.time, time), touch.count + count)
+    private static func combine(_ kept: inout Touch, with touch: Touch) {
+      if touch.created > kept.created {
+        kept = touch
+      } else if touch.created == kept.created {
+        kept = Touch(
+          created: kept.created, time: max(kept.time, touch.time), count: kept.count + touch.count)
+      }
     }
   }
 
   // MARK: - Access times, written behind
 
-  /// Remembers that a read touched `key`; the access time and count are written with the next
-  /// write, every `touchBatch` reads, and when the session ends.
+  /// Remembers that a read touched `key`, whose value was stored at `created`; the access time
+  /// and count are written with the next write, every `touchBatch` reads, and when the session
+  /// ends.
   ///
   /// Like PINDiskCache, which updates access dates asynchronously, a read then costs a SELECT
   /// instead of a write transaction. A crash loses at most the last reads' access times, never
   /// data. A read-only workspace records nothing.
-  func recordTouch(store: String, key: String, time: Double) {
+  func recordTouch(store: String, key: String, created: Double, time: Double) {
     guard !isReadOnly else { return }
-    stateLock.withLock { pendingTouches.record(store: store, key: key, time: time) }
+    stateLock.withLock {
+      pendingTouches.record(store: store, key: key, created: created, time: time)
+    }
   }
 
   /// How many reads are waiting to be written.
@@ -115,10 +129,16 @@ extension Workspace {
     stateLock.withLock { flushingTouches = Touches() }
   }
 
-  /// Writes the pending touches in the open transaction.
+  /// Writes the pending touches in the open transaction, at the end of the `entry_touch` log.
   ///
   /// They are kept aside until the transaction commits (`touchesCommitted`) or rolls back
   /// (`restoreTouches`).
+  ///
+  /// Appending costs a few pages per batch; updating each entry in place cost a page per key
+  /// read, because keys read together lie anywhere in the entries' B-tree: a third of a script
+  /// of 100,000 'store retrieve' lines (Benchmarks/store.sh, P4). The log is folded into the
+  /// entries (`compactTouches`) when access times are needed, and once it holds more rows than
+  /// twice the entries, so that it never grows without bound.
   func flushTouches(_ db: Database) throws {
     let touches = stateLock.withLock {
       let taken = pendingTouches.take()
@@ -126,20 +146,47 @@ extension Workspace {
       return taken
     }
     guard touches.count > 0 else { return }
-    // In key order: the updates then walk the entries' pages in order, instead of jumping from
-    // page to page at the dictionary's whim (and out of SQLite's page cache on a large store).
     for (store, keys) in touches.byKey {
-      for (key, touch) in keys.sorted(by: { $0.key < $1.key }) {
-        let update = try FastStatement(
+      for (key, touch) in keys {
+        let append = try FastStatement(
           db,
-          "UPDATE entry SET accessed_at = max(accessed_at, ?), access_count = access_count + ? WHERE store = ? AND key = ?"
+          "INSERT INTO entry_touch (store, key, created_at, accessed_at, reads) VALUES (?, ?, ?, ?, ?)"
         )
-        update.bind(1, touch.time)
-        update.bind(2, touch.count)
-        try update.bind(3, store)
-        try update.bind(4, key)
-        try update.step()
+        try append.bind(1, store)
+        try append.bind(2, key)
+        append.bind(3, touch.created)
+        append.bind(4, touch.time)
+        append.bind(5, touch.count)
+        try append.step()
       }
     }
+    let size = try FastStatement(
+      db,
+      "SELECT coalesce((SELECT max(rowid) FROM entry_touch), 0), (SELECT coalesce(sum(entry_count), 0) FROM store)"
+    )
+    guard try size.step() else { return }
+    let (logged, entries) = (size.int(0), size.int(1))
+    size.finish()
+    if logged > max(touchLogFloor, 2 * entries) { try compactTouches(db) }
+  }
+
+  /// Folds the `entry_touch` log into the entries, in the open transaction: each entry takes the
+  /// latest access time and the sum of the reads logged for its current value (a read of a value
+  /// since stored again, or of a key since removed, is dropped), and the log is emptied.
+  func compactTouches(_ db: Database) throws {
+    try FastStatement(
+      db,
+      """
+      UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),
+        access_count = entry.access_count + logged.reads
+      FROM (
+        SELECT store, key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
+        FROM entry_touch GROUP BY store, key, created_at
+      ) AS logged
+      WHERE entry.store = logged.store AND entry.key = logged.key
+        AND entry.created_at = logged.created_at
+      """
+    ).step()
+    try FastStatement(db, "DELETE FROM entry_touch").step()
   }
 }

@@ -180,7 +180,7 @@ public final class PersistenceController: @unchecked Sendable {
           VALUES (?, ?, ?, ?, ?, ?, 0, ?)
           ON CONFLICT (store, key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes,
             created_at = excluded.created_at, accessed_at = excluded.accessed_at,
-            age_limit = excluded.age_limit
+            access_count = 0, age_limit = excluded.age_limit
           """)
         guard value.count <= insert.maximumLength else {
           throw Error.objectFailedToPersist(
@@ -377,7 +377,7 @@ public final class PersistenceController: @unchecked Sendable {
       if expiry.isExpired(createdAt: select.double(1), entryAgeLimit: entryAgeLimit) { return nil }
     }
     let value = select.data(0)
-    workspace.recordTouch(store: identifier, key: key, time: time)
+    workspace.recordTouch(store: identifier, key: key, created: select.double(1), time: time)
     return value
   }
 }

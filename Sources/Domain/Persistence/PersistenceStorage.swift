@@ -60,6 +60,20 @@ extension PersistenceController {
           defaults.ageLimit,
         ])
     },
+    // Reads append their access times here; `compactTouches` folds them into the entries.
+    // No index: rows are only appended, and read all at once.
+    Migration(identifier: "v11-entry-touch-log") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE entry_touch (
+            store TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            accessed_at REAL NOT NULL,
+            reads INTEGER NOT NULL
+          )
+          """)
+    },
   ]
 }
 

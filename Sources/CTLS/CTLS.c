@@ -104,8 +104,26 @@ struct archsh_tls {
   SSL *ssl;
 };
 
+/// Waits up to `timeout_ms` for a connecting socket, in slices of 20 ms when `stop` is given,
+/// asking it between them; returns poll's answer, or -1 with errno ECANCELED when stopped.
+static int wait_connected(int fd, int timeout_ms, int (*stop)(void *), void *context) {
+  struct pollfd descriptor = {fd, POLLOUT, 0};
+  int waited = 0;
+  for (;;) {
+    int slice = stop && timeout_ms - waited > 20 ? 20 : timeout_ms - waited;
+    int ready = poll(&descriptor, 1, slice < 0 ? 0 : slice);
+    if (ready != 0 && !(ready < 0 && errno == EINTR)) return ready;
+    if (stop && stop(context)) {
+      errno = ECANCELED;
+      return -1;
+    }
+    if (ready == 0) waited += slice;
+    if (waited >= timeout_ms) return 0;
+  }
+}
+
 static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size,
-                          int *failure_errno) {
+                          int *failure_errno, int (*stop)(void *), void *context) {
   struct addrinfo hints = {0}, *found = NULL;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -123,16 +141,21 @@ static int connect_socket(const char *host, int port, int timeout_ms, char *erro
     if (fd < 0) continue;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     if (connect(fd, address->ai_addr, address->ai_addrlen) == 0 || errno == EINPROGRESS) {
-      struct pollfd descriptor = {fd, POLLOUT, 0};
-      int ready = poll(&descriptor, 1, timeout_ms);
+      int ready = wait_connected(fd, timeout_ms, stop, context);
       int failure = 0;
       socklen_t length = sizeof failure;
+      if (ready < 0 && errno == ECANCELED) {
+        close(fd);
+        fd = -1;
+        last_errno = ECANCELED;
+        break;
+      }
       if (ready == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 &&
           failure == 0) {
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         break;
       }
-      last_errno = ready == 0 ? ETIMEDOUT : failure;
+      last_errno = ready == 0 ? ETIMEDOUT : ready < 0 ? errno : failure;
     } else {
       last_errno = errno;
     }
@@ -212,7 +235,7 @@ archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, 
     archsh_tls_close(tls);
     return NULL;
   }
-  tls->fd = connect_socket(host, port, timeout_ms, error, error_size, NULL);
+  tls->fd = connect_socket(host, port, timeout_ms, error, error_size, NULL, NULL, NULL);
   if (tls->fd < 0) {
     archsh_tls_close(tls);
     return NULL;
@@ -269,9 +292,10 @@ static void release_pipe(pipe_guard *guard) {
 }
 
 archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
-                                 size_t error_size, int *failure_errno) {
+                                 size_t error_size, int *failure_errno, int (*stop)(void *),
+                                 void *context) {
   *failure_errno = 0;
-  int fd = connect_socket(host, port, timeout_ms, error, error_size, failure_errno);
+  int fd = connect_socket(host, port, timeout_ms, error, error_size, failure_errno, stop, context);
   if (fd < 0) return NULL;
   archsh_tls *connection = calloc(1, sizeof *connection);
   if (!connection) {
@@ -288,6 +312,11 @@ int archsh_wait_readable(archsh_tls *tls, int timeout_ms) {
   int ready = poll(&descriptor, 1, timeout_ms);
   if (ready < 0) return errno == EINTR ? 0 : -1;
   return ready;
+}
+
+int archsh_is_quiet(archsh_tls *tls) {
+  struct pollfd descriptor = {tls->fd, POLLIN, 0};
+  return poll(&descriptor, 1, 0) == 0;
 }
 
 int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {

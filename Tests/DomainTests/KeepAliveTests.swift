@@ -122,6 +122,31 @@ struct SocketTransportTests {
     #expect(Date().timeIntervalSince(start) < 2)
   }
 
+  @Test("a connection that is not accepted ends at once when cancelled, and at the deadline")
+  func cancelWhileConnecting() throws {
+    let server = try FullBacklog()
+    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
+    let start = Date()
+    let cancelled = send("GET", url) { Date().timeIntervalSince(start) > 0.1 }
+    #expect(throws: TransportError.cancelled) { try cancelled.get() }
+    #expect(Date().timeIntervalSince(start) < 1)
+    let timed = send("GET", url, seconds: 0.2)
+    #expect(throws: TransportError.timedOut) { try timed.get() }
+    #expect(Date().timeIntervalSince(start) < 2)
+  }
+
+  @Test("a kept connection with bytes nobody asked for is not used again")
+  func noisyConnectionDropped() throws {
+    // Each answer is followed by a byte that belongs to no response.
+    let server = try ClosingServer.start(after: "X")
+    defer { server.stop() }
+    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a"))
+    #expect(try send("GET", url).get().head.status.code == 200)
+    let second = try send("GET", url).get()
+    #expect(second.head.status.code == 200 && !second.reusedConnection)
+    #expect(server.accepted == 2)
+  }
+
   @Test("nothing listening is refused; a name that does not resolve says so")
   func failures() throws {
     let port = try #require((1024...65000).first { LoopbackPort.isFree($0) })
@@ -132,6 +157,80 @@ struct SocketTransportTests {
     #expect(throws: TransportError.unsupportedURL) {
       try send("GET", URL(fileURLWithPath: "/")).get()
     }
+  }
+}
+
+/// A server whose queue of connections is full: a new connection waits, unanswered.
+private final class FullBacklog {
+  let port: Int
+  private var descriptors: [Int32] = []
+
+  init() throws {
+    let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(server, $0, length)
+        listen(server, 0)
+        return getsockname(server, $0, &length)
+      }
+    }
+    port = Int(UInt16(bigEndian: address.sin_port))
+    descriptors.append(server)
+    // The one connection the queue holds.
+    let first = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(first, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    descriptors.append(first)
+  }
+
+  deinit {
+    for descriptor in descriptors { close(descriptor) }
+  }
+}
+
+@Suite("the HTTP/1.1 response reader")
+struct ResponseReaderTests {
+  /// A reader over `text`, handed out 7 bytes at a time.
+  private func reader(_ text: String) -> HTTPResponseReader {
+    var bytes = Array(text.utf8)[...]
+    return HTTPResponseReader { buffer in
+      let count = min(7, bytes.count, buffer.count)
+      for index in 0..<count { buffer[index] = bytes[bytes.startIndex + index] }
+      bytes = bytes.dropFirst(count)
+      return count
+    }
+  }
+
+  @Test("a length no answer could have ends the exchange as dropped, not the process")
+  func impossibleLengths() {
+    for text in [
+      "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nok\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-2\r\nok\r\n",
+    ] {
+      var reader = reader(text)
+      #expect(throws: TransportError.dropped) { try reader.response() }
+    }
+  }
+
+  @Test(
+    "a chunked body's trailer is read, an interim 100 is skipped, and the stream is left drained")
+  func trailerAndInterim() throws {
+    var reader = reader(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "2\r\nok\r\n3\r\n!!!\r\n0\r\nX-Checksum: 1\r\n\r\n")
+    let response = try reader.response()
+    #expect(response.head.status.code == 200)
+    #expect(String(buffer: response.body) == "ok!!!")
+    #expect(reader.isDrained)
   }
 }
 
@@ -156,14 +255,15 @@ private final class ClosingServer: @unchecked Sendable {
     self.counter = counter
   }
 
-  static func start() throws -> ClosingServer {
+  /// A server whose answers are followed by `after`, bytes no request asked for.
+  static func start(after: String = "") throws -> ClosingServer {
     let counter = Counter()
     let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
         counter.increment()
         return channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(Handler())
+          try channel.pipeline.syncOperations.addHandler(Handler(after: after))
         }
       }
       .bind(host: "127.0.0.1", port: 0).wait()
@@ -177,6 +277,9 @@ private final class ClosingServer: @unchecked Sendable {
     typealias OutboundOut = ByteBuffer
     private var received = ""
     private var answered = 0
+    private let after: String
+
+    init(after: String) { self.after = after }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       var buffer = unwrapInboundIn(data)
@@ -190,7 +293,7 @@ private final class ClosingServer: @unchecked Sendable {
         context.close(promise: nil)
         return
       }
-      let answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+      let answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + after
       context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: answer)), promise: nil)
     }
   }

@@ -514,6 +514,28 @@ struct AccessLogTests {
     #expect(try controller.keys() == ["a", "d"])
   }
 
+  @Test("listing the entries while another process writes neither waits nor misses logged reads")
+  func listingWhileLocked() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "archsh-log-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("ws.sqlite").path
+    let (controller, workspace, _) = try makeController(workspace: try Workspace(path: path))
+    try controller.persist(text("1"), forKey: "a")
+    for _ in 0..<2 { _ = try controller.retrieve(forKey: "a") }
+    try controller.persist(text("2"), forKey: "b")
+    let other = try Workspace(path: path)
+    try other.beginAtomic()
+    let start = Date()
+    #expect(try state(controller) == ["a:1:2", "b:1:0"])
+    #expect(Date().timeIntervalSince(start) < 1)
+    #expect(try logged(workspace, key: "a") == (1, 0))
+    try other.endAtomic(commit: true)
+    #expect(try state(controller) == ["a:1:2", "b:1:0"])
+    #expect(try logged(workspace, key: "a") == (0, 2))
+  }
+
   @Test("a log that outgrows twice the entries is folded in by the write that grew it")
   func foldedWhenLarge() throws {
     let workspace = try Workspace(path: ":memory:")

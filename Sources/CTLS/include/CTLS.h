@@ -17,16 +17,22 @@ int archsh_tls_load(char *error, size_t error_size);
 archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
                                char *error, size_t error_size);
 
-/// Connects to host:port within `timeout_ms` without TLS: plain HTTP over the same calls. Returns
-/// NULL with the reason in `error` and the connect(2) errno in `failure_errno` (0 when the name
-/// did not resolve).
+/// Connects to host:port within `timeout_ms` without TLS: plain HTTP over the same calls. While
+/// it waits, `stop(context)` is asked every 20 ms; when it answers nonzero the attempt ends with
+/// ECANCELED. Returns NULL with the reason in `error` and the connect(2) errno in
+/// `failure_errno` (0 when the name did not resolve).
 archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
-                                 size_t error_size, int *failure_errno);
+                                 size_t error_size, int *failure_errno, int (*stop)(void *),
+                                 void *context);
 
 /// Waits up to `timeout_ms` for a plain connection to have bytes to read (or to be closed): 1 when
 /// it has, 0 when the time ran out or a signal came, -1 on failure. A TLS connection answers 1:
 /// its reads block until their record is whole.
 int archsh_wait_readable(archsh_tls *tls, int timeout_ms);
+
+/// Whether a kept plain connection has nothing to read: 0 when the server closed it or sent bytes
+/// no request asked for, and it must not carry the next request.
+int archsh_is_quiet(archsh_tls *tls);
 
 /// Writes all of `buffer`; 0 on success, -1 on failure.
 int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count);

@@ -149,7 +149,8 @@ enum NetGroup {
     // writing with sorted keys, was half of what a 'net get' line cost (perf).
     let envelope = try? StrictJSON.parse(body)
     let serializer = invocation.session.factory.json.serializer(pretty: false)
-    // On one line, members sorted by name, numbers as the server wrote them.
+    // On one line, members sorted by the code points of their names (JSONSerialization sorted
+    // them case-insensitively, with numbers by value), numbers as the server wrote them.
     func compact(_ value: JSONValue) -> String { serializer.string(value.sortingMembers()) }
     if case .string(let code)? = envelope?["code"] { fields.append(Field("code", .string(code))) }
     if let info = envelope?["info"] { fields.append(Field("info", .string(compact(info)))) }

@@ -204,6 +204,7 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
         idle[server] = list.isEmpty ? nil : list
         count -= 1
         if isOpen(entry.connection) { return entry.connection }
+        close(entry.connection)
       }
       return nil
     }
@@ -248,9 +249,10 @@ enum ConnectionPools {
     isOpen: { $0.channel.isActive }, close: { $0.channel.close(promise: nil) })
   /// HTTPS's blocking connections; one the server closed is found out when it is next used.
   static let tls = ConnectionPool<SocketConnection>(isOpen: { _ in true }, close: { $0.close() })
-  /// Plain HTTP's blocking connections, which NetworkController uses on its caller's thread.
+  /// Plain HTTP's blocking connections, which NetworkController uses on its caller's thread; one
+  /// with anything to read (the server closed it, or sent more than was asked) is let go.
   static let socket = ConnectionPool<SocketConnection>(
-    isOpen: { _ in true }, close: { $0.close() })
+    isOpen: { $0.isQuiet }, close: { $0.close() })
 }
 
 /// One request in flight: its result, and a way to cancel it.

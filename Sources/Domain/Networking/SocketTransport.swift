@@ -10,8 +10,9 @@ import NIOHTTP1
 /// CPUs cost more than the HTTP itself (`finish_task_switch` was 27% of a 'net get' script's
 /// time, perf). Here the thread that waits does the reading: a blocking socket of its own, the
 /// same HTTP/1.1 reader that HTTPS uses, and its own pool of kept connections. It waits for bytes
-/// in slices of 20 ms and asks `isCancelled` between them, so Ctrl-C and the timeout still end a
-/// request at once. APISessionManager, whose requests run side by side, keeps HTTPTransport.
+/// in slices of 20 ms, while it connects and while it reads, and asks `isCancelled` between them, so
+/// Ctrl-C and the timeout end a request within 20 ms (a host name is resolved in one call, which
+/// the timeout does not cut short). APISessionManager, whose requests run side by side, keeps HTTPTransport.
 ///
 /// Keep-alive follows HTTPTransport's rules: a connection both sides allow to keep goes back to
 /// `ConnectionPools.socket`; a kept one that the server closed before it answered is replaced
@@ -39,7 +40,7 @@ enum SocketTransport {
         connection = kept
         pooled = nil
       } else {
-        switch connect(host: host, port: port, deadline: deadline) {
+        switch connect(host: host, port: port, deadline: deadline, isCancelled: isCancelled) {
         case .success(let made): connection = made
         case .failure(let error): return .failure(error)
         }
@@ -92,20 +93,26 @@ enum SocketTransport {
     }
   }
 
-  /// A new connection to `host:port`, made before `deadline`.
-  private static func connect(host: String, port: Int, deadline: UInt64) -> Result<
-    SocketConnection, Error
-  > {
+  /// A new connection to `host:port`, made before `deadline` unless `isCancelled` says to stop.
+  private static func connect(
+    host: String, port: Int, deadline: UInt64, isCancelled: @escaping @Sendable () -> Bool
+  ) -> Result<SocketConnection, Error> {
     let now = DispatchTime.now().uptimeNanoseconds
     guard now < deadline else { return .failure(TransportError.timedOut) }
     let milliseconds = Int32(clamping: max(1, (deadline - now) / 1_000_000))
     var error = [CChar](repeating: 0, count: 512)
     var failure: Int32 = 0
-    guard
-      let made = archsh_plain_connect(
-        host, Int32(port), milliseconds, &error, error.count, &failure)
-    else {
+    let question = Unmanaged.passRetained(CancelQuestion(isCancelled))
+    defer { question.release() }
+    let made = archsh_plain_connect(
+      host, Int32(port), milliseconds, &error, error.count, &failure,
+      { context in
+        guard let context else { return 0 }
+        return Unmanaged<CancelQuestion>.fromOpaque(context).takeUnretainedValue().ask() ? 1 : 0
+      }, question.toOpaque())
+    guard let made else {
       switch failure {
+      case ECANCELED: return .failure(TransportError.cancelled)
       case ECONNREFUSED: return .failure(TransportError.refused)
       case ETIMEDOUT: return .failure(TransportError.timedOut)
       default:
@@ -115,6 +122,12 @@ enum SocketTransport {
       }
     }
     return .success(SocketConnection(made))
+  }
+
+  /// `isCancelled`, in a box that C can hold while the connection is made.
+  private final class CancelQuestion: @unchecked Sendable {
+    let ask: @Sendable () -> Bool
+    init(_ ask: @escaping @Sendable () -> Bool) { self.ask = ask }
   }
 
   /// Why a read stopped waiting: set by the read, looked at after the response.

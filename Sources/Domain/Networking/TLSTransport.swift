@@ -130,6 +130,13 @@ final class SocketConnection: @unchecked Sendable {
     return archsh_wait_readable(connection, milliseconds)
   }
 
+  /// Whether a kept plain connection has nothing waiting to be read: one the server closed, or
+  /// one with bytes no request asked for, must not carry the next request.
+  var isQuiet: Bool {
+    guard let connection = lock.withLock({ self.connection }) else { return false }
+    return archsh_is_quiet(connection) != 0
+  }
+
   /// Makes a blocked read return: the exchange was cancelled or timed out.
   func abort() { lock.withLock { connection.map { archsh_tls_abort($0) } } }
 
@@ -185,34 +192,33 @@ struct HTTPResponseReader {
 
   /// Reads one response; `bodiless` for the answer to a HEAD request.
   mutating func response(bodiless: Bool = false) throws -> TransportResponse {
-    let status = try line()
-    let parts = status.split(separator: " ", maxSplits: 2)
-    guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
-      throw TransportError.dropped
-    }
-    var headers = HTTPHeaders()
-    while true {
-      let header = try line()
-      if header.isEmpty { break }
-      guard let colon = header.firstIndex(of: ":") else { continue }
-      headers.add(
-        name: String(header[..<colon]),
-        value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-    }
+    var (parts, headers) = try head()
+    // An interim answer (100 Continue, 103 Early Hints) comes before the real one: skipped.
+    while let code = Int(parts[1]), code / 100 == 1, code != 101 { (parts, headers) = try head() }
+    guard let code = Int(parts[1]) else { throw TransportError.dropped }
     var body: [UInt8] = []
     if bodiless || code / 100 == 1 || code == 204 || code == 304 {
       // No body, whatever Content-Length says (RFC 9112, 6.3).
     } else if headers["Transfer-Encoding"].contains(where: { $0.lowercased().contains("chunked") })
     {
       while true {
-        let size = try line().split(separator: ";").first.flatMap { Int($0, radix: 16) } ?? -1
-        guard size >= 0 else { throw TransportError.dropped }
+        let field = try line().split(separator: ";").first ?? ""
+        let size = Int(field.trimmingCharacters(in: .whitespaces), radix: 16) ?? -1
+        // A size that is not a count of bytes, or one no answer could have, ends the exchange
+        // instead of the process.
+        guard (0...Self.largestBody).contains(size) else { throw TransportError.dropped }
         if size == 0 { break }
         while buffer.count < size + 2 { guard try fill() else { throw TransportError.dropped } }
         body += buffer[0..<size]
         buffer.removeFirst(size + 2)
       }
-    } else if let length = headers["Content-Length"].first.flatMap({ Int($0) }) {
+      // The trailer: header lines up to an empty one, so that the connection is left at the
+      // start of the next response.
+      while try !line().isEmpty {}
+    } else if let text = headers["Content-Length"].first {
+      guard let length = Int(text), (0...Self.largestBody).contains(length) else {
+        throw TransportError.dropped
+      }
       while buffer.count < length { guard try fill() else { throw TransportError.dropped } }
       body = Array(buffer[0..<length])
       buffer.removeFirst(length)
@@ -226,5 +232,27 @@ struct HTTPResponseReader {
       head: HTTPResponseHead(
         version: version, status: HTTPResponseStatus(statusCode: code), headers: headers),
       body: ByteBuffer(bytes: body))
+  }
+
+  /// The largest body read: 1 GiB.
+  static let largestBody = 1 << 30
+
+  /// A status line, split into its version, code and reason, and the header lines after it.
+  private mutating func head() throws -> (parts: [Substring], headers: HTTPHeaders) {
+    let status = try line()
+    let parts = status.split(separator: " ", maxSplits: 2)
+    guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), Int(parts[1]) != nil else {
+      throw TransportError.dropped
+    }
+    var headers = HTTPHeaders()
+    while true {
+      let header = try line()
+      if header.isEmpty { break }
+      guard let colon = header.firstIndex(of: ":") else { continue }
+      headers.add(
+        name: String(header[..<colon]),
+        value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    return (parts, headers)
   }
 }

@@ -50,17 +50,22 @@ extension Workspace {
     /// of the counts are kept; reads of a value stored again since count for the newer one only.
     private mutating func add(store: String, key: String, touch: Touch) {
       // Changed in place through the subscripts' modify accessors: one hash of each name.
-      Self.combine(&byKey[store, default: [:]][key, default: touch.emptied], with: touch)
-      self.count += touch.count
+      if Self.combine(&byKey[store, default: [:]][key, default: touch.emptied], with: touch) {
+        self.count += touch.count
+      }
     }
 
-    private static func combine(_ kept: inout Touch, with touch: Touch) {
+    /// Adds `touch` to `kept`; false when it was dropped, being a read of an older value.
+    private static func combine(_ kept: inout Touch, with touch: Touch) -> Bool {
       if touch.created > kept.created {
         kept = touch
       } else if touch.created == kept.created {
         kept = Touch(
           created: kept.created, time: max(kept.time, touch.time), count: kept.count + touch.count)
+      } else {
+        return false
       }
+      return true
     }
   }
 
@@ -99,6 +104,35 @@ extension Workspace {
       sqlite3_busy_timeout(connection, 0)
       defer { sqlite3_busy_timeout(connection, 5000) }
       try writeTouchesAlone(db)
+    }
+  }
+
+  /// Writes the pending touches and folds the log into the entries, unless another process holds
+  /// the write lock.
+  ///
+  /// A listing never waits or fails for them. Inside an atomic run, which holds the lock, they go
+  /// into its transaction.
+  func foldTouchesIfFree() {
+    guard !isReadOnly else { return }
+    if stateLock.withLock({ atomicDepth }) > 0 {
+      _ = try? write("recording access times") { db in try Self.compactTouches(db) }
+      return
+    }
+    _ = try? queue.inDatabase { db in
+      guard !db.isInsideTransaction, let connection = db.sqliteConnection else { return }
+      sqlite3_busy_timeout(connection, 0)
+      defer { sqlite3_busy_timeout(connection, 5000) }
+      try FastStatement(db, "BEGIN IMMEDIATE").step()
+      do {
+        try flushTouches(db)
+        try Self.compactTouches(db)
+        try FastStatement(db, "COMMIT").step()
+        touchesCommitted()
+      } catch {
+        if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
+        restoreTouches()
+        throw error
+      }
     }
   }
 
@@ -167,13 +201,13 @@ extension Workspace {
     guard try size.step() else { return }
     let (logged, entries) = (size.int(0), size.int(1))
     size.finish()
-    if logged > max(touchLogFloor, 2 * entries) { try compactTouches(db) }
+    if logged > max(touchLogFloor, 2 * entries) { try Self.compactTouches(db) }
   }
 
   /// Folds the `entry_touch` log into the entries, in the open transaction: each entry takes the
   /// latest access time and the sum of the reads logged for its current value (a read of a value
   /// since stored again, or of a key since removed, is dropped), and the log is emptied.
-  func compactTouches(_ db: Database) throws {
+  static func compactTouches(_ db: Database) throws {
     try FastStatement(
       db,
       """

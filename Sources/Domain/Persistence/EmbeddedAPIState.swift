@@ -68,6 +68,8 @@ extension EmbeddedAPIState {
         WHERE key GLOB 'http://127.0.0.1:[0-9]*/*' AND substr(key, 1, ?) <> ?
         ORDER BY created_at
         """, arguments: [origin.utf8.count, origin])
+    // Reads logged under the old keys are folded in first, or they would be lost with them.
+    if !rows.isEmpty { try Workspace.compactTouches(db) }
     for row in rows {
       let store: String = row["store"]
       let key: String = row["key"]

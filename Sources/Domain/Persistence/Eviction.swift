@@ -46,7 +46,7 @@ extension PersistenceController {
   /// Trims by least recent access to `limit` bytes; a limit of 0 means none, as in PINCache.
   func trimLeastRecentlyUsed(_ db: Database, toBytes limit: Int) throws -> [String] {
     guard limit > 0 else { return [] }
-    try workspace.compactTouches(db)
+    try Workspace.compactTouches(db)
     return try trimOrdered(db, toBytes: limit, order: "accessed_at, key")
   }
 
@@ -69,7 +69,7 @@ extension PersistenceController {
   /// returns each one removed with its byte count.
   func trimLeastRecentlyUsedEntries(_ db: Database, toBytes limit: Int) throws -> [RemovedEntry] {
     guard limit > 0 else { return [] }
-    try workspace.compactTouches(db)
+    try Workspace.compactTouches(db)
     return try trimOrderedEntries(db, toBytes: limit, order: "accessed_at, key")
   }
 

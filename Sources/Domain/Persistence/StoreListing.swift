@@ -58,18 +58,24 @@ extension PersistenceController {
   /// Every entry's metadata, in key order, with the latest access times (expired ones left out
   /// in TTL mode).
   public func entries() throws -> [EntryInfo] {
-    // The reads logged so far are folded in first (a read-only workspace records none).
-    if !workspace.isReadOnly {
-      try workspace.write("recording access times") { db in try workspace.compactTouches(db) }
-    }
+    // This session's reads and the log are folded in when the write lock is free; what stays in
+    // the log (another process writes, or the workspace is read-only) is added in by the query.
+    workspace.foldTouchesIfFree()
     return try traced("entries", [], sql: "SELECT entry") { db, limits in
       let live = liveFilter(limits)
       return try Row.fetchAll(
         db,
         sql: """
-          SELECT key, bytes, created_at, accessed_at, access_count, age_limit FROM entry
-          WHERE store = ? AND \(live.condition) ORDER BY key
-          """, arguments: [identifier] + live.arguments
+          SELECT e.key, e.bytes, e.created_at,
+            max(e.accessed_at, coalesce(logged.accessed_at, e.accessed_at)) AS accessed_at,
+            e.access_count + coalesce(logged.reads, 0) AS access_count, e.age_limit
+          FROM (SELECT * FROM entry WHERE store = ? AND \(live.condition)) AS e
+          LEFT JOIN (
+            SELECT key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
+            FROM entry_touch WHERE store = ? GROUP BY key, created_at
+          ) AS logged ON logged.key = e.key AND logged.created_at = e.created_at
+          ORDER BY e.key
+          """, arguments: [identifier] + live.arguments + [identifier]
       ).map { row in
         EntryInfo(
           key: row["key"], bytes: row["bytes"],

@@ -73,7 +73,7 @@ public final class Workspace: @unchecked Sendable {
   let queue: DatabaseQueue
   /// Guards the write-behind state and the atomic flag, which async forms reach from other threads.
   let stateLock = NSLock()
-  private var atomicDepth = 0
+  var atomicDepth = 0
   /// Access times and counts of reads not yet written (see `recordTouch`).
   var pendingTouches = Touches()
   /// The touches taken by the last `flushTouches`, kept until its transaction commits.

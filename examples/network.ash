@@ -17,8 +17,8 @@ expect contains "Content-Type"
 net fault GET /products/3 --drop
 net get /products/3
 expect fails
-# `net get` shows whatever arrived: a body that is not JSON has a status and bytes, and no
-# envelope to decode.
+# `net get` shows whatever arrived: a body that is not JSON has a status and bytes, no envelope
+# to decode, and the place where its JSON breaks.
 net fault GET /products/3 --malformed
 net get /products/3
 # A controller that decodes it (ProductUpdater's NetworkController, with the JSON deserializer)

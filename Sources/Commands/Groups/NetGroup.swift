@@ -123,12 +123,15 @@ enum NetGroup {
   static let get = Command(
     "get", summary: "GET a path and show the status, bytes, time and decoded envelope",
     discussion:
-      "With --full, also the response headers and the raw body. An error status fails the command with the API's code and message.",
+      "With --full, also the response headers and the raw body. A body that is not JSON shows where it breaks (json_error). An error status fails the command with the API's code and message.",
     signature: Signature([requestPathArgument, fullFlag]),
     examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"],
     result: .oneOf([
-      .record(["request", "status", "bytes", "time", "code", "data"]),
-      .record(["request", "status", "bytes", "time", "code", "info", "data", "headers", "body"]),
+      .record(["request", "status", "bytes", "time", "code", "info", "data", "json_error"]),
+      .record([
+        "request", "status", "bytes", "time", "code", "info", "data", "json_error", "headers",
+        "body",
+      ]),
     ])
   ) { invocation in
     let path = try invocation[requestPathArgument]
@@ -147,7 +150,15 @@ enum NetGroup {
     }
     // archsh's own JSON reader and writer: Foundation's JSONSerialization, parsing and then
     // writing with sorted keys, was half of what a 'net get' line cost (perf).
-    let envelope = try? StrictJSON.parse(body)
+    let envelope: JSONValue?
+    var jsonError: String?
+    do {
+      envelope = try StrictJSON.parse(body)
+    } catch {
+      envelope = nil
+      // Where a body that is not JSON breaks; an empty body is only empty.
+      if !body.isEmpty { jsonError = String(describing: error) }
+    }
     let serializer = invocation.session.factory.json.serializer(pretty: false)
     // On one line, members sorted by the code points of their names (JSONSerialization sorted
     // them case-insensitively, with numbers by value), numbers as the server wrote them.
@@ -155,6 +166,7 @@ enum NetGroup {
     if case .string(let code)? = envelope?["code"] { fields.append(Field("code", .string(code))) }
     if let info = envelope?["info"] { fields.append(Field("info", .string(compact(info)))) }
     if let data = envelope?["data"] { fields.append(Field("data", .string(compact(data)))) }
+    if let jsonError { fields.append(Field("json_error", .string(jsonError))) }
     if invocation[fullFlag] {
       let headers = (response.response?.headers ?? []).map { "\($0.name): \($0.value)" }
         .sorted()

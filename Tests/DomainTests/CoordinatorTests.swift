@@ -505,7 +505,10 @@ struct AppSnapshotJSONTests {
         flow: "main", selectedTab: .discover, alert: "Alert(network)",
         stacks: [
           "tabbar": ["TabBar"], "discover": ["Discover", "MediaItem(5)"], "profile": [],
-          "odd": ["a \"quoted\" \\ back/slash", "tab\there\nnew\u{01}line é 🎬"],
+          "odd": [
+            "a \"quoted\" \\ back/slash", "tab\there\nnew\u{01}line é 🎬",
+            "back\u{08}space form\u{0C}feed",
+          ],
         ]),
     ]
     for snapshot in snapshots {

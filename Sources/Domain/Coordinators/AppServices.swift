@@ -176,23 +176,9 @@ extension AppSnapshot {
   /// A JSON string, escaped as JSONEncoder escapes it (`withoutEscapingSlashes`, as JSONFactory's
   /// encoder is made).
   static func quoted(_ value: String) -> String {
-    var text = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case "\u{08}": text += "\\b"
-      case "\u{0C}": text += "\\f"
-      case let control where control.value < 0x20:
-        let hex = String(control.value, radix: 16)
-        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: text.unicodeScalars.append(scalar)
-      }
-    }
-    return text + "\""
+    var text = ""
+    JSONSerializer.quote(value, into: &text)
+    return text
   }
 }
 

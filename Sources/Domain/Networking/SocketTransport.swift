@@ -27,70 +27,34 @@ enum SocketTransport {
       let (host, port, _, head) = HTTPTransport.request(
         method: method, url: url, headers: headers, body: body)
     else { return .failure(TransportError.unsupportedURL) }
-    let server = "\(host):\(port)"
-    let payload = HTTPTransport.bytes(of: head, body: body)
-    let keepsConnection = head.isKeepAlive
-    let retryable =
-      HTTPTransport.idempotentMethods.contains(method.uppercased()) && keepsConnection
-    var pooled = ConnectionPools.socket.take(server)
-    while true {
-      let reused = pooled != nil
-      let connection: SocketConnection
-      if let kept = pooled {
-        connection = kept
-        pooled = nil
-      } else {
-        switch connect(host: host, port: port, deadline: deadline, isCancelled: isCancelled) {
-        case .success(let made): connection = made
-        case .failure(let error): return .failure(error)
-        }
-      }
-      let stop = StopReason()
-      var reader = HTTPResponseReader { buffer in
-        // Waits in slices, asking between them whether to stop.
-        while true {
-          if isCancelled() {
-            stop.reason = .cancelled
-            return -1
-          }
-          let now = DispatchTime.now().uptimeNanoseconds
-          guard now < deadline else {
-            stop.reason = .timedOut
-            return -1
-          }
-          let slice = Int32(min(20, max(1, (deadline - now) / 1_000_000)))
-          switch connection.waitReadable(milliseconds: slice) {
-          case 0: continue
-          case 1: return connection.read(buffer)
-          default: return -1
+    let stop = StopReason()
+    return SocketConnection.exchange(
+      HTTPTransport.bytes(of: head, body: body), head: head, server: "\(host):\(port)",
+      pool: ConnectionPools.socket,
+      connect: { connect(host: host, port: port, deadline: deadline, isCancelled: isCancelled) },
+      reading: { connection in
+        { buffer in
+          // Waits in slices, asking between them whether to stop.
+          while true {
+            if isCancelled() {
+              stop.reason = .cancelled
+              return -1
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else {
+              stop.reason = .timedOut
+              return -1
+            }
+            let slice = Int32(min(20, max(1, (deadline - now) / 1_000_000)))
+            switch connection.waitReadable(milliseconds: slice) {
+            case 0: continue
+            case 1: return connection.read(buffer)
+            default: return -1
+            }
           }
         }
-      }
-      let result: Result<TransportResponse, Error>
-      if connection.write(payload) {
-        result = Result { try reader.response(bodiless: head.method == .HEAD) }
-      } else {
-        result = .failure(TransportError.dropped)
-      }
-      if let reason = stop.reason {
-        connection.close()
-        return .failure(reason)
-      }
-      switch result {
-      case .failure(TransportError.dropped) where reused && retryable && !reader.receivedAny:
-        // The server closed the kept connection before it answered: once more, on a new one.
-        connection.close()
-        continue
-      case .success(var response):
-        response.reusedConnection = reused
-        let keep = keepsConnection && response.head.isKeepAlive && reader.isDrained
-        if !keep || !ConnectionPools.socket.put(connection, server: server) { connection.close() }
-        return .success(response)
-      case .failure(let error):
-        connection.close()
-        return .failure(error)
-      }
-    }
+      },
+      stopped: { stop.reason })
   }
 
   /// A new connection to `host:port`, made before `deadline` unless `isCancelled` says to stop.
@@ -116,8 +80,7 @@ enum SocketTransport {
       case ECONNREFUSED: return .failure(TransportError.refused)
       case ETIMEDOUT: return .failure(TransportError.timedOut)
       default:
-        let message = String(
-          decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let message = String(cMessage: error)
         return .failure(SocketError(description: message))
       }
     }

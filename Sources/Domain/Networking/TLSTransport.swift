@@ -39,62 +39,35 @@ enum TLSTransport {
     exchange: HTTPExchange, host: String, port: Int, head: HTTPRequestHead, body: Data?,
     timeout: TimeAmount
   ) {
-    let bytes = HTTPTransport.bytes(of: head, body: body)
+    let payload = HTTPTransport.bytes(of: head, body: body)
     let caFile = TLSTrust.shared.caFile
     let milliseconds = Int32(clamping: max(1, timeout.nanoseconds / 1_000_000))
-    let payload = bytes
-    let server = "\(host):\(port) \(caFile ?? "")"
-    let keepsConnection = head.isKeepAlive
-    let retryable =
-      HTTPTransport.idempotentMethods.contains(head.method.rawValue.uppercased())
-      && keepsConnection
-    let bodiless = head.method == .HEAD
     DispatchQueue.global().async {
-      var pooled = ConnectionPools.tls.take(server)
-      while true {
-        let reused = pooled != nil
-        let tls: SocketConnection
-        if let kept = pooled {
-          tls = kept
-          pooled = nil
-        } else {
+      let result = SocketConnection.exchange(
+        payload, head: head, server: "\(host):\(port) \(caFile ?? "")", pool: ConnectionPools.tls,
+        connect: {
           var error = [CChar](repeating: 0, count: 512)
           guard
             let connection = archsh_tls_connect(
               host, Int32(port), caFile, milliseconds, &error, error.count)
           else {
-            let message = String(
-              decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            exchange.finish(.failure(TLSError.failed(message)))
-            return
+            return .failure(TLSError.failed(String(cMessage: error)))
           }
-          tls = SocketConnection(connection)
-        }
-        exchange.setAbort { tls.abort() }
-        var reader = HTTPResponseReader(read: tls.read)
-        let result: Result<TransportResponse, Error>
-        if tls.write(payload) {
-          result = Result { try reader.response(bodiless: bodiless) }
-        } else {
-          result = .failure(TransportError.dropped)
-        }
-        switch result {
-        case .failure(TransportError.dropped) where reused && retryable && !reader.receivedAny:
-          // The server closed the kept connection before it answered: once more, on a new one.
-          tls.close()
-          continue
-        case .success(var response):
-          response.reusedConnection = reused
-          let keep = keepsConnection && response.head.isKeepAlive && reader.isDrained
-          if !keep || !ConnectionPools.tls.put(tls, server: server) { tls.close() }
-          exchange.finish(.success(response))
-        case .failure(let error):
-          tls.close()
-          exchange.finish(.failure(error))
-        }
-        return
-      }
+          return .success(SocketConnection(connection))
+        },
+        reading: { tls in
+          exchange.setAbort { tls.abort() }
+          return tls.read
+        })
+      exchange.finish(result)
     }
+  }
+}
+
+extension String {
+  /// The text a C function wrote into `buffer`, up to its NUL.
+  init(cMessage buffer: [CChar]) {
+    self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }
 
@@ -103,6 +76,66 @@ enum TLSTransport {
 struct TLSError: Error, Equatable, CustomStringConvertible {
   let description: String
   static func failed(_ message: String) -> TLSError { TLSError(description: message) }
+}
+
+extension SocketConnection {
+  /// One request over a kept connection to `server` from `pool`, or a new one from `connect`:
+  /// sends `payload`, reads the response with the reader `reading` makes for the connection, and
+  /// gives the connection back to `pool` when both sides allow it.
+  ///
+  /// A kept connection that the server closed before it answered is replaced once by a new one,
+  /// for a request that is safe to repeat. When `stopped` names a reason after the read (Ctrl-C,
+  /// the deadline), that is the result, and the connection is closed.
+  static func exchange(
+    _ payload: [UInt8], head: HTTPRequestHead, server: String,
+    pool: ConnectionPool<SocketConnection>, connect: () -> Result<SocketConnection, Error>,
+    reading: (SocketConnection) -> (UnsafeMutableRawBufferPointer) -> Int,
+    stopped: () -> Error? = { nil }
+  ) -> Result<TransportResponse, Error> {
+    let keepsConnection = head.isKeepAlive
+    let retryable =
+      HTTPTransport.idempotentMethods.contains(head.method.rawValue.uppercased())
+      && keepsConnection
+    var pooled = pool.take(server)
+    while true {
+      let reused = pooled != nil
+      let connection: SocketConnection
+      if let kept = pooled {
+        connection = kept
+        pooled = nil
+      } else {
+        switch connect() {
+        case .success(let made): connection = made
+        case .failure(let error): return .failure(error)
+        }
+      }
+      var reader = HTTPResponseReader(read: reading(connection))
+      let result: Result<TransportResponse, Error>
+      if connection.write(payload) {
+        result = Result { try reader.response(bodiless: head.method == .HEAD) }
+      } else {
+        result = .failure(TransportError.dropped)
+      }
+      if let reason = stopped() {
+        connection.close()
+        return .failure(reason)
+      }
+      switch result {
+      case .failure(TransportError.dropped) where reused && retryable && !reader.receivedAny:
+        // The server closed the kept connection before it answered: once more, on a new one.
+        connection.close()
+        continue
+      case .success(var response):
+        response.reusedConnection = reused
+        let keep = keepsConnection && response.head.isKeepAlive && reader.isDrained
+        if !keep || !pool.put(connection, server: server) { connection.close() }
+        return .success(response)
+      case .failure(let error):
+        connection.close()
+        return .failure(error)
+      }
+    }
+  }
 }
 
 /// One connection, over TLS or plain, closed once.

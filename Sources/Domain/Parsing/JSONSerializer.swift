@@ -85,7 +85,7 @@ public struct JSONSerializer: Sendable {
   }
 
   /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
-  /// escaped, everything else as it is.
+  /// escaped as JSONEncoder escapes them (with `withoutEscapingSlashes`), everything else as it is.
   public static func quote(_ string: String, into text: inout String) {
     text += "\""
     for scalar in string.unicodeScalars {
@@ -95,6 +95,8 @@ public struct JSONSerializer: Sendable {
       case "\n": text += "\\n"
       case "\r": text += "\\r"
       case "\t": text += "\\t"
+      case "\u{08}": text += "\\b"
+      case "\u{0C}": text += "\\f"
       case let control where control.value < 0x20:
         text += String(format: "\\u%04x", control.value)
       default: text.unicodeScalars.append(scalar)

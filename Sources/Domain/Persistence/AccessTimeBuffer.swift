@@ -95,15 +95,15 @@ extension Workspace {
   }
 
   /// Writes the remembered access times if no other process holds the write lock: a read never
-  /// waits or fails for them.
+  /// waits or fails for them; `compacting` also folds the log into the entries.
   ///
   /// What cannot be written now stays for the next attempt.
-  func flushTouchesIfFree() {
+  func flushTouchesIfFree(compacting: Bool = false) {
     _ = try? queue.inDatabase { db in
       guard !db.isInsideTransaction, let connection = db.sqliteConnection else { return }
       sqlite3_busy_timeout(connection, 0)
       defer { sqlite3_busy_timeout(connection, 5000) }
-      try writeTouchesAlone(db)
+      try writeTouchesAlone(db, compacting: compacting)
     }
   }
 
@@ -118,29 +118,16 @@ extension Workspace {
       _ = try? write("recording access times") { db in try Self.compactTouches(db) }
       return
     }
-    _ = try? queue.inDatabase { db in
-      guard !db.isInsideTransaction, let connection = db.sqliteConnection else { return }
-      sqlite3_busy_timeout(connection, 0)
-      defer { sqlite3_busy_timeout(connection, 5000) }
-      try FastStatement(db, "BEGIN IMMEDIATE").step()
-      do {
-        try flushTouches(db)
-        try Self.compactTouches(db)
-        try FastStatement(db, "COMMIT").step()
-        touchesCommitted()
-      } catch {
-        if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
-        restoreTouches()
-        throw error
-      }
-    }
+    flushTouchesIfFree(compacting: true)
   }
 
-  /// Writes the pending touches in a transaction of their own; if it fails, they are kept.
-  func writeTouchesAlone(_ db: Database) throws {
+  /// Writes the pending touches in a transaction of their own, and with `compacting` folds the
+  /// log into the entries; if it fails, the touches are kept.
+  func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
     try FastStatement(db, "BEGIN IMMEDIATE").step()
     do {
       try flushTouches(db)
+      if compacting { try Self.compactTouches(db) }
       try FastStatement(db, "COMMIT").step()
       touchesCommitted()
     } catch {

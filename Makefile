@@ -1,17 +1,24 @@
 # archsh: `make run` starts the shell, `make test` runs every test. Both install what they need.
 SHELL := /bin/bash
 PACKAGES := libedit2 libsqlite3-dev libstdc++-12-dev pkg-config python3 sqlite3 bc openssl
-RELEASE_FLAGS := -c release --static-swift-stdlib
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 ARCHSH_RELEASE := .build/release/archsh
 
-.PHONY: run test lint format deps build release bench stress fuzz docs clean
+.PHONY: run test lint format deps build release order bench stress fuzz docs clean
 
 # Installs the Debian packages that are missing (apt-get update only when something is), as root
 # or through sudo.
 deps:
 	@scripts/apt-install $(PACKAGES)
 
+# Function sections let the link lay out the functions a session runs first (Linker/order.txt).
 release: deps
+	swift build $(RELEASE_FLAGS) --product archsh
+
+# Regenerates Linker/order.txt from what a session and the walkthroughs run, under Valgrind, then
+# links again with it (scripts/order-file says why).
+order: release
+	scripts/order-file $(ARCHSH_RELEASE)
 	swift build $(RELEASE_FLAGS) --product archsh
 
 run: release

@@ -231,6 +231,22 @@ struct PersistenceTests {
     #expect(throws: PersistenceController.Error.unknownStore("bookmark", suggestion: "bookmarks")) {
       try controller.persist(text("v"), forKey: "k")
     }
+    // A read of one key asks for the store and the entry in one statement: still unknownStore.
+    #expect(throws: PersistenceController.Error.unknownStore("bookmark", suggestion: "bookmarks")) {
+      try controller.retrieve(forKey: "k")
+    }
+  }
+
+  @Test("an empty value is found, not taken for a missing key")
+  func emptyValue() throws {
+    let (controller, _, _) = try makeController()
+    try controller.persist(Data(), forKey: "empty")
+    #expect(try controller.retrieve(forKey: "empty") == Data())
+    #expect(
+      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["none"])
+    ) {
+      try controller.retrieve(forKey: "none")
+    }
   }
 
   @Test("reads' access counts survive a write that fails and rolls back")

@@ -167,18 +167,20 @@ extension Workspace {
       return taken
     }
     guard touches.count > 0 else { return }
+    // One statement for the batch: finding a cached statement hashes its SQL text.
+    let append = try FastStatement(
+      db,
+      "INSERT INTO entry_touch (store, key, created_at, accessed_at, reads) VALUES (?, ?, ?, ?, ?)"
+    )
     for (store, keys) in touches.byKey {
       for (key, touch) in keys {
-        let append = try FastStatement(
-          db,
-          "INSERT INTO entry_touch (store, key, created_at, accessed_at, reads) VALUES (?, ?, ?, ?, ?)"
-        )
         try append.bind(1, store)
         try append.bind(2, key)
         append.bind(3, touch.created)
         append.bind(4, touch.time)
         append.bind(5, touch.count)
         try append.step()
+        append.finish()
       }
     }
     let size = try FastStatement(

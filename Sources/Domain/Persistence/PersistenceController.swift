@@ -236,10 +236,7 @@ public final class PersistenceController: @unchecked Sendable {
     try tracer.withSpan(
       "PersistenceController", "retrieve", attributes: [("store", identifier), ("key", key)]
     ) { span in
-      let value = try readOrTouch { db -> Data? in
-        let limits = try storeLimits(db)
-        return try fetchAndTouch(db, key: key, limits: limits)
-      }
+      let value = try workspace.readStatement { db in try fetchOneAndTouch(db, key: key) }
       guard let value else {
         span.setAttribute("result", "objectNotFound")
         throw Error.objectNotFound(store: identifier, keys: [key])
@@ -341,16 +338,19 @@ public final class PersistenceController: @unchecked Sendable {
     return (state.totalBytes, state.entries)
   }
 
+  /// `unknownStore` for the controller's identifier, with the nearest store's name.
+  private func unknownStore(_ db: Database) throws -> Error {
+    let names = try String.fetchAll(db, sql: "SELECT name FROM store")
+    return Error.unknownStore(
+      identifier, suggestion: Suggestion.nearest(to: identifier, among: names))
+  }
+
   /// The store's limits and totals, from one cached statement: this runs on every command.
   func storeState(_ db: Database) throws -> (limits: Limits, totalBytes: Int, entries: Int) {
     let select = try FastStatement(
       db, "SELECT byte_limit, age_limit, ttl, total_bytes, entry_count FROM store WHERE name = ?")
     try select.bind(1, identifier)
-    guard try select.step() else {
-      let names = try String.fetchAll(db, sql: "SELECT name FROM store")
-      throw Error.unknownStore(
-        identifier, suggestion: Suggestion.nearest(to: identifier, among: names))
-    }
+    guard try select.step() else { throw try unknownStore(db) }
     defer { select.finish() }
     return (
       Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0),
@@ -363,6 +363,36 @@ public final class PersistenceController: @unchecked Sendable {
   ///
   /// The access time and count are recorded by the workspace and written behind (see
   /// `Workspace.recordTouch`).
+  /// The value for `key`, checked against the store's limits, from one statement (the store's row
+  /// and the entry's, joined): a read of one key then costs SQLite one statement, as a plain
+  /// key-value table's SELECT does. Nil when the key is missing or expired; `unknownStore`.
+  private func fetchOneAndTouch(_ db: Database, key: String) throws -> Data? {
+    let time = now().timeIntervalSince1970
+    let select = try FastStatement(
+      db,
+      """
+      SELECT store.byte_limit, store.age_limit, store.ttl, entry.value, entry.created_at, \
+      entry.age_limit FROM store LEFT JOIN entry ON entry.store = store.name AND entry.key = ? \
+      WHERE store.name = ?
+      """)
+    try select.bind(1, key)
+    try select.bind(2, identifier)
+    guard try select.step() else { throw try unknownStore(db) }
+    defer { select.finish() }
+    // created_at is never NULL in a stored entry: NULL means the join found no entry.
+    guard !select.isNull(4) else { return nil }
+    let limits = Limits(
+      byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
+    if limits.ttl {
+      let expiry = Expiry(limits: limits, now: time)
+      let entryAgeLimit = select.isNull(5) ? nil : select.double(5)
+      if expiry.isExpired(createdAt: select.double(4), entryAgeLimit: entryAgeLimit) { return nil }
+    }
+    let value = select.data(3)
+    workspace.recordTouch(store: identifier, key: key, created: select.double(4), time: time)
+    return value
+  }
+
   private func fetchAndTouch(_ db: Database, key: String, limits: Limits) throws -> Data? {
     let time = now().timeIntervalSince1970
     let select = try FastStatement(

@@ -221,6 +221,20 @@ public final class Workspace: @unchecked Sendable {
     return result
   }
 
+  /// Runs `body`, which runs one statement, without a transaction of its own: SQLite runs a
+  /// single statement in a read transaction anyway, so the BEGIN and COMMIT that `read` adds
+  /// would be two more statements for nothing.
+  func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
+    let result: T
+    do {
+      result = try queue.inDatabase(body)
+    } catch let error as DatabaseError {
+      throw translate(error, operation: "reading")
+    }
+    if pendingTouchTotal >= Self.touchBatch { flushTouchesIfFree() }
+    return result
+  }
+
   // MARK: - Atomic transactions
 
   /// Starts the transaction that makes a whole script atomic.

@@ -6,7 +6,7 @@ set -euo pipefail
 ARCHSH=${1:-.build/release/archsh}
 N=${2:-20000}
 here=$(cd "$(dirname "$0")" && pwd)
-"$here/../scripts/apt-install" python3
+"$here/../scripts/apt-install" python3 time
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
@@ -14,12 +14,6 @@ python3 - "$ARCHSH" "$N" "$work" <<'PY'
 import json, os, re, select, socket, subprocess, sys, threading, time
 
 archsh, n, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-
-def rss_kb(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
 
 class Shell:
     """archsh on pipes; its output is read all the time, so that it never waits on a full pipe."""
@@ -124,7 +118,11 @@ def script(board):
     return path
 
 def many(board):
-    process = subprocess.Popen([archsh, "--no-rc", "--db", f"{work}/many-{board}.sqlite", "-f", script(board)],
+    # GNU time reports archsh's peak resident memory; sampling missed short runs, and this
+    # process's own ru_maxrss for a child counts the Python it was forked from.
+    peak_file = f"{work}/peak-{board}"
+    process = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_file,
+                                archsh, "--no-rc", "--db", f"{work}/many-{board}.sqlite", "-f", script(board)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     page = None
     if board:
@@ -132,12 +130,10 @@ def many(board):
         page = Page(int(match.group(1)), match.group(2).decode()); page.start()
     output = []
     threading.Thread(target=lambda: output.append(process.stdout.read()), daemon=True).start()
-    start, peak = time.perf_counter(), 0
-    while process.poll() is None:
-        try: peak = max(peak, rss_kb(process.pid))
-        except OSError: pass
-        time.sleep(0.05)
+    start = time.perf_counter()
+    process.wait()
     elapsed = time.perf_counter() - start
+    peak = int(open(peak_file).read().split()[-1])
     time.sleep(0.2)
     held = re.search(rb"bytes_held: +(\d+)", b"".join(output))
     return elapsed, peak, page, int(held.group(1)) if held else 0

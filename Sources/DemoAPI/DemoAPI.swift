@@ -62,6 +62,15 @@ public final class DemoAPI: @unchecked Sendable {
   /// Stops the server.
   public func stop() { task.cancel() }
 
+  /// One path for each route that answers GET, with example parameters.
+  ///
+  /// Tab offers them for a request path while the embedded API is in use. A test asks the server
+  /// for each one.
+  public static let examplePaths = [
+    "/echo", "/issues/1", "/products", "/products/1", "/users/me", "/users/me/locations",
+    "/users/me/trips",
+  ]
+
   /// The second base path the API also answers under.
   public static let secondBasePath = "/v2"
   /// The header that tells a route the second base path was there.

@@ -256,6 +256,26 @@ struct CompleterTests {
     #expect(completer.complete("store keys nosuchstore ") == [])
   }
 
+  @Test("request paths complete from the demo API's routes, the network log and known products")
+  func requestPaths() {
+    #expect(completer.complete("net get /pro") == ["/products", "/products/1"])
+    #expect(
+      completer.complete("session request GET /users/me/") == [
+        "/users/me/locations", "/users/me/trips",
+      ])
+    session.listedProductIDs = [7, 42]
+    #expect(completer.complete("net get /products/4") == ["/products/42"])
+    let harness = Harness()
+    harness.script(["net get '/products?offset=0&limit=2'"])
+    #expect(
+      Completer(session: harness.session).complete("net get '/products?") == [
+        "/products?offset=0&limit=2"
+      ])
+    // Another server's routes are not the demo API's: only what was requested is offered.
+    let other = Session(options: SessionOptions(apiURL: "http://127.0.0.1:9"))
+    #expect(Completer(session: other).complete("net get /") == [])
+  }
+
   @Test("$ completes variable names")
   func variables() {
     session.variables["product"] = Variable("42")

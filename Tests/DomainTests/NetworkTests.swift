@@ -128,4 +128,16 @@ struct NetworkTests {
     #expect(Catalog(size: 3).products.count == 15)
     #expect(catalog.product(id: 0) == nil && catalog.product(id: 41) == nil)
   }
+
+  @Test("every path that completion offers for the demo API is one of its routes")
+  func examplePathsAnswer() async throws {
+    let controller = try await controller()
+    for path in DemoAPI.examplePaths {
+      let response = await offPool { controller.perform(NetworkRequest(path: path)) }
+      // A protected route answers 401 without a token; an unknown path answers 404.
+      let status = response.response?.statusCode
+      #expect(
+        status == 200 || status == 401, "\(path) answered \(status.map(String.init) ?? "nothing")")
+    }
+  }
 }

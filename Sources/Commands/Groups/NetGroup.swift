@@ -34,7 +34,8 @@ enum NetGroup {
 
   /// `net get PATH`.
   static let requestPathArgument = Argument(
-    "PATH", .text, "a path such as /products/42, or a full URL")
+    "PATH", .text, "a path such as /products/42, or a full URL",
+    completion: Completions.requestPaths)
   /// `net get --full`.
   static let fullFlag = Flag("full", "also show the headers and the raw body")
 

@@ -35,7 +35,8 @@ enum SessionGroup {
     "METHOD", Kind<APISessionManager.Method>.choice, "the HTTP method")
   /// `request PATH`.
   static let pathArgument = Argument(
-    "PATH", .text, "relative to dynamicBaseURL, such as /echo"
+    "PATH", .text, "relative to dynamicBaseURL, such as /echo",
+    completion: Completions.requestPaths
   ).concerning(.value)
   /// `request -p KEY=VALUE`.
   static let parameterOption = Many.option(

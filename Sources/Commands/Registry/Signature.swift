@@ -49,6 +49,12 @@ public struct CompletionContext {
   public let prefix: String
   /// The commands, for completers that complete command names.
   public let registry: CommandRegistry
+
+  /// The same context for another typed prefix, for a completer that asks another.
+  func withPrefix(_ prefix: String) -> CompletionContext {
+    CompletionContext(
+      session: session, previousWords: previousWords, prefix: prefix, registry: registry)
+  }
 }
 
 /// Supplies live values for an argument during Tab completion.

@@ -1,3 +1,4 @@
+import DemoAPI
 import Domain
 import Foundation
 
@@ -10,6 +11,25 @@ enum Completions {
       ids.formUnion(catalog.cachedIDs())
     }
     return ids.sorted().map(String.init).filter { $0.hasPrefix(context.prefix) }
+  }
+
+  /// The request paths to offer.
+  ///
+  /// Those this session has requested (from the network log, with their queries), the embedded
+  /// demo API's routes unless `--api` names another server, and `/products/ID` for the products
+  /// completion knows. Completing never starts the API.
+  static let requestPaths: CompletionProvider = { context in
+    let session = context.session
+    var paths = Set<String>()
+    for entry in session.factory.api.networkLog {
+      guard let url = URLComponents(string: entry.url), !url.path.isEmpty else { continue }
+      paths.insert(url.path + (url.percentEncodedQuery.map { "?" + $0 } ?? ""))
+    }
+    if session.options.apiURL == nil { paths.formUnion(DemoAPI.examplePaths) }
+    if context.prefix.hasPrefix("/products/") {
+      paths.formUnion(productIDs(context.withPrefix("")).map { "/products/" + $0 })
+    }
+    return paths.filter { $0.hasPrefix(context.prefix) }.sorted().prefix(500).map { $0 }
   }
 
   /// Where the path starts in a word that refers to a file: after a leading `@` (`@FILE`), or

@@ -96,4 +96,33 @@ struct WalkthroughTests {
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
     #expect(!script.contains("lovelace"))
   }
+
+  @Test("a secret on a line with a typo is withheld, and the error keeps its column")
+  func errorAfterSecret() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    harness.prompt([
+      "record start \(directory)/tour.ash", "  auth login ada@example.com lovelace --nosuch",
+      "set  key  abc  --secret", "auth login s3cret", "record stop",
+    ])
+    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
+    let lines = script.split(separator: "\n").map(String.init)
+    #expect(!script.contains("lovelace") && !script.contains("abc"))
+    #expect(lines.count == 6, "\(script)")
+    guard lines.count == 6 else { return }
+    #expect(
+      lines.prefix(2) == [
+        "set password --secret", "auth login ada@example.com \"${password}\" --nosuch",
+      ])
+    #expect(lines[2].hasPrefix("expect fails \"unknown option '--nosuch' for 'auth login'"))
+    // The value goes with the blanks after it; the blanks typed elsewhere stay.
+    #expect(lines[3] == "set  key  --secret")
+    // A lone word is the email: no secret was typed, so the line stays as it was.
+    #expect(
+      lines[4...5] == ["auth login s3cret", "expect fails \"'auth login' needs a password\""])
+    // The error's column is where --nosuch stands in the recorded line, not in the typed one.
+    let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
+    #expect(transcript.contains("tour.ash:2:42: error: unknown option '--nosuch'"), "\(transcript)")
+    #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
+  }
 }

@@ -22,6 +22,8 @@ public final class SessionRecorder {
     /// What the walkthrough holds for it: `set NAME --secret` lines first, then the line.
     var setLines: [String]
     var line: String
+    /// Where each byte of the typed line went in `line`, after secrets were replaced.
+    var offsets = OffsetMap()
     /// What it printed, as a script prints it; an error is kept apart, to be placed at its line.
     var output: String
     var error: (message: String, description: String, lineOffset: Int, column: Int)?
@@ -30,7 +32,6 @@ public final class SessionRecorder {
 
   private(set) var entries: [Entry] = []
   private var current: Entry?
-  private var firstPhysicalNumber = 0
   /// The secrets typed, by the name the walkthrough asks for them with; kept in memory only, for
   /// the replay.
   private(set) var secrets: [String: String] = [:]
@@ -47,7 +48,6 @@ public final class SessionRecorder {
 
   func begin(_ line: LogicalLine, prepared: PreparedLine, registry: CommandRegistry) {
     let trimmed = line.text.trimmingCharacters(in: .whitespaces)
-    firstPhysicalNumber = line.lineNumber(of: 0)
     if trimmed.isEmpty || trimmed.hasPrefix("#") {
       current = Entry(setLines: [], line: line.text, output: "", error: nil, isComment: true)
       return
@@ -56,18 +56,24 @@ public final class SessionRecorder {
     let checked =
       prepared.wasPreparedForHistory
       ? prepared : PreparedLine(line.text, registry: registry, forHistory: true)
-    let (setLines, text) = replacingSecrets(line.text, prepared: checked, registry: registry)
-    current = Entry(setLines: setLines, line: text, output: "", error: nil, isComment: false)
+    let (setLines, text, offsets) = replacingSecrets(
+      line.text, prepared: checked, registry: registry)
+    current = Entry(
+      setLines: setLines, line: text, offsets: offsets, output: "", error: nil, isComment: false)
   }
 
   func output(_ text: String) { current?.output += text }
 
-  func error(_ error: ShellError, location: (line: Int, column: Int)) {
-    guard current != nil, current?.error == nil else { return }
-    current?.error = (
-      error.message, error.description.replacingNewlines(), location.line - firstPhysicalNumber,
-      location.column
-    )
+  /// Records the error of the current line, placed where its word stands in the recorded line:
+  /// a secret replaced before it changes its column.
+  func error(_ error: ShellError) {
+    guard let entry = current, entry.error == nil else { return }
+    let bytes = Array(entry.line.utf8)
+    let offset = min(max(entry.offsets.map(error.offset ?? 0), 0), bytes.count)
+    let lineStart = bytes[..<offset].lastIndex(of: 10).map { $0 + 1 } ?? 0
+    let lineOffset = bytes[..<offset].count(where: { $0 == 10 })
+    let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1
+    current?.error = (error.message, error.description.replacingNewlines(), lineOffset, column)
   }
 
   /// An error already in script form (inside a file that a typed `source` ran).
@@ -89,24 +95,45 @@ public final class SessionRecorder {
   /// that ask for them; `set NAME VALUE --secret` itself becomes `set NAME --secret`.
   private func replacingSecrets(
     _ text: String, prepared: PreparedLine, registry: CommandRegistry
-  ) -> ([String], String) {
+  ) -> ([String], String, OffsetMap) {
     guard prepared.containsSecret, case .success(let raws) = prepared.commands else {
-      return ([], text)
+      return ([], text, OffsetMap())
     }
     var replacements: [(range: Range<Int>, with: String)] = []
     var setLines: [String] = []
+    let bytes = Array(text.utf8)
     for raw in raws {
       let words = PreparedLine.uninterpolated(raw)
-      guard let parsed = try? ParsedCommand.parse(words, registry: registry) else { continue }
+      guard let parsed = Self.parsedLeniently(words, registry: registry) else {
+        // A command that takes a secret and does not parse even without its faulty words: which
+        // word is the secret cannot be told, so every argument word typed is withheld.
+        guard PreparedLine.takesSecret(words, registry: registry),
+          case .found(let resolution) = registry.lookup(words)
+        else { continue }
+        for word in words[resolution.argumentStart...] {
+          if raw.words.first(where: { $0.offset == word.offset })?.hasVariables == true { continue }
+          let name = secretName(word.text, parameter: nil)
+          if secrets[name] == nil {
+            secrets[name] = word.text
+            setLines.append("set \(name) --secret")
+          }
+          replacements.append((Self.wordRange(in: bytes, at: word.offset), "\"${\(name)}\""))
+        }
+        continue
+      }
       let offsets = parsed.secretWordOffsets
       guard !offsets.isEmpty else { continue }
-      let bytes = Array(text.utf8)
       if parsed.resolution.command === Builtins.set, words.count >= 3 {
         // `set NAME VALUE --secret`: the walkthrough asks for VALUE.
         for offset in offsets {
           guard let word = words.first(where: { $0.offset == offset }) else { continue }
           secrets[words[1].text] = word.text
-          replacements.append((Self.wordRange(in: bytes, at: offset), ""))
+          // The value goes with the blanks after it: `set NAME --secret`.
+          var range = Self.wordRange(in: bytes, at: offset)
+          while range.upperBound < bytes.count, bytes[range.upperBound] == 32 {
+            range = range.lowerBound..<(range.upperBound + 1)
+          }
+          replacements.append((range, ""))
         }
         continue
       }
@@ -124,14 +151,37 @@ public final class SessionRecorder {
         replacements.append((Self.wordRange(in: bytes, at: offset), "\"${\(name)}\""))
       }
     }
-    var bytes = Array(text.utf8)
+    var edited = bytes
+    var offsets = OffsetMap()
     for replacement in replacements.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-      bytes.replaceSubrange(replacement.range, with: Array(replacement.with.utf8))
+      edited.replaceSubrange(replacement.range, with: Array(replacement.with.utf8))
+      offsets.replaced(replacement.range, withCount: replacement.with.utf8.count)
     }
-    var line = String(decoding: bytes, as: UTF8.self)
-    // `set NAME  --secret` after the value went.
-    while line.contains("  ") { line = line.replacingOccurrences(of: "  ", with: " ") }
-    return (setLines, line.trimmingCharacters(in: .whitespaces))
+    let leading = edited.prefix { $0 == 32 || $0 == 9 }.count
+    let trailing = edited.dropFirst(leading).reversed().prefix { $0 == 32 || $0 == 9 }.count
+    offsets.replaced(0..<leading, withCount: 0)
+    let line = String(decoding: edited[leading..<(edited.count - trailing)], as: UTF8.self)
+    return (setLines, line, offsets)
+  }
+
+  /// The command parsed as typed or, when it does not parse, without the words its errors point
+  /// at (an unknown option, an extra argument), so that a secret on a line with a typo is still
+  /// found where it was given.
+  private static func parsedLeniently(_ words: [Word], registry: CommandRegistry) -> ParsedCommand?
+  {
+    var words = words
+    for _ in 0..<words.count {
+      do {
+        return try ParsedCommand.parse(words, registry: registry)
+      } catch {
+        guard let offset = error.offset,
+          let index = words.firstIndex(where: { $0.offset == offset }),
+          index > 0
+        else { return nil }
+        words.remove(at: index)
+      }
+    }
+    return nil
   }
 
   /// A variable name for a secret: the parameter it was given to (`PASSWORD` → `password`,
@@ -243,5 +293,33 @@ public final class SessionRecorder {
       }
     }
     return (script, transcript)
+  }
+}
+
+/// Where the bytes of a line went after some of its ranges were replaced: an offset in the old
+/// line gives the offset of the same byte in the new one, or of the replacement it fell in.
+struct OffsetMap {
+  /// The replacements, in the order they were made; each range is in the line as it was then.
+  private var edits: [(range: Range<Int>, count: Int)] = []
+
+  /// Notes that `range` was replaced by `count` bytes.
+  ///
+  /// Replacements made from the end of the line towards its start keep the earlier ranges valid,
+  /// as `replacingSecrets` makes them.
+  mutating func replaced(_ range: Range<Int>, withCount count: Int) {
+    edits.append((range, count))
+  }
+
+  /// The offset in the new line of the byte at `offset` in the old one.
+  func map(_ offset: Int) -> Int {
+    var result = offset
+    for edit in edits {
+      if result >= edit.range.upperBound {
+        result += edit.count - edit.range.count
+      } else if result > edit.range.lowerBound {
+        result = edit.range.lowerBound
+      }
+    }
+    return result
   }
 }

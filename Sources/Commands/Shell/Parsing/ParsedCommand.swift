@@ -158,7 +158,7 @@ struct PreparedLine {
     raw.words.map { Word($0.text, offset: $0.offset, isQuoted: $0.isQuoted) }
   }
 
-  private static func takesSecret(_ words: [Word], registry: CommandRegistry) -> Bool {
+  static func takesSecret(_ words: [Word], registry: CommandRegistry) -> Bool {
     guard case .found(let resolution) = registry.lookup(words) else { return false }
     let parameters = resolution.command.signature.parameters
     if parameters.contains(where: \.isSecret) { return true }

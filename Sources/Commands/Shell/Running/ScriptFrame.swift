@@ -135,7 +135,7 @@ extension Interpreter {
         text += String(repeating: " ", count: indent) + "^\n"
       }
       sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
-      session.recorder?.error(error, location: line.location(of: error.offset ?? 0))
+      session.recorder?.error(error)
       return
     }
     let location = line.location(of: error.offset ?? 0)

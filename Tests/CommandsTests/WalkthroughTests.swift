@@ -97,6 +97,23 @@ struct WalkthroughTests {
     #expect(!script.contains("lovelace"))
   }
 
+  @Test("words a mistyped line could not place are withheld when the command takes a secret")
+  func secretsOnMistypedLines() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    harness.prompt([
+      "record start \(directory)/tour.ash", "set token s3cr3t --secert",
+      "auth login ada@example.com pass word", "record stop",
+    ])
+    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
+    let lines = script.split(separator: "\n").map(String.init)
+    #expect(!script.contains("s3cr3t") && !script.contains("word\""), "\(script)")
+    #expect(lines.first == "set secret --secret")
+    #expect(lines.contains("set token \"${secret}\" --secert"), "\(script)")
+    #expect(
+      lines.contains("auth login ada@example.com \"${password}\" \"${secret2}\""), "\(script)")
+  }
+
   @Test("a secret on a line with a typo is withheld, and the error keeps its column")
   func errorAfterSecret() throws {
     let directory = try temporaryDirectory()

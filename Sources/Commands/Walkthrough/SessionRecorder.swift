@@ -104,24 +104,43 @@ public final class SessionRecorder {
     let bytes = Array(text.utf8)
     for raw in raws {
       let words = PreparedLine.uninterpolated(raw)
-      guard let parsed = Self.parsedLeniently(words, registry: registry) else {
+      // A word typed on the line, not a variable, becomes "${NAME}", asked for by the replay.
+      func withhold(_ word: Word, parameter: String?) {
+        // A secret given as a variable (`$pw`) was not typed on this line: the line stays as it
+        // is, and the variable's own `set NAME --secret` asks for it.
+        if raw.words.first(where: { $0.offset == word.offset })?.hasVariables == true { return }
+        let name = secretName(word.text, parameter: parameter)
+        if secrets[name] == nil {
+          secrets[name] = word.text
+          setLines.append("set \(name) --secret")
+        }
+        replacements.append((Self.wordRange(in: bytes, at: word.offset), "\"${\(name)}\""))
+      }
+      guard let (parsed, dropped) = Self.parsedLeniently(words, registry: registry) else {
         // A command that takes a secret and does not parse even without its faulty words: which
-        // word is the secret cannot be told, so every argument word typed is withheld.
+        // word is the secret cannot be told, so every argument word typed is withheld, but the
+        // option names, which the replay needs to fail as the line did.
         guard PreparedLine.takesSecret(words, registry: registry),
           case .found(let resolution) = registry.lookup(words)
         else { continue }
-        for word in words[resolution.argumentStart...] {
-          if raw.words.first(where: { $0.offset == word.offset })?.hasVariables == true { continue }
-          let name = secretName(word.text, parameter: nil)
-          if secrets[name] == nil {
-            secrets[name] = word.text
-            setLines.append("set \(name) --secret")
-          }
-          replacements.append((Self.wordRange(in: bytes, at: word.offset), "\"${\(name)}\""))
+        for word in words[resolution.argumentStart...] where !Self.isOptionName(word) {
+          withhold(word, parameter: nil)
         }
         continue
       }
       let offsets = parsed.secretWordOffsets
+      if !dropped.isEmpty, PreparedLine.takesSecret(words, registry: registry) {
+        // The words the parse could not place may be secrets (an unquoted password's second
+        // half, the value of a misspelt option), and so may set's VALUE when `--secret` was
+        // misspelt: all are withheld.
+        var unplaced = dropped.filter { !Self.isOptionName($0) }
+        if parsed.resolution.command === Builtins.set, words.count >= 3, offsets.isEmpty,
+          !unplaced.contains(where: { $0.offset == words[2].offset })
+        {
+          unplaced.append(words[2])
+        }
+        for word in unplaced { withhold(word, parameter: nil) }
+      }
       guard !offsets.isEmpty else { continue }
       if parsed.resolution.command === Builtins.set, words.count >= 3 {
         // `set NAME VALUE --secret`: the walkthrough asks for VALUE.
@@ -139,16 +158,8 @@ public final class SessionRecorder {
       }
       let parameters = parsed.arguments.secretParameterNames
       for offset in offsets {
-        guard let index = words.firstIndex(where: { $0.offset == offset }) else { continue }
-        // A secret given as a variable (`$pw`) was not typed on this line: the line stays as it
-        // is, and the variable's own `set NAME --secret` asks for it.
-        if raw.words.first(where: { $0.offset == offset })?.hasVariables == true { continue }
-        let name = secretName(words[index].text, parameter: parameters[offset])
-        if secrets[name] == nil {
-          secrets[name] = words[index].text
-          setLines.append("set \(name) --secret")
-        }
-        replacements.append((Self.wordRange(in: bytes, at: offset), "\"${\(name)}\""))
+        guard let word = words.first(where: { $0.offset == offset }) else { continue }
+        withhold(word, parameter: parameters[offset])
       }
     }
     var edited = bytes
@@ -165,23 +176,30 @@ public final class SessionRecorder {
   }
 
   /// The command parsed as typed or, when it does not parse, without the words its errors point
-  /// at (an unknown option, an extra argument), so that a secret on a line with a typo is still
-  /// found where it was given.
-  private static func parsedLeniently(_ words: [Word], registry: CommandRegistry) -> ParsedCommand?
-  {
+  /// at (an unknown option, an extra argument, a bad value), so that a secret on a line with a
+  /// typo is still found where it was given; with the words it left out.
+  private static func parsedLeniently(_ words: [Word], registry: CommandRegistry) -> (
+    ParsedCommand, dropped: [Word]
+  )? {
     var words = words
+    var dropped: [Word] = []
     for _ in 0..<words.count {
       do {
-        return try ParsedCommand.parse(words, registry: registry)
+        return (try ParsedCommand.parse(words, registry: registry), dropped)
       } catch {
         guard let offset = error.offset,
           let index = words.firstIndex(where: { $0.offset == offset }),
           index > 0
         else { return nil }
-        words.remove(at: index)
+        dropped.append(words.remove(at: index))
       }
     }
     return nil
+  }
+
+  /// Whether a word is an option's name as typed (`--full`, `-p`), which holds no value.
+  private static func isOptionName(_ word: Word) -> Bool {
+    !word.isQuoted && word.text.count > 1 && word.text.hasPrefix("-") && !word.text.contains("=")
   }
 
   /// A variable name for a secret: the parameter it was given to (`PASSWORD` → `password`,

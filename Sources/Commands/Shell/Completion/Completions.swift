@@ -15,17 +15,40 @@ enum Completions {
 
   /// The request paths to offer.
   ///
-  /// Those this session has requested (from the network log, with their queries), the embedded
-  /// demo API's routes unless `--api` names another server, and `/products/ID` for the products
-  /// completion knows. Completing never starts the API.
+  /// Those this session has requested with the command's method (from the network log, with
+  /// their queries, relative to `--api`'s path), the embedded demo API's routes unless `--api`
+  /// names another server, and `/products/ID` for the products completion knows. A request to
+  /// another server is offered as its full URL. Completing never starts the API.
   static let requestPaths: CompletionProvider = { context in
     let session = context.session
+    // `net get PATH` sends GET; `session request METHOD PATH` the method typed before it.
+    let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+    let method =
+      context.previousWords.first == "net"
+      ? "GET"
+      : context.previousWords.dropFirst(2).map { $0.uppercased() }.first(where: methods.contains)
+    let api = session.options.apiURL.flatMap { URLComponents(string: $0) }
+    let basePath =
+      api.map {
+        $0.percentEncodedPath.hasSuffix("/")
+          ? String($0.percentEncodedPath.dropLast()) : $0.percentEncodedPath
+      } ?? ""
     var paths = Set<String>()
-    for entry in session.factory.api.networkLog {
-      guard let url = URLComponents(string: entry.url), !url.path.isEmpty else { continue }
-      paths.insert(url.path + (url.percentEncodedQuery.map { "?" + $0 } ?? ""))
+    for entry in session.factory.api.networkLog where entry.method == method {
+      guard let url = URLComponents(string: entry.url), !url.percentEncodedPath.isEmpty else {
+        continue
+      }
+      let query = url.percentEncodedQuery.map { "?" + $0 } ?? ""
+      let sameServer =
+        api.map { $0.host == url.host && $0.port == url.port }
+        ?? (url.host == "127.0.0.1" || url.host == "localhost")
+      if sameServer, url.percentEncodedPath.hasPrefix(basePath + "/") {
+        paths.insert(String(url.percentEncodedPath.dropFirst(basePath.count)) + query)
+      } else {
+        paths.insert(entry.url)
+      }
     }
-    if session.options.apiURL == nil { paths.formUnion(DemoAPI.examplePaths) }
+    if api == nil { paths.formUnion(DemoAPI.examplePaths) }
     if context.prefix.hasPrefix("/products/") {
       paths.formUnion(productIDs(context.withPrefix("")).map { "/products/" + $0 })
     }

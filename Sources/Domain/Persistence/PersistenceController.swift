@@ -383,14 +383,7 @@ public final class PersistenceController: @unchecked Sendable {
     guard !select.isNull(4) else { return nil }
     let limits = Limits(
       byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
-    if limits.ttl {
-      let expiry = Expiry(limits: limits, now: time)
-      let entryAgeLimit = select.isNull(5) ? nil : select.double(5)
-      if expiry.isExpired(createdAt: select.double(4), entryAgeLimit: entryAgeLimit) { return nil }
-    }
-    let value = select.data(3)
-    workspace.recordTouch(store: identifier, key: key, created: select.double(4), time: time)
-    return value
+    return touchedValue(select, from: 3, key: key, limits: limits, time: time)
   }
 
   private func fetchAndTouch(_ db: Database, key: String, limits: Limits) throws -> Data? {
@@ -401,13 +394,22 @@ public final class PersistenceController: @unchecked Sendable {
     try select.bind(2, key)
     guard try select.step() else { return nil }
     defer { select.finish() }
+    return touchedValue(select, from: 0, key: key, limits: limits, time: time)
+  }
+
+  /// The value in the row's columns `first` (value), `first + 1` (created_at) and `first + 2`
+  /// (age_limit), with its read remembered; nil when it has expired.
+  private func touchedValue(
+    _ select: FastStatement, from first: Int32, key: String, limits: Limits, time: Double
+  ) -> Data? {
+    let created = select.double(first + 1)
     if limits.ttl {
+      let entryAgeLimit = select.isNull(first + 2) ? nil : select.double(first + 2)
       let expiry = Expiry(limits: limits, now: time)
-      let entryAgeLimit = select.isNull(2) ? nil : select.double(2)
-      if expiry.isExpired(createdAt: select.double(1), entryAgeLimit: entryAgeLimit) { return nil }
+      if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
     }
-    let value = select.data(0)
-    workspace.recordTouch(store: identifier, key: key, created: select.double(1), time: time)
+    let value = select.data(first)
+    workspace.recordTouch(store: identifier, key: key, created: created, time: time)
     return value
   }
 }

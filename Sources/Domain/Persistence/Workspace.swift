@@ -197,28 +197,21 @@ public final class Workspace: @unchecked Sendable {
   ///
   /// Reads remember their access times; every `touchBatch` of them are written afterwards.
   public func read<T>(_ body: (Database) throws -> T) throws -> T {
-    let result: T
-    do {
-      result = try queue.inDatabase { db in
-        guard !db.isInsideTransaction else { return try body(db) }
-        // One read transaction for every statement of the read: SQLite takes its WAL read
-        // locks (fcntl calls) once, not once a statement; they were 17% of a script of 100,000
-        // 'store retrieve' lines (perf).
-        try FastStatement(db, "BEGIN DEFERRED").step()
-        do {
-          let value = try body(db)
-          try FastStatement(db, "COMMIT").step()
-          return value
-        } catch {
-          if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
-          throw error
-        }
+    try readStatement { db in
+      guard !db.isInsideTransaction else { return try body(db) }
+      // One read transaction for every statement of the read: SQLite takes its WAL read locks
+      // (fcntl calls) once, not once a statement; they were 17% of a script of 100,000
+      // 'store retrieve' lines (perf).
+      try FastStatement(db, "BEGIN DEFERRED").step()
+      do {
+        let value = try body(db)
+        try FastStatement(db, "COMMIT").step()
+        return value
+      } catch {
+        if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
+        throw error
       }
-    } catch let error as DatabaseError {
-      throw translate(error, operation: "reading")
     }
-    if pendingTouchTotal >= Self.touchBatch { flushTouchesIfFree() }
-    return result
   }
 
   /// Runs `body`, which runs one statement, without a transaction of its own: SQLite runs a

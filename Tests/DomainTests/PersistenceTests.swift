@@ -391,19 +391,127 @@ struct WorkspaceTests {
     #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
   }
 
-  @Test("db check finds counters that disagree with the entries")
-  func checkCounters() throws {
-    let workspace = try Workspace(path: ":memory:")
-    try PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer()).persist(
-      Data("ab".utf8), forKey: "k")
-    #expect(try workspace.integrityCheck() == ["ok"])
-    try workspace.write("test") { db in
-      try db.execute(sql: "UPDATE store SET total_bytes = 7 WHERE name = 'user'")
+  @Test(
+    "the totals follow every write, removal, trim, drop and rollback, and other processes' writes")
+  func totalsFollowWrites() throws {
+    let path = try temporaryPath()
+    let first = try Workspace(path: path)
+    let second = try Workspace(path: path)
+    func user(_ workspace: Workspace) -> PersistenceController {
+      PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
     }
-    #expect(
-      try workspace.integrityCheck() == [
-        "store 'user' counts 1 entries and 7 bytes, but holds 1 and 2"
-      ])
+    func listed(_ workspace: Workspace) throws -> String {
+      let summary = try PersistenceController.stores(in: workspace).first { $0.name == "user" }
+      return summary.map { "\($0.entries) entries, \($0.bytes) bytes" } ?? "none"
+    }
+    try user(first).persist(Data("abc".utf8), forKey: "a")
+    try user(first).persist(Data("defg".utf8), forKey: "b")
+    #expect(try listed(first) == "2 entries, 7 bytes")
+    try user(first).persist(Data("x".utf8), forKey: "b")
+    try user(first).remove(forKeys: ["a"])
+    #expect(try listed(first) == "1 entries, 1 bytes")
+    // The other connection's writes are counted again by the first.
+    try user(second).persist(Data("12345".utf8), forKey: "c")
+    #expect(try listed(first) == "2 entries, 6 bytes")
+    #expect(try user(first).byteCount() == 6)
+    // A rolled-back write takes its change to the totals with it.
+    try first.beginAtomic()
+    try user(first).persist(Data("long value".utf8), forKey: "d")
+    #expect(try listed(first) == "3 entries, 16 bytes")
+    try first.endAtomic(commit: false)
+    #expect(try listed(first) == "2 entries, 6 bytes")
+    #expect(try user(first).trim(.toBytes(2)) == ["c"])
+    #expect(try listed(first) == "1 entries, 1 bytes")
+    #expect(try listed(second) == "1 entries, 1 bytes")
+    try PersistenceController.createStore("scratch", in: first, tracer: Tracer())
+    let scratch = PersistenceController(identifier: "scratch", workspace: first, tracer: Tracer())
+    try scratch.persist(Data("zz".utf8), forKey: "z")
+    #expect(try scratch.dropStore().bytes == 2)
+    for workspace in [first, second] { #expect(try workspace.integrityCheck() == ["ok"]) }
+  }
+
+  @Test("a store over its limit is trimmed after a write although the database is larger")
+  func trimInLargerDatabase() throws {
+    let workspace = try Workspace(path: ":memory:")
+    let general = PersistenceController(
+      identifier: "generalCache", workspace: workspace, tracer: Tracer())
+    // Other stores make the database larger than this store's limit.
+    try general.persist(Data(repeating: 1, count: 20_000), forKey: "big")
+    let user = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    _ = try user.changeLimits(byteLimit: 10_000, ageLimit: nil, ttl: nil)
+    try user.persist(Data(repeating: 2, count: 6_000), forKey: "a")
+    #expect(try user.persist(Data(repeating: 3, count: 6_000), forKey: "b") == ["a"])
+    #expect(try user.keys() == ["b"])
+    #expect(try user.byteCount() == 6_000)
+  }
+
+  @Test("another process's persists count: the next write here trims the store they filled")
+  func foreignWritesCount() throws {
+    let path = try temporaryPath()
+    let first = try Workspace(path: path)
+    let second = try Workspace(path: path)
+    func user(_ workspace: Workspace) -> PersistenceController {
+      PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    }
+    _ = try user(first).changeLimits(byteLimit: 500_000, ageLimit: nil, ttl: nil)
+    let value = Data(repeating: 1, count: 200_000)
+    #expect(try user(first).persist(Data("1".utf8), forKey: "a") == [])
+    #expect(try user(second).persist(value, forKey: "b") == [])
+    #expect(try user(second).persist(value, forKey: "c") == [])
+    // 400,001 bytes are stored; this persist makes 600,001, and the oldest entries go.
+    #expect(try user(first).persist(value, forKey: "d") == ["a", "b"])
+    #expect(try user(second).byteCount() == 400_000)
+  }
+
+  @Test("a store whose bytes were bounded by the database's size is trimmed as soon as it is over")
+  func boundedThenOver() throws {
+    let workspace = try Workspace(path: ":memory:")
+    let user = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    _ = try user.changeLimits(byteLimit: 1_000_000, ageLimit: nil, ttl: nil)
+    let value = Data(repeating: 7, count: 300_000)
+    // The first writes fit in a database smaller than the limit; the third makes the bound pass
+    // it, and a count finds 900,000 bytes; the fourth is over.
+    #expect(try user.persist(value, forKey: "a") == [])
+    #expect(try user.persist(value, forKey: "b") == [])
+    #expect(try user.persist(value, forKey: "c") == [])
+    #expect(try user.byteCount() == 900_000)
+    #expect(try user.persist(value, forKey: "d") == ["a"])
+    #expect(try user.keys() == ["b", "c", "d"])
+    #expect(try workspace.integrityCheck() == ["ok"])
+  }
+
+  @Test("a workspace of schema v11 keeps its entries when the totals leave the store table")
+  func fromSchemaV11() throws {
+    let path = try temporaryPath()
+    do {
+      let queue = try DatabaseQueue(path: path)
+      try WorkspaceSchema.migrator.migrate(queue, upTo: "v11-entry-touch-log")
+      try queue.write { db in
+        try db.execute(
+          sql: """
+            INSERT INTO entry (store, key, value, bytes, created_at, accessed_at)
+            VALUES ('user', 'k', x'616263', 3, 1.0, 1.0)
+            """)
+        #expect(
+          try Int.fetchOne(db, sql: "SELECT total_bytes FROM store WHERE name = 'user'") == 3)
+      }
+    }
+    let workspace = try Workspace(path: path)
+    let user = PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+    #expect(try workspace.info().schemaVersion == "v12-totals-per-connection")
+    #expect(try user.retrieve(forKey: "k") == Data("abc".utf8))
+    #expect(try user.byteCount() == 3)
+    let columns = try workspace.read { db in try db.columns(in: "store").map(\.name) }
+    #expect(columns == ["name", "byte_limit", "age_limit", "ttl"])
+    let leftovers = try workspace.read { db in
+      try String.fetchAll(
+        db,
+        sql: """
+          SELECT name FROM sqlite_master WHERE type IN ('trigger', 'index')
+          AND tbl_name IN ('store', 'entry') AND sql IS NOT NULL
+          """)
+    }
+    #expect(leftovers == [])
   }
 
   @Test("a file that is not a database is refused and left untouched")
@@ -580,10 +688,10 @@ struct MigrationRegistrationTests {
   @Test("every feature's migrations are found, numbered from 1 without a gap, the newest last")
   func numbered() {
     let identifiers = WorkspaceSchema.migrations.map(\.identifier)
-    #expect(identifiers.count == 11)
+    #expect(identifiers.count == 12)
     #expect(identifiers.map(MigrationRegistrations.number) == Array(1...identifiers.count))
     #expect(Set(identifiers).count == identifiers.count)
     #expect(identifiers.first == "v1-stores-and-entries")
-    #expect(WorkspaceSchema.schemaVersion == "v11-entry-touch-log")
+    #expect(WorkspaceSchema.schemaVersion == "v12-totals-per-connection")
   }
 }

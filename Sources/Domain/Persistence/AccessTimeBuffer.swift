@@ -125,10 +125,12 @@ extension Workspace {
   /// log into the entries; if it fails, the touches are kept.
   func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
     try FastStatement(db, "BEGIN IMMEDIATE").step()
+    noteForeignCommits(db)
     do {
       try flushTouches(db)
       if compacting { try Self.compactTouches(db) }
       try FastStatement(db, "COMMIT").step()
+      noteOwnCommit(db)
       touchesCommitted()
     } catch {
       if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
@@ -183,14 +185,13 @@ extension Workspace {
         append.finish()
       }
     }
-    let size = try FastStatement(
-      db,
-      "SELECT coalesce((SELECT max(rowid) FROM entry_touch), 0), (SELECT coalesce(sum(entry_count), 0) FROM store)"
-    )
+    let size = try FastStatement(db, "SELECT coalesce(max(rowid), 0) FROM entry_touch")
     guard try size.step() else { return }
-    let (logged, entries) = (size.int(0), size.int(1))
+    let logged = size.int(0)
     size.finish()
-    if logged > max(touchLogFloor, 2 * entries) { try Self.compactTouches(db) }
+    // Only a log past its floor pays for the stores' totals.
+    guard logged > touchLogFloor else { return }
+    if logged > 2 * (try estimatedEntries(db)) { try Self.compactTouches(db) }
   }
 
   /// Folds the `entry_touch` log into the entries, in the open transaction: each entry takes the

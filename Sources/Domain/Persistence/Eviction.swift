@@ -76,8 +76,11 @@ extension PersistenceController {
   private func trimOrderedEntries(_ db: Database, toBytes limit: Int, order: String) throws
     -> [RemovedEntry]
   {
-    var total = try storeState(db).totalBytes
-    guard total > limit else { return [] }
+    var total = try workspace.storeTotals(db, store: identifier).bytes
+    guard total > limit else {
+      workspace.noteCounted(store: identifier, bytes: total)
+      return []
+    }
     var removed: [RemovedEntry] = []
     let rows = try Row.fetchCursor(
       db, sql: "SELECT key, bytes FROM entry WHERE store = ? ORDER BY \(order)",
@@ -89,6 +92,7 @@ extension PersistenceController {
     }
     let delete = try db.cachedStatement(sql: "DELETE FROM entry WHERE store = ? AND key = ?")
     for entry in removed { try delete.execute(arguments: [identifier, entry.key]) }
+    workspace.noteCounted(store: identifier, bytes: total)
     return removed
   }
 

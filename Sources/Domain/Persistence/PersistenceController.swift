@@ -163,13 +163,13 @@ public final class PersistenceController: @unchecked Sendable {
     ) {
       span in
       try workspace.write("persisting a key") { db -> [String] in
-        let state = try storeState(db)
-        let unlimited = state.limits.byteLimit <= 0
-        guard unlimited || value.count <= state.limits.byteLimit else {
+        let limits = try storeLimits(db)
+        let unlimited = limits.byteLimit <= 0
+        guard unlimited || value.count <= limits.byteLimit else {
           throw Error.objectFailedToPersist(
             store: identifier,
             reason:
-              "the value (\(value.count) bytes) is larger than the byte limit of store '\(identifier)' (\(state.limits.byteLimit) bytes)"
+              "the value (\(value.count) bytes) is larger than the byte limit of store '\(identifier)' (\(limits.byteLimit) bytes)"
           )
         }
         let time = now().timeIntervalSince1970
@@ -197,11 +197,15 @@ public final class PersistenceController: @unchecked Sendable {
         insert.bind(6, time)
         insert.bind(7, ageLimit)
         try insert.step()
+        workspace.notePersisted()
         span.setAttribute("sql", "INSERT … ON CONFLICT UPDATE entry")
-        try trimExpiredPeriodically(db, limits: state.limits, time: time, span: span)
-        // Only a write that may have crossed the limit pays for reading the new total.
-        guard !unlimited, state.totalBytes + value.count > state.limits.byteLimit else { return [] }
-        let trimmed = try trimLeastRecentlyUsed(db, toBytes: state.limits.byteLimit)
+        try trimExpiredPeriodically(db, limits: limits, time: time, span: span)
+        guard
+          !unlimited,
+          try workspace.mayHoldMore(
+            db, store: identifier, than: limits.byteLimit, added: value.count)
+        else { return [] }
+        let trimmed = try trimLeastRecentlyUsed(db, toBytes: limits.byteLimit)
         if !trimmed.isEmpty { span.setAttribute("trimmed", trimmed.joined(separator: ", ")) }
         return trimmed
       }
@@ -328,14 +332,21 @@ public final class PersistenceController: @unchecked Sendable {
   }
 
   /// The store's limits; `unknownStore` when no store has the controller's identifier.
+  ///
+  /// One cached statement: this runs on every command.
   func storeLimits(_ db: Database) throws -> Limits {
-    try storeState(db).limits
+    let select = try FastStatement(
+      db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?")
+    try select.bind(1, identifier)
+    guard try select.step() else { throw try unknownStore(db) }
+    defer { select.finish() }
+    return Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
   }
 
   /// The store's byte and entry totals; `unknownStore` when no store has the identifier.
-  func storeTotals(_ db: Database) throws -> (bytes: Int, entries: Int) {
-    let state = try storeState(db)
-    return (state.totalBytes, state.entries)
+  func storeTotals(_ db: Database) throws -> Workspace.StoreTotals {
+    _ = try storeLimits(db)
+    return try workspace.storeTotals(db, store: identifier)
   }
 
   /// `unknownStore` for the controller's identifier, with the nearest store's name.
@@ -343,20 +354,6 @@ public final class PersistenceController: @unchecked Sendable {
     let names = try String.fetchAll(db, sql: "SELECT name FROM store")
     return Error.unknownStore(
       identifier, suggestion: Suggestion.nearest(to: identifier, among: names))
-  }
-
-  /// The store's limits and totals, from one cached statement: this runs on every command.
-  func storeState(_ db: Database) throws -> (limits: Limits, totalBytes: Int, entries: Int) {
-    let select = try FastStatement(
-      db, "SELECT byte_limit, age_limit, ttl, total_bytes, entry_count FROM store WHERE name = ?")
-    try select.bind(1, identifier)
-    guard try select.step() else { throw try unknownStore(db) }
-    defer { select.finish() }
-    return (
-      Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0),
-      select.int(3),
-      select.int(4)
-    )
   }
 
   /// Reads a value; in TTL mode an expired entry reads as missing.

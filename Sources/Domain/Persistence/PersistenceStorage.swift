@@ -1,8 +1,7 @@
 import GRDB
 
 extension PersistenceController {
-  /// The stores' and entries' tables, with the triggers that keep each store's totals, and the
-  /// seed's stores.
+  /// The stores' and entries' tables, and the seed's stores.
   static let migrations: [Migration] = [
     Migration(identifier: "v1-stores-and-entries") { db in
       try db.execute(
@@ -72,6 +71,20 @@ extension PersistenceController {
             accessed_at REAL NOT NULL,
             reads INTEGER NOT NULL
           )
+          """)
+    },
+    // The store's totals are kept per connection (StoreTotals.swift) instead of by triggers,
+    // and least-recently-used trims sort the store instead of walking an index: a persist then
+    // writes the entry's page alone, where it wrote the index's and the store's as well.
+    Migration(identifier: "v12-totals-per-connection") { db in
+      try db.execute(
+        sql: """
+          DROP TRIGGER entry_inserted;
+          DROP TRIGGER entry_updated;
+          DROP TRIGGER entry_deleted;
+          DROP INDEX entry_by_access;
+          ALTER TABLE store DROP COLUMN total_bytes;
+          ALTER TABLE store DROP COLUMN entry_count;
           """)
     },
   ]

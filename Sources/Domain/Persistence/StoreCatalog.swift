@@ -17,13 +17,14 @@ extension PersistenceController {
   /// Every store with its totals and limits, by name.
   public static func stores(in workspace: Workspace) throws -> [StoreSummary] {
     try workspace.read { db in
-      try Row.fetchAll(
-        db,
-        sql:
-          "SELECT name, entry_count, total_bytes, byte_limit, age_limit, ttl FROM store ORDER BY name"
+      let totals = try workspace.allStoreTotals(db)
+      return try Row.fetchAll(
+        db, sql: "SELECT name, byte_limit, age_limit, ttl FROM store ORDER BY name"
       ).map { row in
-        StoreSummary(
-          name: row["name"], entries: row["entry_count"], bytes: row["total_bytes"],
+        let name: String = row["name"]
+        let total = totals[name] ?? Workspace.StoreTotals(bytes: 0, entries: 0)
+        return StoreSummary(
+          name: name, entries: total.entries, bytes: total.bytes,
           limits: Limits(byteLimit: row["byte_limit"], ageLimit: row["age_limit"], ttl: row["ttl"]))
       }
     }
@@ -66,15 +67,16 @@ extension PersistenceController {
     return try tracer.withSpan("PersistenceController", "dropStore", attributes: [("store", name)])
     { span in
       try workspace.write("dropping a store") { db in
-        let state = try storeState(db)
+        let limits = try storeLimits(db)
+        let totals = try workspace.storeTotals(db, store: name)
         // The entries go first and explicitly, rather than through the foreign key's cascade,
         // so that the drop never depends on a connection's foreign_keys setting.
         try db.execute(sql: "DELETE FROM entry WHERE store = ?", arguments: [name])
         try db.execute(sql: "DELETE FROM store WHERE name = ?", arguments: [name])
         span.setAttribute("sql", "DELETE entry, store")
-        span.setAttribute("entries", String(state.entries))
+        span.setAttribute("entries", String(totals.entries))
         return StoreSummary(
-          name: name, entries: state.entries, bytes: state.totalBytes, limits: state.limits)
+          name: name, entries: totals.entries, bytes: totals.bytes, limits: limits)
       }
     }
   }

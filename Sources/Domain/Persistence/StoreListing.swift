@@ -89,7 +89,9 @@ extension PersistenceController {
 
   /// The total byte count of the store's values, expired ones included until they are trimmed.
   public func byteCount() throws -> Int {
-    try traced("byteCount", [], sql: "SELECT store") { db, _ in try storeTotals(db).bytes }
+    try traced("byteCount", [], sql: "SELECT store") { db, _ in
+      try workspace.storeTotals(db, store: identifier).bytes
+    }
   }
 
   /// The byte count of one key's value; `objectNotFound` when it is missing (or expired, in TTL

@@ -79,6 +79,15 @@ public final class Workspace: @unchecked Sendable {
   /// The touches taken by the last `flushTouches`, kept until its transaction commits.
   var flushingTouches = Touches()
 
+  /// For each store, a number of bytes it cannot exceed (StoreTotals.swift).
+  ///
+  /// This and the next two are read and set only on the queue.
+  var storeBounds: [String: Int] = [:]
+  /// About how many entries the workspace holds, once counted (`estimatedEntries`).
+  var entryEstimate: Int?
+  /// SQLite's data version when this connection last looked or committed.
+  var seenDataVersion: UInt32 = 0
+
   /// When each store last had its expired entries removed, by this process.
   private var lastAgeTrim: [String: Double] = [:]
 
@@ -169,6 +178,7 @@ public final class Workspace: @unchecked Sendable {
             return result
           } catch {
             _ = try? FastStatement(db, "ROLLBACK TO operation").step()
+            forgetStoreBounds()
             _ = try? FastStatement(db, "RELEASE operation").step()
             throw error
           }
@@ -179,12 +189,15 @@ public final class Workspace: @unchecked Sendable {
         // BEGIN and COMMIT as cached statements: GRDB's inTransaction prepares both anew each
         // time, which cost a third of a one-line persist (measured with callgrind).
         try FastStatement(db, "BEGIN IMMEDIATE").step()
+        noteForeignCommits(db)
         do {
           let result = try body(db)
           try FastStatement(db, "COMMIT").step()
+          noteOwnCommit(db)
           return result
         } catch {
           if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
+          forgetStoreBounds()
           throw error
         }
       }
@@ -233,7 +246,10 @@ public final class Workspace: @unchecked Sendable {
   /// Starts the transaction that makes a whole script atomic.
   public func beginAtomic() throws {
     guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "an atomic run") }
-    try queue.inDatabase { db in try db.beginTransaction(.immediate) }
+    try queue.inDatabase { db in
+      try db.beginTransaction(.immediate)
+      noteForeignCommits(db)
+    }
     stateLock.withLock { atomicDepth = 1 }
   }
 
@@ -246,9 +262,11 @@ public final class Workspace: @unchecked Sendable {
       if commit {
         try flushTouches(db)
         try db.commit()
+        noteOwnCommit(db)
         touchesCommitted()
       } else {
         try db.rollback()
+        forgetStoreBounds()
         restoreTouches()
       }
     }

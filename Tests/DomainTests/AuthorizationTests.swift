@@ -1,7 +1,8 @@
 import DemoAPI
-import Domain
 import Foundation
 import Testing
+
+@testable import Domain
 
 /// A factory pointed at a demo API of the test's own, logged in as the demo account.
 private struct LoggedIn: @unchecked Sendable {
@@ -364,5 +365,16 @@ struct LoggerTests {
         == "Authorization: Bearer …ab12; body {\"access_token\":\"…ab12\",\"password\":\"…\"}"
         + " form refresh_token=…ab12&password=…&client_secret=…")
     #expect(Redaction.scrub("nothing secret here") == "nothing secret here")
+  }
+
+  @Test("the byte search finds a marker at either end, after a near miss, and not past the text")
+  func markerSearch() {
+    #expect(Redaction.holds("oken", in: "oken"))
+    #expect(Redaction.holds("oken", in: "a token"))
+    #expect(Redaction.holds("oken", in: "oke okeoken x"))
+    #expect(!Redaction.holds("oken", in: "a toke"))
+    #expect(!Redaction.holds("oken", in: "oke"))
+    #expect(!Redaction.holds("oken", in: ""))
+    #expect(Redaction.holds("assword", in: "ünïcödé password"))
   }
 }

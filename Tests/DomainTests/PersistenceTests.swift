@@ -608,6 +608,26 @@ struct AccessLogTests {
     #expect(try logged(workspace, key: "a") == (0, 3))
   }
 
+  @Test(
+    "many keys' reads are logged, 32 rows to a statement and the rest one by one, and folded in")
+  func manyKeysLogged() throws {
+    let (controller, workspace, clock) = try makeController()
+    let keys = (0..<70).map { "k\($0)" }
+    for key in keys { try controller.persist(text(key), forKey: key) }
+    for (number, key) in keys.enumerated() {
+      for _ in 0...(number % 3) { _ = try controller.retrieve(forKey: key) }
+    }
+    clock.advance(5)
+    try controller.persist(text("x"), forKey: "x")
+    let rows = try workspace.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM entry_touch") ?? -1
+    }
+    #expect(rows == 70)
+    let counts = Dictionary(
+      uniqueKeysWithValues: try controller.entries().map { ($0.key, $0.accessCount) })
+    #expect(keys.allSatisfy { key in counts[key] == (Int(key.dropFirst()) ?? 0) % 3 + 1 })
+  }
+
   @Test("reads of a value stored again, or of a key removed and stored again, count for nothing")
   func oldValuesReadsDropped() throws {
     let (controller, _, clock) = try makeController()

@@ -13,6 +13,8 @@ final class FactoryCore: @unchecked Sendable {
   private var singletons: [String: Any] = [:]
   private var constructions: [String: Int] = [:]
   private var resolved: [String: Set<String>] = [:]
+  /// The last dependency recorded in `resolved`.
+  private var lastResolved: (product: String, dependency: String)?
 
   /// The product whose builder is running, and the core that runs it.
   private struct Requester {
@@ -44,19 +46,20 @@ final class FactoryCore: @unchecked Sendable {
   /// The shared instance of `declaration`, built by `make` on first use; the construction is
   /// traced under the factory's name.
   func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
-    let component = declaration.component
-    noteRequest(component.name)
-    if let existing = lock.withLock({ singletons[component.name] }) as? T {
-      publish(component, built: false)
+    let name = declaration.name
+    noteRequest(name)
+    if let existing = lock.withLock({ singletons[name] }) as? T {
+      publish(declaration, built: false)
       return existing
     }
+    let component = declaration.component
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
     return try tracer.withSpan(component.factory, "make \(component.name)", attributes: attributes)
     { span in
       span.setAttribute("instance", "built")
       let instance = try building(component.name, make)
       lock.withLock { singletons[component.name] = instance }
-      publish(component, built: true)
+      publish(declaration, built: true)
       return instance
     }
   }
@@ -66,14 +69,15 @@ final class FactoryCore: @unchecked Sendable {
   func prototype<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows -> T {
     noteRequest(declaration.name)
     let instance = try building(declaration.name, make)
-    publish(declaration.component, built: true)
+    publish(declaration, built: true)
     return instance
   }
 
-  private func publish(_ component: FactoryComponent, built: Bool) {
+  private func publish<T>(_ declaration: ComponentDeclaration<T>, built: Bool) {
     tracer.events.publish(.factory) {
       .factory(
-        FactoryProductEvent(product: component.name, factory: component.factory, built: built))
+        FactoryProductEvent(
+          product: declaration.name, factory: declaration.component.factory, built: built))
     }
   }
 
@@ -115,7 +119,15 @@ final class FactoryCore: @unchecked Sendable {
     guard let requester = Self.requester, requester.core == ObjectIdentifier(self),
       requester.product != name
     else { return }
-    lock.withLock { _ = resolved[requester.product, default: []].insert(name) }
+    lock.withLock {
+      // The same product asks for the same dependency on every command (a controller for its
+      // workspace): comparing with the last pair recorded is cheaper than hashing both names.
+      if let last = lastResolved, last.product == requester.product, last.dependency == name {
+        return
+      }
+      _ = resolved[requester.product, default: []].insert(name)
+      lastResolved = (requester.product, name)
+    }
   }
 }
 

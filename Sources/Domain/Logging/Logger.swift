@@ -174,10 +174,14 @@ public enum Redaction {
       guard count > 0, haystack.count >= count, let base = haystack.baseAddress else {
         return false
       }
-      let first = needle.utf8Start.pointee
-      for index in 0...(haystack.count - count)
-      where haystack[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 {
-        return true
+      // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
+      let first = Int32(needle.utf8Start.pointee)
+      let last = base + (haystack.count - count)
+      var cursor = base
+      while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
+        let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
+        if memcmp(candidate, needle.utf8Start, count) == 0 { return true }
+        cursor = candidate + 1
       }
       return false
     }

@@ -29,25 +29,33 @@ public final class CommandRegistry: Sendable {
     case group(Int)
   }
 
+  /// A group's command with its full name, for example `store keys`.
+  private struct Verb {
+    let command: Command
+    let fullName: String
+  }
+
   /// One group: built on first use, then kept with its verb index.
   private final class Slot: @unchecked Sendable {
     let name: String
     private let make: @Sendable () -> CommandGroup
     private let lock = NSLock()
-    private var built: (group: CommandGroup, verbs: [String: Command])?
+    private var built: (group: CommandGroup, verbs: [String: Verb])?
 
     init(name: String, make: @escaping @Sendable () -> CommandGroup) {
       self.name = name
       self.make = make
     }
 
-    var value: (group: CommandGroup, verbs: [String: Command]) {
+    var value: (group: CommandGroup, verbs: [String: Verb]) {
       lock.withLock {
         if let built { return built }
         let group = make()
-        var verbs: [String: Command] = [:]
+        var verbs: [String: Verb] = [:]
         for command in group.commands {
-          for name in [command.name] + command.aliases { verbs[name] = command }
+          // The full name is made once here, not on every line that runs the command.
+          let verb = Verb(command: command, fullName: "\(group.name) \(command.name)")
+          for name in [command.name] + command.aliases { verbs[name] = verb }
         }
         built = (group, verbs)
         return (group, verbs)
@@ -154,11 +162,9 @@ public final class CommandRegistry: Sendable {
           candidates: group.verbs)
       }
       let verb = words[1]
-      if let command = verbs[verb.text] {
+      if let found = verbs[verb.text] {
         return .found(
-          Resolution(
-            command: command, name: "\(group.name) \(command.name)",
-            argumentStart: 2))
+          Resolution(command: found.command, name: found.fullName, argumentStart: 2))
       }
       // Two-word verbs, such as `ds section add`.
       let subverbs = group.subverbs(of: verb.text)
@@ -172,7 +178,7 @@ public final class CommandRegistry: Sendable {
             candidates: subverbs)
         }
         let subverb = words[2]
-        guard let command = verbs[verb.text + " " + subverb.text] else {
+        guard let found = verbs[verb.text + " " + subverb.text] else {
           let hint =
             ShellError.didYouMean(subverb.text, among: subverbs)
             ?? "try 'help \(group.name) \(verb.text)'"
@@ -182,9 +188,7 @@ public final class CommandRegistry: Sendable {
               at: subverb.offset))
         }
         return .found(
-          Resolution(
-            command: command, name: "\(group.name) \(command.name)",
-            argumentStart: 3))
+          Resolution(command: found.command, name: found.fullName, argumentStart: 3))
       }
       let hint =
         ShellError.didYouMean(verb.text, among: group.verbs) ?? "try 'help \(group.name)'"

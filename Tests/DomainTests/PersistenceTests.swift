@@ -172,6 +172,32 @@ struct PersistenceTests {
     }
   }
 
+  @Test("a read sees limits changed since the last read: here, in an atomic run, and elsewhere")
+  func readsSeeNewLimits() throws {
+    let path = NSTemporaryDirectory() + "archsh-limits-" + UUID().uuidString + ".sqlite"
+    let clock = ManualClock()
+    let (controller, workspace, _) = try makeController(
+      workspace: try Workspace(path: path), clock: clock)
+    let (other, _, _) = try makeController(workspace: try Workspace(path: path), clock: clock)
+    try controller.persist(text("v"), forKey: "k", ageLimit: 10)
+    clock.advance(30)
+    let missing = PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"])
+    func readable() -> Bool { (try? controller.retrieve(forKey: "k")) != nil }
+    #expect(readable())
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: nil, ttl: true)
+    #expect(throws: missing) { try controller.retrieve(forKey: "k") }
+    try workspace.beginAtomic()
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: nil, ttl: false)
+    #expect(readable())
+    _ = try controller.changeLimits(byteLimit: nil, ageLimit: nil, ttl: true)
+    #expect(!readable())
+    try workspace.endAtomic(commit: false)
+    // The rollback left TTL on; another connection turns it off.
+    #expect(!readable())
+    _ = try other.changeLimits(byteLimit: nil, ageLimit: nil, ttl: false)
+    #expect(readable())
+  }
+
   @Test("without TTL, expired entries stay readable until trimmed")
   func expiredTrim() throws {
     let (controller, _, clock) = try makeController()

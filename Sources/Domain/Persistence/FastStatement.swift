@@ -8,12 +8,35 @@ import GRDBSQLite
 /// callgrind); binding and stepping the same prepared statement directly costs a tenth of that.
 /// The statement stays GRDB's: it is prepared, cached and finalized by GRDB.
 struct FastStatement {
+  /// The places in a workspace for the statements that run on every line.
+  enum HotStatement: Int, CaseIterable {
+    case begin, commit, storeLimits, persist, fetchOne
+  }
+
   private let handle: OpaquePointer
   private let connection: OpaquePointer?
 
   /// Prepares (once) and resets the cached statement for `sql`.
   init(_ db: Database, _ sql: String) throws {
-    let statement = try db.cachedStatement(sql: sql)
+    self.init(db, try db.cachedStatement(sql: sql))
+  }
+
+  /// The statement for `sql`, kept in the workspace's `slot`.
+  ///
+  /// For the few that run on every line: finding one in GRDB's cache hashes its SQL text, about
+  /// 1,500 instructions for a long statement (callgrind); a slot is an array index. A slot found
+  /// holding other SQL is refilled.
+  init(_ db: Database, _ sql: String, slot: HotStatement, in workspace: Workspace) throws {
+    if let kept = workspace.hotStatements[slot.rawValue], kept.sql == sql {
+      self.init(db, kept.statement)
+    } else {
+      let statement = try db.cachedStatement(sql: sql)
+      workspace.hotStatements[slot.rawValue] = (sql, statement)
+      self.init(db, statement)
+    }
+  }
+
+  private init(_ db: Database, _ statement: Statement) {
     handle = statement.sqliteStatement
     connection = db.sqliteConnection
     sqlite3_reset(handle)

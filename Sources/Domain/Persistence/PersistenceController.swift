@@ -181,7 +181,7 @@ public final class PersistenceController: @unchecked Sendable {
           ON CONFLICT (store, key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes,
             created_at = excluded.created_at, accessed_at = excluded.accessed_at,
             access_count = 0, age_limit = excluded.age_limit
-          """)
+          """, slot: .persist, in: workspace)
         guard value.count <= insert.maximumLength else {
           throw Error.objectFailedToPersist(
             store: identifier,
@@ -336,7 +336,8 @@ public final class PersistenceController: @unchecked Sendable {
   /// One cached statement: this runs on every command.
   func storeLimits(_ db: Database) throws -> Limits {
     let select = try FastStatement(
-      db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?")
+      db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?", slot: .storeLimits,
+      in: workspace)
     try select.bind(1, identifier)
     guard try select.step() else { throw try unknownStore(db) }
     defer { select.finish() }
@@ -359,28 +360,33 @@ public final class PersistenceController: @unchecked Sendable {
   /// Reads a value; in TTL mode an expired entry reads as missing.
   ///
   /// The access time and count are recorded by the workspace and written behind (see
-  /// `Workspace.recordTouch`).
-  /// The value for `key`, checked against the store's limits, from one statement (the store's row
-  /// and the entry's, joined): a read of one key then costs SQLite one statement, as a plain
-  /// key-value table's SELECT does. Nil when the key is missing or expired; `unknownStore`.
+  /// `Workspace.recordTouch`). The entry is read by its key alone, as a plain key-value table's
+  /// SELECT reads a row; the store's limits come from the workspace's cache (`cachedLimits`).
+  /// Nil when the key is missing or expired; `unknownStore`.
   private func fetchOneAndTouch(_ db: Database, key: String) throws -> Data? {
     let time = now().timeIntervalSince1970
     let select = try FastStatement(
-      db,
-      """
-      SELECT store.byte_limit, store.age_limit, store.ttl, entry.value, entry.created_at, \
-      entry.age_limit FROM store LEFT JOIN entry ON entry.store = store.name AND entry.key = ? \
-      WHERE store.name = ?
-      """)
-    try select.bind(1, key)
-    try select.bind(2, identifier)
-    guard try select.step() else { throw try unknownStore(db) }
+      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
+      slot: .fetchOne, in: workspace)
+    try select.bind(1, identifier)
+    try select.bind(2, key)
+    let found = try select.step()
     defer { select.finish() }
-    // created_at is never NULL in a stored entry: NULL means the join found no entry.
-    guard !select.isNull(4) else { return nil }
-    let limits = Limits(
-      byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
-    return touchedValue(select, from: 3, key: key, limits: limits, time: time)
+    // The statement's read transaction is open: what it sees decides whether the cache holds.
+    workspace.noteForeignCommits(db)
+    let limits = try cachedLimits(db)
+    guard found else { return nil }
+    return touchedValue(select, from: 0, key: key, limits: limits, time: time)
+  }
+
+  /// The store's limits, from the workspace's cache, which any commit empties.
+  ///
+  /// Read and kept when they are not there; `unknownStore` when no store has the identifier.
+  private func cachedLimits(_ db: Database) throws -> Limits {
+    if let limits = workspace.limitsCache[identifier] { return limits }
+    let limits = try storeLimits(db)
+    workspace.limitsCache[identifier] = limits
+    return limits
   }
 
   private func fetchAndTouch(_ db: Database, key: String, limits: Limits) throws -> Data? {

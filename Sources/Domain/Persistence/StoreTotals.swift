@@ -43,11 +43,15 @@ extension Workspace {
   /// `noteForeignCommits` after it began: the change since is this connection's own.
   func noteOwnCommit(_ db: Database) {
     seenDataVersion = dataVersion(db)
+    // A commit may have changed a store's limits, created or dropped one.
+    limitsCache.removeAll(keepingCapacity: true)
   }
 
-  /// Forgets every bound: after a rollback, a store may hold what a trim had taken away.
+  /// Forgets every bound, and the stores' limits: after a rollback, a store may hold what a trim
+  /// had taken away; after another connection's commit, anything may have changed.
   func forgetStoreBounds() {
     storeBounds.removeAll(keepingCapacity: true)
+    limitsCache.removeAll(keepingCapacity: true)
     entryEstimate = nil
   }
 

@@ -79,6 +79,17 @@ public final class Workspace: @unchecked Sendable {
   /// The touches taken by the last `flushTouches`, kept until its transaction commits.
   var flushingTouches = Touches()
 
+  /// The statements `FastStatement` keeps by `HotStatement`, with their SQL; used on the queue.
+  ///
+  /// They may outlive the connection: GRDB closes a connection it deallocates with
+  /// `sqlite3_close_v2`, which waits for the last statement to be finalized.
+  var hotStatements: [(sql: String, statement: Statement)?] = Array(
+    repeating: nil, count: FastStatement.HotStatement.allCases.count)
+
+  /// Each store's limits as reads last found them; emptied with the store bounds and at every
+  /// commit of this connection (StoreTotals.swift).
+  var limitsCache: [String: PersistenceController.Limits] = [:]
+
   /// For each store, a number of bytes it cannot exceed (StoreTotals.swift).
   ///
   /// This and the next two are read and set only on the queue.
@@ -175,6 +186,9 @@ public final class Workspace: @unchecked Sendable {
           do {
             let result = try body(db)
             try FastStatement(db, "RELEASE operation").step()
+            // Inside the atomic run no commit empties the cached limits; the operation may have
+            // changed them.
+            limitsCache.removeAll(keepingCapacity: true)
             return result
           } catch {
             _ = try? FastStatement(db, "ROLLBACK TO operation").step()
@@ -188,11 +202,11 @@ public final class Workspace: @unchecked Sendable {
         if pendingTouchTotal > 0 { try writeTouchesAlone(db) }
         // BEGIN and COMMIT as cached statements: GRDB's inTransaction prepares both anew each
         // time, which cost a third of a one-line persist (measured with callgrind).
-        try FastStatement(db, "BEGIN IMMEDIATE").step()
+        try FastStatement(db, "BEGIN IMMEDIATE", slot: .begin, in: self).step()
         noteForeignCommits(db)
         do {
           let result = try body(db)
-          try FastStatement(db, "COMMIT").step()
+          try FastStatement(db, "COMMIT", slot: .commit, in: self).step()
           noteOwnCommit(db)
           return result
         } catch {

@@ -198,6 +198,24 @@ struct PersistenceTests {
     #expect(readable())
   }
 
+  @Test("a store dropped after a write and a read is unknown to the next write and read")
+  func droppedStoreForgotten() throws {
+    let workspace = try Workspace(path: ":memory:")
+    try PersistenceController.createStore("scratch", in: workspace, tracer: Tracer())
+    let scratch = PersistenceController(
+      identifier: "scratch", workspace: workspace, tracer: Tracer())
+    try scratch.persist(text("v"), forKey: "k")
+    #expect(try scratch.retrieve(forKey: "k") == text("v"))
+    try scratch.dropStore()
+    #expect(throws: PersistenceController.Error.self) {
+      try scratch.persist(text("w"), forKey: "k")
+    }
+    #expect(throws: PersistenceController.Error.self) { try scratch.retrieve(forKey: "k") }
+    try PersistenceController.createStore("scratch", in: workspace, tracer: Tracer())
+    try scratch.persist(text("w"), forKey: "k")
+    #expect(try scratch.retrieve(forKey: "k") == text("w"))
+  }
+
   @Test("without TTL, expired entries stay readable until trimmed")
   func expiredTrim() throws {
     let (controller, _, clock) = try makeController()

@@ -163,7 +163,7 @@ public final class PersistenceController: @unchecked Sendable {
     ) {
       span in
       try workspace.write("persisting a key") { db -> [String] in
-        let limits = try storeLimits(db)
+        let limits = try cachedLimits(db)
         let unlimited = limits.byteLimit <= 0
         guard unlimited || value.count <= limits.byteLimit else {
           throw Error.objectFailedToPersist(
@@ -379,7 +379,8 @@ public final class PersistenceController: @unchecked Sendable {
     return touchedValue(select, from: 0, key: key, limits: limits, time: time)
   }
 
-  /// The store's limits, from the workspace's cache, which any commit empties.
+  /// The store's limits, from the workspace's cache (`Workspace.limitsCache`), inside a
+  /// transaction that has noted other connections' commits.
   ///
   /// Read and kept when they are not there; `unknownStore` when no store has the identifier.
   private func cachedLimits(_ db: Database) throws -> Limits {

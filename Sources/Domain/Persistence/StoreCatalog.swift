@@ -50,6 +50,7 @@ extension PersistenceController {
         try db.execute(
           sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
           arguments: [name, Limits.default.byteLimit, Limits.default.ageLimit])
+        workspace.storesChanged()
         span.setAttribute("sql", "INSERT store")
       }
     }
@@ -73,6 +74,7 @@ extension PersistenceController {
         // so that the drop never depends on a connection's foreign_keys setting.
         try db.execute(sql: "DELETE FROM entry WHERE store = ?", arguments: [name])
         try db.execute(sql: "DELETE FROM store WHERE name = ?", arguments: [name])
+        workspace.storesChanged()
         span.setAttribute("sql", "DELETE entry, store")
         span.setAttribute("entries", String(totals.entries))
         return StoreSummary(
@@ -109,6 +111,7 @@ extension PersistenceController {
         try db.execute(
           sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
           arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, identifier])
+        workspace.storesChanged()
         let removed = try trimLeastRecentlyUsedEntries(db, toBytes: limits.byteLimit)
         span.setAttribute("sql", "UPDATE store")
         if !removed.isEmpty {

@@ -43,8 +43,6 @@ extension Workspace {
   /// `noteForeignCommits` after it began: the change since is this connection's own.
   func noteOwnCommit(_ db: Database) {
     seenDataVersion = dataVersion(db)
-    // A commit may have changed a store's limits, created or dropped one.
-    limitsCache.removeAll(keepingCapacity: true)
   }
 
   /// Forgets every bound, and the stores' limits: after a rollback, a store may hold what a trim

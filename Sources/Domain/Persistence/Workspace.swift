@@ -86,9 +86,16 @@ public final class Workspace: @unchecked Sendable {
   var hotStatements: [(sql: String, statement: Statement)?] = Array(
     repeating: nil, count: FastStatement.HotStatement.allCases.count)
 
-  /// Each store's limits as reads last found them; emptied with the store bounds and at every
-  /// commit of this connection (StoreTotals.swift).
+  /// Each store's limits as they were last read.
+  ///
+  /// Emptied with the store bounds (another connection's commit, a rollback), and by every write
+  /// to the `store` table (`storesChanged`): creating, dropping, changing limits.
   var limitsCache: [String: PersistenceController.Limits] = [:]
+
+  /// Forgets the cached limits, after a write to the `store` table.
+  func storesChanged() {
+    limitsCache.removeAll(keepingCapacity: true)
+  }
 
   /// For each store, a number of bytes it cannot exceed (StoreTotals.swift).
   ///
@@ -186,9 +193,6 @@ public final class Workspace: @unchecked Sendable {
           do {
             let result = try body(db)
             try FastStatement(db, "RELEASE operation").step()
-            // Inside the atomic run no commit empties the cached limits; the operation may have
-            // changed them.
-            limitsCache.removeAll(keepingCapacity: true)
             return result
           } catch {
             _ = try? FastStatement(db, "ROLLBACK TO operation").step()

@@ -50,7 +50,11 @@ extension Workspace {
     /// of the counts are kept; reads of a value stored again since count for the newer one only.
     private mutating func add(store: String, key: String, touch: Touch) {
       // Changed in place through the subscripts' modify accessors: one hash of each name.
-      if Self.combine(&byKey[store, default: [:]][key, default: touch.emptied], with: touch) {
+      // A store's first read of a batch makes room for the whole batch: no rehashing as it fills.
+      if Self.combine(
+        &byKey[store, default: Dictionary(minimumCapacity: Workspace.touchBatch)][
+          key, default: touch.emptied], with: touch)
+      {
         self.count += touch.count
       }
     }

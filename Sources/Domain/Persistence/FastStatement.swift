@@ -28,7 +28,8 @@ struct FastStatement {
   /// holding other SQL is refilled.
   init(_ db: Database, _ sql: String, slot: HotStatement, in workspace: Workspace) throws {
     if let kept = workspace.hotStatements[slot.rawValue], kept.sql == sql {
-      self.init(db, kept.statement)
+      // Every use of a slot binds all of its statement's parameters: none is cleared first.
+      self.init(db, kept.statement, clearingBindings: false)
     } else {
       let statement = try db.cachedStatement(sql: sql)
       workspace.hotStatements[slot.rawValue] = (sql, statement)
@@ -36,11 +37,11 @@ struct FastStatement {
     }
   }
 
-  private init(_ db: Database, _ statement: Statement) {
+  private init(_ db: Database, _ statement: Statement, clearingBindings: Bool = true) {
     handle = statement.sqliteStatement
     connection = db.sqliteConnection
     sqlite3_reset(handle)
-    sqlite3_clear_bindings(handle)
+    if clearingBindings { sqlite3_clear_bindings(handle) }
   }
 
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

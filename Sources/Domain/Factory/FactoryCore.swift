@@ -90,11 +90,6 @@ final class FactoryCore: @unchecked Sendable {
     return make
   }
 
-  /// Forgets a singleton, so the next request builds it again (a re-pointed API, a relaunch).
-  func discard(_ name: String) {
-    lock.withLock { _ = singletons.removeValue(forKey: name) }
-  }
-
   /// The singleton if it has been built, without building it.
   func existing<T>(_ name: String, as type: T.Type = T.self) -> T? {
     // Unwrapped before the cast: casting a nil `Any?` asks the runtime whether Optional<Any> is

@@ -99,6 +99,8 @@ public final class Interpreter {
   private var commandCount = 0
   /// Whether the running command asked for its output to be flushed.
   private var flushRequested = false
+  /// The session's log book, once its factory has built it.
+  private var logBook: LogBook?
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   private var exitStatus: Int32?
@@ -391,8 +393,11 @@ public final class Interpreter {
         sink.flush()
       }
     }
-    // Log lines logged on the event loops are written with the command that caused them.
-    try? session.factory.builtLogBook?.flush()
+    // Log lines logged on the event loops are written with the command that caused them. The
+    // book, once built, stays the factory's (singletons are never discarded): it is asked for
+    // only until then.
+    if logBook == nil { logBook = session.factory.builtLogBook }
+    try? logBook?.flush()
     let trees = session.tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map(TraceRendering.tree)

@@ -70,28 +70,34 @@ struct WalkthroughTests {
     #expect(harness.sink.stdout.contains("  recorded: id:       #2\n  replayed: id:       #1"))
   }
 
-  @Test("secrets typed on a line become set NAME --secret, and the replay is given them")
-  func secrets() throws {
+  /// What a walkthrough recorded of `lines`, typed at the prompt between `record start` and
+  /// `record stop`: the script, the harness that ran it, and its directory.
+  private func recorded(_ lines: [String]) throws -> (
+    script: String, harness: Harness, directory: String
+  ) {
     let directory = try temporaryDirectory()
     let harness = Harness()
-    harness.prompt([
-      "record start \(directory)/tour.ash", "set token abc123 --secret",
-      "echo \"token: $token\"", "record stop",
-    ])
+    harness.prompt(["record start \(directory)/tour.ash"] + lines + ["record stop"])
     let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
+    return (script, harness, directory)
+  }
+
+  @Test("secrets typed on a line become set NAME --secret, and the replay is given them")
+  func secrets() throws {
+    let (script, harness, _) = try recorded([
+      "set token abc123 --secret",
+      "echo \"token: $token\"",
+    ])
     #expect(script == "set token --secret\necho \"token: $token\"\n")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
 
   @Test("a secret given to a command as a variable keeps its variable, and the login replays")
   func secretVariable() throws {
-    let directory = try temporaryDirectory()
-    let harness = Harness()
-    harness.prompt([
-      "record start \(directory)/tour.ash", "set pw lovelace --secret",
-      "auth login ada@example.com $pw", "record stop",
+    let (script, harness, _) = try recorded([
+      "set pw lovelace --secret",
+      "auth login ada@example.com $pw",
     ])
-    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
     #expect(script == "set pw --secret\nauth login ada@example.com $pw\n")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
     #expect(!script.contains("lovelace"))
@@ -99,13 +105,10 @@ struct WalkthroughTests {
 
   @Test("words a mistyped line could not place are withheld when the command takes a secret")
   func secretsOnMistypedLines() throws {
-    let directory = try temporaryDirectory()
-    let harness = Harness()
-    harness.prompt([
-      "record start \(directory)/tour.ash", "set token s3cr3t --secert",
-      "auth login ada@example.com pass word", "record stop",
+    let (script, _, _) = try recorded([
+      "set token s3cr3t --secert",
+      "auth login ada@example.com pass word",
     ])
-    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
     let lines = script.split(separator: "\n").map(String.init)
     #expect(!script.contains("s3cr3t") && !script.contains("word\""), "\(script)")
     #expect(lines.first == "set secret --secret")
@@ -116,13 +119,10 @@ struct WalkthroughTests {
 
   @Test("a secret on a line with a typo is withheld, and the error keeps its column")
   func errorAfterSecret() throws {
-    let directory = try temporaryDirectory()
-    let harness = Harness()
-    harness.prompt([
-      "record start \(directory)/tour.ash", "  auth login ada@example.com lovelace --nosuch",
-      "set  key  abc  --secret", "auth login s3cret", "record stop",
+    let (script, harness, directory) = try recorded([
+      "  auth login ada@example.com lovelace --nosuch",
+      "set  key  abc  --secret", "auth login s3cret",
     ])
-    let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
     let lines = script.split(separator: "\n").map(String.init)
     #expect(!script.contains("lovelace") && !script.contains("abc"))
     #expect(lines.count == 6, "\(script)")

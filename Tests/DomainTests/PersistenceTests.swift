@@ -388,6 +388,17 @@ struct WorkspaceTests {
     return directory + "/" + name
   }
 
+  /// Two workspaces open on one new file: two connections, as two processes have.
+  private func twoConnections() throws -> (Workspace, Workspace) {
+    let path = try temporaryPath()
+    return (try Workspace(path: path), try Workspace(path: path))
+  }
+
+  /// The `user` store's controller on `workspace`.
+  private func user(_ workspace: Workspace) -> PersistenceController {
+    PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
+  }
+
   @Test("a new file gets mode 0600, WAL, and the current schema; its data survives reopening")
   func newFile() throws {
     let path = try temporaryPath()
@@ -438,12 +449,7 @@ struct WorkspaceTests {
   @Test(
     "the totals follow every write, removal, trim, drop and rollback, and other processes' writes")
   func totalsFollowWrites() throws {
-    let path = try temporaryPath()
-    let first = try Workspace(path: path)
-    let second = try Workspace(path: path)
-    func user(_ workspace: Workspace) -> PersistenceController {
-      PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
-    }
+    let (first, second) = try twoConnections()
     func listed(_ workspace: Workspace) throws -> String {
       let summary = try PersistenceController.stores(in: workspace).first { $0.name == "user" }
       return summary.map { "\($0.entries) entries, \($0.bytes) bytes" } ?? "none"
@@ -491,12 +497,7 @@ struct WorkspaceTests {
 
   @Test("another process's persists count: the next write here trims the store they filled")
   func foreignWritesCount() throws {
-    let path = try temporaryPath()
-    let first = try Workspace(path: path)
-    let second = try Workspace(path: path)
-    func user(_ workspace: Workspace) -> PersistenceController {
-      PersistenceController(identifier: "user", workspace: workspace, tracer: Tracer())
-    }
+    let (first, second) = try twoConnections()
     _ = try user(first).changeLimits(byteLimit: 500_000, ageLimit: nil, ttl: nil)
     let value = Data(repeating: 1, count: 200_000)
     #expect(try user(first).persist(Data("1".utf8), forKey: "a") == [])

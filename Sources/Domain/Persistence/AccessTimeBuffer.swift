@@ -128,16 +128,13 @@ extension Workspace {
   /// Writes the pending touches in a transaction of their own, and with `compacting` folds the
   /// log into the entries; if it fails, the touches are kept.
   func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
-    try FastStatement(db, "BEGIN IMMEDIATE").step()
-    noteForeignCommits(db)
     do {
-      try flushTouches(db)
-      if compacting { try Self.compactTouches(db) }
-      try FastStatement(db, "COMMIT").step()
-      noteOwnCommit(db)
+      try transaction(db, writing: true) {
+        try flushTouches(db)
+        if compacting { try Self.compactTouches(db) }
+      }
       touchesCommitted()
     } catch {
-      if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
       restoreTouches()
       throw error
     }
@@ -199,7 +196,7 @@ extension Workspace {
     guard try size.step() else { return }
     let logged = size.int(0)
     size.finish()
-    // Only a log past its floor pays for the stores' totals.
+    // Only a log past its floor pays for the entry estimate.
     guard logged > touchLogFloor else { return }
     if logged > 2 * (try estimatedEntries(db)) { try Self.compactTouches(db) }
   }

@@ -77,10 +77,9 @@ extension PersistenceController {
     -> [RemovedEntry]
   {
     var total = try workspace.storeTotals(db, store: identifier).bytes
-    guard total > limit else {
-      workspace.noteCounted(store: identifier, bytes: total)
-      return []
-    }
+    // Counted, and then lowered by each removal: what the store holds when the trim ends.
+    defer { workspace.noteCounted(store: identifier, bytes: total) }
+    guard total > limit else { return [] }
     var removed: [RemovedEntry] = []
     let rows = try Row.fetchCursor(
       db, sql: "SELECT key, bytes FROM entry WHERE store = ? ORDER BY \(order)",
@@ -92,7 +91,6 @@ extension PersistenceController {
     }
     let delete = try db.cachedStatement(sql: "DELETE FROM entry WHERE store = ? AND key = ?")
     for entry in removed { try delete.execute(arguments: [identifier, entry.key]) }
-    workspace.noteCounted(store: identifier, bytes: total)
     return removed
   }
 

@@ -240,7 +240,14 @@ public final class PersistenceController: @unchecked Sendable {
     try tracer.withSpan(
       "PersistenceController", "retrieve", attributes: [("store", identifier), ("key", key)]
     ) { span in
-      let value = try workspace.readStatement { db in try fetchOneAndTouch(db, key: key) }
+      // One statement, without a transaction of its own; the limits come from the workspace's
+      // cache, once the statement's read has shown whether another connection committed.
+      let value = try workspace.readStatement { db in
+        try fetchAndTouch(db, key: key) {
+          workspace.noteForeignCommits(db)
+          return try cachedLimits(db)
+        }
+      }
       guard let value else {
         span.setAttribute("result", "objectNotFound")
         throw Error.objectNotFound(store: identifier, keys: [key])
@@ -263,11 +270,11 @@ public final class PersistenceController: @unchecked Sendable {
       "PersistenceController", "retrieveObjects",
       attributes: [("store", identifier), ("keys", String(keys.count))]
     ) { span in
-      let found = try readOrTouch { db -> [(key: String, value: Data)] in
+      let found = try workspace.read { db -> [(key: String, value: Data)] in
         let limits = try storeLimits(db)
         var found: [(key: String, value: Data)] = []
         for key in keys {
-          if let value = try fetchAndTouch(db, key: key, limits: limits) {
+          if let value = try fetchAndTouch(db, key: key, limits: { limits }) {
             found.append((key, value))
           }
         }
@@ -326,11 +333,6 @@ public final class PersistenceController: @unchecked Sendable {
     }
   }
 
-  /// Runs a read whose access times are written behind.
-  private func readOrTouch<T>(_ body: (Database) throws -> T) throws -> T {
-    try workspace.read(body)
-  }
-
   /// The store's limits; `unknownStore` when no store has the controller's identifier.
   ///
   /// One cached statement: this runs on every command.
@@ -344,39 +346,11 @@ public final class PersistenceController: @unchecked Sendable {
     return Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
   }
 
-  /// The store's byte and entry totals; `unknownStore` when no store has the identifier.
-  func storeTotals(_ db: Database) throws -> Workspace.StoreTotals {
-    _ = try storeLimits(db)
-    return try workspace.storeTotals(db, store: identifier)
-  }
-
   /// `unknownStore` for the controller's identifier, with the nearest store's name.
   private func unknownStore(_ db: Database) throws -> Error {
     let names = try String.fetchAll(db, sql: "SELECT name FROM store")
     return Error.unknownStore(
       identifier, suggestion: Suggestion.nearest(to: identifier, among: names))
-  }
-
-  /// Reads a value; in TTL mode an expired entry reads as missing.
-  ///
-  /// The access time and count are recorded by the workspace and written behind (see
-  /// `Workspace.recordTouch`). The entry is read by its key alone, as a plain key-value table's
-  /// SELECT reads a row; the store's limits come from the workspace's cache (`cachedLimits`).
-  /// Nil when the key is missing or expired; `unknownStore`.
-  private func fetchOneAndTouch(_ db: Database, key: String) throws -> Data? {
-    let time = now().timeIntervalSince1970
-    let select = try FastStatement(
-      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
-      slot: .fetchOne, in: workspace)
-    try select.bind(1, identifier)
-    try select.bind(2, key)
-    let found = try select.step()
-    defer { select.finish() }
-    // The statement's read transaction is open: what it sees decides whether the cache holds.
-    workspace.noteForeignCommits(db)
-    let limits = try cachedLimits(db)
-    guard found else { return nil }
-    return touchedValue(select, from: 0, key: key, limits: limits, time: time)
   }
 
   /// The store's limits, from the workspace's cache (`Workspace.limitsCache`), inside a
@@ -390,29 +364,32 @@ public final class PersistenceController: @unchecked Sendable {
     return limits
   }
 
-  private func fetchAndTouch(_ db: Database, key: String, limits: Limits) throws -> Data? {
+  /// The value for `key`, read by its key alone as a plain key-value table's SELECT reads a row;
+  /// nil when it is missing or, in TTL mode, expired.
+  ///
+  /// `limits` is asked after the read has begun, whether or not the key was found, so that an
+  /// unknown store is reported (`unknownStore`). The access time and count are recorded by the
+  /// workspace and written behind (`Workspace.recordTouch`).
+  private func fetchAndTouch(_ db: Database, key: String, limits: () throws -> Limits) throws
+    -> Data?
+  {
     let time = now().timeIntervalSince1970
     let select = try FastStatement(
-      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?")
+      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
+      slot: .fetchOne, in: workspace)
     try select.bind(1, identifier)
     try select.bind(2, key)
-    guard try select.step() else { return nil }
+    let found = try select.step()
     defer { select.finish() }
-    return touchedValue(select, from: 0, key: key, limits: limits, time: time)
-  }
-
-  /// The value in the row's columns `first` (value), `first + 1` (created_at) and `first + 2`
-  /// (age_limit), with its read remembered; nil when it has expired.
-  private func touchedValue(
-    _ select: FastStatement, from first: Int32, key: String, limits: Limits, time: Double
-  ) -> Data? {
-    let created = select.double(first + 1)
+    let limits = try limits()
+    guard found else { return nil }
+    let created = select.double(1)
     if limits.ttl {
-      let entryAgeLimit = select.isNull(first + 2) ? nil : select.double(first + 2)
+      let entryAgeLimit = select.isNull(2) ? nil : select.double(2)
       let expiry = Expiry(limits: limits, now: time)
       if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
     }
-    let value = select.data(first)
+    let value = select.data(0)
     workspace.recordTouch(store: identifier, key: key, created: created, time: time)
     return value
   }

@@ -204,20 +204,7 @@ public final class Workspace: @unchecked Sendable {
         // Recorded reads are written in a transaction of their own first, so that a command
         // that fails and rolls back cannot take them with it.
         if pendingTouchTotal > 0 { try writeTouchesAlone(db) }
-        // BEGIN and COMMIT as cached statements: GRDB's inTransaction prepares both anew each
-        // time, which cost a third of a one-line persist (measured with callgrind).
-        try FastStatement(db, "BEGIN IMMEDIATE", slot: .begin, in: self).step()
-        noteForeignCommits(db)
-        do {
-          let result = try body(db)
-          try FastStatement(db, "COMMIT", slot: .commit, in: self).step()
-          noteOwnCommit(db)
-          return result
-        } catch {
-          if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
-          forgetStoreBounds()
-          throw error
-        }
+        return try transaction(db, writing: true) { try body(db) }
       }
     } catch let error as DatabaseError {
       throw translate(error, operation: operation)
@@ -233,15 +220,32 @@ public final class Workspace: @unchecked Sendable {
       // One read transaction for every statement of the read: SQLite takes its WAL read locks
       // (fcntl calls) once, not once a statement; they were 17% of a script of 100,000
       // 'store retrieve' lines (perf).
+      return try transaction(db, writing: false) { try body(db) }
+    }
+  }
+
+  /// Runs `body` in a transaction of its own, committed when it returns and rolled back when it
+  /// throws: `BEGIN IMMEDIATE` when `writing`, `BEGIN DEFERRED` otherwise.
+  ///
+  /// BEGIN and COMMIT are kept statements: GRDB's inTransaction prepares both anew each time,
+  /// which cost a third of a one-line persist (measured with callgrind). A writing transaction
+  /// notes other connections' commits when it begins and its own when it commits (StoreTotals).
+  func transaction<T>(_ db: Database, writing: Bool, _ body: () throws -> T) throws -> T {
+    if writing {
+      try FastStatement(db, "BEGIN IMMEDIATE", slot: .begin, in: self).step()
+      noteForeignCommits(db)
+    } else {
       try FastStatement(db, "BEGIN DEFERRED").step()
-      do {
-        let value = try body(db)
-        try FastStatement(db, "COMMIT").step()
-        return value
-      } catch {
-        if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
-        throw error
-      }
+    }
+    do {
+      let result = try body()
+      try FastStatement(db, "COMMIT", slot: .commit, in: self).step()
+      if writing { noteOwnCommit(db) }
+      return result
+    } catch {
+      if db.isInsideTransaction { _ = try? FastStatement(db, "ROLLBACK").step() }
+      forgetStoreBounds()
+      throw error
     }
   }
 

@@ -15,6 +15,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // The architecture itself: controllers, factories, tracing. No terminal, no shell words.
@@ -38,6 +39,7 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     // The board's web server, on Hummingbird: the page and its event stream, behind a token.
@@ -97,13 +99,19 @@ let package = Package(
           .when(platforms: [.linux], configuration: .release))
       ]
     ),
-    .testTarget(name: "DomainTests", dependencies: ["Domain", "DemoAPI"], exclude: ["Fixtures"]),
+    // What every test target shares: the directory their files go in.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(
+      name: "DomainTests", dependencies: ["Domain", "DemoAPI", "TestSupport"], exclude: ["Fixtures"]),
     .testTarget(
       name: "CommandsTests",
       dependencies: [
-        "Commands", "Domain", "BoardServer", .product(name: "NIOCore", package: "swift-nio"),
+        "Commands", "Domain", "BoardServer", "TestSupport",
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "ArchShellTests", dependencies: ["ArchShell", "Commands"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "ArchShellTests", dependencies: ["ArchShell", "Commands", "TestSupport"],
+      exclude: ["Fixtures"]),
   ]
 )
 

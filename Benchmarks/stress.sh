@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # make stress: kill -9 in the middle of an --atomic script of 100,000 persists, TRIALS times; after
-# each trial the workspace must hold all or none of the keys and pass `db check`.
+# each trial the workspace must hold all or none of the keys and pass `db check`. Then 8 processes
+# write one workspace at once, and sessions start and stop the embedded API under CPU load.
 set -euo pipefail
 ARCHSH=${1:-.build/debug/archsh}
 TRIALS=${2:-100}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill ${busy[@]:-} 2>/dev/null; rm -rf "$work"' EXIT
 export HOME=$work XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config NO_COLOR=1
 for i in $(seq 0 99999); do echo "store persist generalCache key$i value$i"; done > "$work/big.ash"
 db=$work/workspace.sqlite
@@ -53,3 +54,33 @@ if [ "$failed" != 0 ] || [ -n "$errors" ] || [ "$count" != 40000 ] || [ "$check"
   exit 1
 fi
 echo "concurrency: 8 processes x 5,000 persists into one new workspace: 40,000 keys, no errors, db check ok"
+
+# The embedded API starts and stops under CPU load: two busy loops take both cores while RUNS
+# sessions each start the API, ask it for a product and exit. Stopping the server used to cancel
+# its task, which could deadlock (DemoAPI.shutDown says how); a session that has not ended after
+# 20 s counts as hung.
+RUNS=${STRESS_API_RUNS:-200}
+busy=()
+for _ in 1 2; do
+  sh -c 'while :; do :; done' &
+  busy+=($!)
+done
+hung=0 failed=0
+for run in $(seq 1 "$RUNS"); do
+  rm -f "$work"/api.sqlite*
+  status=0
+  timeout 20 "$ARCHSH" --no-rc --db "$work/api.sqlite" -c 'net api' -c 'net get /products/1' \
+    > "$work/api.out" 2>&1 || status=$?
+  if [ "$status" = 124 ]; then
+    hung=$((hung + 1))
+  elif [ "$status" != 0 ] || ! grep -q '^status: *200' "$work/api.out"; then
+    failed=$((failed + 1))
+    cat "$work/api.out"
+  fi
+done
+kill "${busy[@]}"
+if [ "$hung" != 0 ] || [ "$failed" != 0 ]; then
+  echo "embedded API under load: $hung of $RUNS sessions hung, $failed failed"
+  exit 1
+fi
+echo "embedded API under load: $RUNS sessions started it, got a product and exited; none hung"

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// The embedded REST backend the networking controllers talk to, over real HTTP on 127.0.0.1.
 ///
@@ -16,14 +17,14 @@ public final class DemoAPI: @unchecked Sendable {
   public let accounts: Accounts
   /// The demo user's favourite locations.
   public let locations: LocationCatalog
-  private let task: Task<Void, Error>
+  private let group: ServiceGroup
 
   private init(
-    baseURL: URL, task: Task<Void, Error>, faults: FaultTable, accounts: Accounts,
+    baseURL: URL, group: ServiceGroup, faults: FaultTable, accounts: Accounts,
     locations: LocationCatalog
   ) {
     self.baseURL = baseURL
-    self.task = task
+    self.group = group
     self.faults = faults
     self.accounts = accounts
     self.locations = locations
@@ -39,28 +40,48 @@ public final class DemoAPI: @unchecked Sendable {
     let application = makeApplication(
       port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
       locations: locations, bound: bound)
+    // The application runs in a group of its own, so that stopping it is a graceful shutdown.
+    let group = ServiceGroup(
+      configuration: .init(services: [.init(service: application)], logger: quietLogger))
     // A port that cannot be bound ends run() at once: say so instead of waiting for a port.
-    let task = Task<Void, Error>(executorPreference: ServerThreads.shared) {
+    Task<Void, Never>(executorPreference: ServerThreads.shared) {
       do {
-        try await application.run()
+        try await group.run()
       } catch {
         bound.set(nil)
-        throw error
       }
     }
     guard let actual = bound.wait(seconds: 10) else {
-      task.cancel()
+      shutDown(group)
       throw DemoAPIError.couldNotStart(port: port)
     }
     guard let url = URL(string: "http://127.0.0.1:\(actual)") else {
+      shutDown(group)
       throw DemoAPIError.couldNotStart(port: port)
     }
     return DemoAPI(
-      baseURL: url, task: task, faults: faults, accounts: accounts, locations: locations)
+      baseURL: url, group: group, faults: faults, accounts: accounts, locations: locations)
   }
 
-  /// Stops the server.
-  public func stop() { task.cancel() }
+  /// Stops the server, and returns at once.
+  ///
+  /// The server stops listening, closes its idle connections and ends once the requests it is
+  /// answering are answered.
+  public func stop() { Self.shutDown(group) }
+
+  /// Shuts the server down gracefully instead of cancelling its task.
+  ///
+  /// Cancelling could hang the process for good: Hummingbird's date cache waits on a merged
+  /// sequence (swift-async-algorithms 1.1) whose lock is held across an executor switch, and with
+  /// a task executor preference (`ServerThreads`) that switch takes the task's status lock, which a
+  /// cancellation holds while it runs the merge's cancellation handler, which takes the merge's
+  /// lock. A graceful shutdown ends the date cache through its own sequence, and cancels nothing
+  /// that is waiting on the merge.
+  private static func shutDown(_ group: ServiceGroup) {
+    Task<Void, Never>(executorPreference: ServerThreads.shared) {
+      await group.triggerGracefulShutdown()
+    }
+  }
 
   /// One path for each route that answers GET, with example parameters.
   ///
@@ -125,15 +146,19 @@ public final class DemoAPI: @unchecked Sendable {
         status: .ok, headers: [.contentType: asset.contentType],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.data)))
     }
-    // The server's own logger stays quiet: it must never write into the shell's output.
-    var logger = Logger(label: "archsh.demoapi")
-    logger.logLevel = .critical
     return Application(
       responder: BasePathResponder(inner: router.buildResponder()),
       configuration: .init(
         address: .hostname("127.0.0.1", port: port), serverName: "archsh-demoapi"),
       onServerRunning: { channel in bound.set(channel.localAddress?.port) },
-      logger: logger)
+      logger: quietLogger)
+  }
+
+  /// The server's own logger stays quiet: it must never write into the shell's output.
+  static var quietLogger: Logger {
+    var logger = Logger(label: "archsh.demoapi")
+    logger.logLevel = .critical
+    return logger
   }
 
   static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {

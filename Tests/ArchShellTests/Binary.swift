@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `archsh` binary, as a user would.
 enum Binary {
@@ -82,9 +83,7 @@ enum Binary {
   }
 
   static func makeTemporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "archsh-e2e-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    try Scratch.directory("e2e")
   }
 }
 

@@ -82,7 +82,7 @@ struct CoordinatorEndToEndTests {
     app start
     event send login loginSucceeded
     echo not reached
-    """.write(toFile: script, atomically: true, encoding: .utf8)
+    """.write(toFile: script, atomically: false, encoding: .utf8)
     let result = try Binary.run(["--db", ":memory:", "-f", script])
     #expect(result.status == 1)
     #expect(!result.stdout.contains("not reached"))

@@ -7,7 +7,7 @@ struct EndToEndTests {
   func commandLines() throws {
     let directory = try Binary.makeTemporaryDirectory()
     try "echo script $1 $#\nset from_script yes".write(
-      toFile: directory + "/s.ash", atomically: true, encoding: .utf8)
+      toFile: directory + "/s.ash", atomically: false, encoding: .utf8)
     let result = try Binary.run(
       [
         "-c", "echo first; set x 1", "-c", "echo second $x", "-f", "s.ash", "arg", "-c",
@@ -162,7 +162,7 @@ struct ScriptDetailTests {
   func stopsBeforeEcho() throws {
     let directory = try Binary.makeTemporaryDirectory()
     try "echo one\nech two\necho 'three\n".write(
-      toFile: directory + "/s.ash", atomically: true, encoding: .utf8)
+      toFile: directory + "/s.ash", atomically: false, encoding: .utf8)
     let result = try Binary.run(["--echo", "-f", "s.ash"], directory: directory, merge: true)
     #expect(result.status == 1)
     #expect(

@@ -75,7 +75,7 @@ struct InteractiveTests {
     try FileManager.default.createDirectory(
       atPath: home + "/config/archsh", withIntermediateDirectories: true)
     try "set greeting from-rc".write(
-      toFile: home + "/config/archsh/rc.ash", atomically: true, encoding: .utf8)
+      toFile: home + "/config/archsh/rc.ash", atomically: false, encoding: .utf8)
     var environment = Binary.environment(home: home)
     environment["TERM"] = "xterm"
 
@@ -269,9 +269,9 @@ struct InteractiveDetailTests {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try FileManager.default.createDirectory(
       atPath: folder + "/sub dir", withIntermediateDirectories: true)
-    try "hello notes".write(toFile: folder + "/my notes.txt", atomically: true, encoding: .utf8)
+    try "hello notes".write(toFile: folder + "/my notes.txt", atomically: false, encoding: .utf8)
     try "echo sourced-from-sub-dir\n".write(
-      toFile: folder + "/sub dir/inner.ash", atomically: true, encoding: .utf8)
+      toFile: folder + "/sub dir/inner.ash", atomically: false, encoding: .utf8)
     let terminal = try start()
 
     // "App" completes to the tag, quoted, so that the next word is the level.

@@ -168,10 +168,10 @@ struct NewUserConvenienceTests {
       atPath: Binary.root + "/examples/Pods-acknowledgements.plist",
       toPath: folder + "/acks.plist")
     try "from the script's folder".write(
-      toFile: folder + "/value.txt", atomically: true, encoding: .utf8)
-    try "from lib".write(toFile: folder + "/lib/value.txt", atomically: true, encoding: .utf8)
+      toFile: folder + "/value.txt", atomically: false, encoding: .utf8)
+    try "from lib".write(toFile: folder + "/lib/value.txt", atomically: false, encoding: .utf8)
     try "store persist generalCache inner @value.txt\n".write(
-      toFile: folder + "/lib/inner.ash", atomically: true, encoding: .utf8)
+      toFile: folder + "/lib/inner.ash", atomically: false, encoding: .utf8)
     try """
     parse acknowledgements acks.plist
     expect contains "libraries: 6"
@@ -181,7 +181,7 @@ struct NewUserConvenienceTests {
     trace on
     factory get tracer
     trace export trace.mmd
-    """.write(toFile: folder + "/tour.ash", atomically: true, encoding: .utf8)
+    """.write(toFile: folder + "/tour.ash", atomically: false, encoding: .utf8)
     let tour = try Binary.run(["--no-rc", "--db", ":memory:", "-f", folder + "/tour.ash"])
     #expect(tour.status == 0, "\(tour.stderr)")
     #expect(tour.stdout.contains("outer  from the script's folder"), "\(tour.stdout)")
@@ -191,7 +191,7 @@ struct NewUserConvenienceTests {
 
     // A missing file says where a relative path started, in a script and at the prompt.
     try "store persist generalCache k @nowhere.json\n".write(
-      toFile: folder + "/missing.ash", atomically: true, encoding: .utf8)
+      toFile: folder + "/missing.ash", atomically: false, encoding: .utf8)
     let missing = try Binary.run(["--no-rc", "--db", ":memory:", "-f", folder + "/missing.ash"])
     #expect(
       missing.stderr

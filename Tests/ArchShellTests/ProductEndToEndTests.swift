@@ -109,7 +109,7 @@ struct ProductEndToEndTests {
     ds row add todo 0 0 'Water the plants'
     ds section data todo 0 --header Today
 
-    """.write(toFile: script, atomically: true, encoding: .utf8)
+    """.write(toFile: script, atomically: false, encoding: .utf8)
     let build = try Binary.run(["--db", db, "-f", script])
     #expect(build.status == 0)
     let render = try Binary.run(["--db", db, "-c", "ds render todo --width 30"])

@@ -29,7 +29,7 @@ struct StepModeTests {
 
   static func start(_ script: String, _ extra: [String] = []) throws -> (PseudoTerminal, String) {
     let home = try Binary.makeTemporaryDirectory()
-    try script.write(toFile: home + "/tour.ash", atomically: true, encoding: .utf8)
+    try script.write(toFile: home + "/tour.ash", atomically: false, encoding: .utf8)
     var environment = Binary.environment(home: home)
     environment["TERM"] = "xterm"
     let terminal = try PseudoTerminal(
@@ -127,7 +127,7 @@ struct StepModeTests {
   @Test("--step without a terminal is a usage error, as in psql; --from names a chapter")
   func usage() throws {
     let home = try Binary.makeTemporaryDirectory()
-    try Self.keysScript.write(toFile: home + "/tour.ash", atomically: true, encoding: .utf8)
+    try Self.keysScript.write(toFile: home + "/tour.ash", atomically: false, encoding: .utf8)
     let piped = try Binary.run(["--step", "-f", "tour.ash"], directory: home)
     #expect(piped.status == 2)
     #expect(

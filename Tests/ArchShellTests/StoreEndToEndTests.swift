@@ -62,11 +62,11 @@ struct StoreEndToEndTests {
     #expect(
       try Binary.run(["--db", db, "-c", "store persist bookmarks keep 'kept value'"]).status == 0)
     try "not a database".write(
-      toFile: directory + "/corrupt.sqlite", atomically: true, encoding: .utf8)
+      toFile: directory + "/corrupt.sqlite", atomically: false, encoding: .utf8)
     try "{\n  \"name\": \"Ada\",\n  \"plan\": \"pro\",\n}\n".write(
-      toFile: directory + "/trailing.json", atomically: true, encoding: .utf8)
+      toFile: directory + "/trailing.json", atomically: false, encoding: .utf8)
     try #"[{"rows":["a",{"type":"G","n":tru}]}]"#.write(
-      toFile: directory + "/sections.json", atomically: true, encoding: .utf8)
+      toFile: directory + "/sections.json", atomically: false, encoding: .utf8)
     let cases: [([String], String)] = [
       (
         ["--db", db, "-c", "store persist bookmarks k @missing.json"],
@@ -151,7 +151,7 @@ struct StoreEndToEndTests {
     let (directory, db) = try workspace()
     try
       "store persist user a 1\nstore persist user b 2\nstore retrieve user nope\nstore persist user c 3\n"
-      .write(toFile: directory + "/atomic.ash", atomically: true, encoding: .utf8)
+      .write(toFile: directory + "/atomic.ash", atomically: false, encoding: .utf8)
     let result = try Binary.run(["--db", db, "--atomic", "-f", "atomic.ash"], directory: directory)
     #expect(result.status == 1)
     #expect(
@@ -172,7 +172,7 @@ struct StoreEndToEndTests {
   func crash() throws {
     let (directory, db) = try workspace()
     let script = (0..<100_000).map { "store persist generalCache key\($0) value\($0)\n" }.joined()
-    try script.write(toFile: directory + "/big.ash", atomically: true, encoding: .utf8)
+    try script.write(toFile: directory + "/big.ash", atomically: false, encoding: .utf8)
     // One full run gives the time scale; kills then land from early in the script to past its
     // commit, so both outcomes occur.
     let started = Date()
@@ -215,7 +215,7 @@ struct StoreEndToEndTests {
     for writer in 0..<4 {
       let script = (0..<2000).map { "store persist generalCache w\(writer)-\($0) v\($0)\n" }
         .joined()
-      try script.write(toFile: directory + "/w\(writer).ash", atomically: true, encoding: .utf8)
+      try script.write(toFile: directory + "/w\(writer).ash", atomically: false, encoding: .utf8)
       let process = Process()
       process.executableURL = URL(fileURLWithPath: Binary.path)
       process.arguments = ["--db", db, "-f", directory + "/w\(writer).ash"]

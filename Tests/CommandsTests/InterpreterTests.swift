@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Commands
@@ -199,11 +200,11 @@ struct InterpreterTests {
   func source() throws {
     let directory = try temporaryDirectory()
     try "echo in lib $1\nsource deeper/inner.ash".write(
-      toFile: directory + "/lib.ash", atomically: true, encoding: .utf8)
+      toFile: directory + "/lib.ash", atomically: false, encoding: .utf8)
     try FileManager.default.createDirectory(
       atPath: directory + "/deeper", withIntermediateDirectories: true)
     try "echo inner\n\n  bogus".write(
-      toFile: directory + "/deeper/inner.ash", atomically: true, encoding: .utf8)
+      toFile: directory + "/deeper/inner.ash", atomically: false, encoding: .utf8)
     let harness = Harness()
     let outcome = harness.script(
       ["echo start", "source lib.ash first", "echo never"], directory: directory)
@@ -235,7 +236,7 @@ struct InterpreterTests {
   @Test("a file that sources itself stops at 64 levels with an error, not a crash")
   func sourceDepth() throws {
     let directory = try temporaryDirectory()
-    try "source self.ash".write(toFile: directory + "/self.ash", atomically: true, encoding: .utf8)
+    try "source self.ash".write(toFile: directory + "/self.ash", atomically: false, encoding: .utf8)
     let harness = Harness()
     #expect(harness.script(["source self.ash"], directory: directory) == .stopped)
     // The 63 identical frames are folded into one, with their count.
@@ -450,9 +451,7 @@ struct InterpreterTests {
 
 /// A new empty directory under the system's temporary directory.
 func temporaryDirectory() throws -> String {
-  let path = NSTemporaryDirectory() + "archsh-tests-" + UUID().uuidString
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  return path
+  try Scratch.directory("tests")
 }
 
 /// Durations vary from run to run; transcripts compare them as `#.## ms`.

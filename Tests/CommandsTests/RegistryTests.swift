@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Commands
@@ -340,8 +341,7 @@ struct CompleterTests {
 
   @Test("a path, and a value after @ or NAME=@, complete file names; directories end in /")
   func fileNames() throws {
-    let folder =
-      FileManager.default.temporaryDirectory.path + "/archsh-complete-" + UUID().uuidString
+    let folder = try Scratch.directory("complete")
     try FileManager.default.createDirectory(
       atPath: folder + "/sub dir", withIntermediateDirectories: true)
     try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/my notes.json"))

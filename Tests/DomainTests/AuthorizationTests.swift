@@ -160,10 +160,12 @@ struct OAuth2AuthorizationTests {
     let session = try await LoggedIn.start()
     defer { session.server.stop() }
     session.server.accounts.expireAccessTokens()
-    // The first request to arrive waits 400 ms on the server, then answers 401; the second
-    // answers 401 at once, so its refresh ends while the first is still in flight.
+    // The first request to arrive waits 2 s on the server, then answers 401; the second answers
+    // 401 at once, so its refresh ends while the first is still in flight. The wait is long
+    // because the whole suite shares two cores: with 400 ms, the refresh sometimes ended after
+    // the first 401 had come back, which then queued behind it.
     session.server.faults.add(
-      Fault(method: "GET", path: "/users/me", kind: .delayOnly, delay: 0.4))
+      Fault(method: "GET", path: "/users/me", kind: .delayOnly, delay: 2))
     let authorization = try session.factory.api.oAuth2Authorization
     let manager = try session.factory.api.apiSessionManager()
     let collector = Collector()

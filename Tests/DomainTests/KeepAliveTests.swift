@@ -347,7 +347,7 @@ struct LoopbackPortTests {
     #expect(!LoopbackPort.isFree(port))
     api.stop()
     var free = false
-    for _ in 0..<100 where !free {
+    for _ in 0..<500 where !free {
       free = LoopbackPort.isFree(port)
       if !free { Thread.sleep(forTimeInterval: 0.02) }
     }

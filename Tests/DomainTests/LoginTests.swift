@@ -1,5 +1,6 @@
 import DemoAPI
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Domain
@@ -14,8 +15,7 @@ private final class StubServer: @unchecked Sendable {
 
   /// Starts the server; `responses` maps `METHOD /path` to a status and a body.
   init(_ responses: [String: (status: Int, body: String)]) throws {
-    let directory = NSTemporaryDirectory() + "archsh-stub-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let directory = try Scratch.directory("stub")
     log = directory + "/requests.log"
     let table = Dictionary(
       uniqueKeysWithValues: responses.map { ($0.key, [$0.value.status, $0.value.body] as [Any]) })

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Domain
@@ -6,7 +7,7 @@ import Testing
 @Suite("Parsers")
 struct ParserTests {
   private func plist(_ groups: [[String: String]]) throws -> String {
-    let path = NSTemporaryDirectory() + "acknow-" + UUID().uuidString + ".plist"
+    let path = Scratch.file("acknow", suffix: ".plist")
     let data = try PropertyListSerialization.data(
       fromPropertyList: ["PreferenceSpecifiers": groups, "Title": "Acknowledgements"], format: .xml,
       options: 0)
@@ -63,8 +64,8 @@ struct ParserTests {
     #expect(throws: ParserError.unreadable(path: "/nonexistent/x.plist", reason: "no such file")) {
       try AcknowParser(plistPath: "/nonexistent/x.plist")
     }
-    let path = NSTemporaryDirectory() + "not-" + UUID().uuidString + ".plist"
-    try "just text".write(toFile: path, atomically: true, encoding: .utf8)
+    let path = Scratch.file("not", suffix: ".plist")
+    try "just text".write(toFile: path, atomically: false, encoding: .utf8)
     #expect(throws: ParserError.notAPropertyList(path: path)) { try AcknowParser(plistPath: path) }
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import Domain
@@ -174,7 +175,7 @@ struct PersistenceTests {
 
   @Test("a read sees limits changed since the last read: here, in an atomic run, and elsewhere")
   func readsSeeNewLimits() throws {
-    let path = NSTemporaryDirectory() + "archsh-limits-" + UUID().uuidString + ".sqlite"
+    let path = Scratch.file("limits", suffix: ".sqlite")
     let clock = ManualClock()
     let (controller, workspace, _) = try makeController(
       workspace: try Workspace(path: path), clock: clock)
@@ -383,9 +384,7 @@ struct PersistenceTests {
 @Suite("Workspace")
 struct WorkspaceTests {
   private func temporaryPath(_ name: String = "workspace.sqlite") throws -> String {
-    let directory = NSTemporaryDirectory() + "archsh-ws-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return directory + "/" + name
+    try Scratch.directory("ws") + "/" + name
   }
 
   /// Two workspaces open on one new file: two connections, as two processes have.

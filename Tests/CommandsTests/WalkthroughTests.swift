@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Testing
 
@@ -38,6 +39,25 @@ struct WalkthroughTests {
     #expect(script.chapter(named: "second") == 1)
     #expect(script.chapter(named: "2") == 1)
     #expect(script.chapter(named: "third") == nil)
+  }
+
+  @Test("after a step back, the next command's number follows the ones the board has seen")
+  func numbersAfterBack() {
+    let script = WalkthroughScript(contents: "# One.\necho one\n# Two.\necho two\n")
+    let runner = StepRunner(
+      script: script, path: "tour.ash", options: SessionOptions(databasePath: ":memory:"),
+      settings: InterpreterSettings(), sink: TranscriptSink())
+    let commands = CommandNumbers()
+    runner.session.tracer.events.subscribe(commands, to: .command)
+    runner.runCurrent()
+    runner.runCurrent()
+    _ = runner.back()
+    // The board follows the rebuilt session from here, as Board.move does.
+    runner.session.tracer.events.subscribe(commands, to: .command)
+    runner.runCurrent()
+    #expect(runner.current == 2)
+    // Each command publishes when it begins and when it ends.
+    #expect(commands.numbers == [1, 1, 2, 2, 3, 3])
   }
 
   @Test("a diff is nil for transcripts that differ only in volatile values, and unified otherwise")
@@ -142,4 +162,12 @@ struct WalkthroughTests {
     #expect(transcript.contains("tour.ash:2:42: error: unknown option '--nosuch'"), "\(transcript)")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
+}
+
+/// The command numbers of the command events it receives.
+private final class CommandNumbers: EventSubscriber, @unchecked Sendable {
+  private let lock = NSLock()
+  private var received: [Int] = []
+  var numbers: [Int] { lock.withLock { received } }
+  func receive(_ event: ArchEvent) { lock.withLock { received.append(event.command) } }
 }

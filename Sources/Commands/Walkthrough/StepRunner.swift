@@ -144,6 +144,8 @@ public final class StepRunner {
     fresh.secretAnswers = nil
     session.handBoard(to: fresh)
     session.factory.shutdown()
+    // The commands the board has seen keep their numbers; the next one follows them.
+    live.commandCount = interpreter.commandCount
     session = fresh
     interpreter = live
     current = target

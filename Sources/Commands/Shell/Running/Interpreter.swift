@@ -96,7 +96,10 @@ public final class Interpreter {
   let sink: OutputSink
   var frames: [ScriptFrame] = []
   /// How many commands have run, which numbers each command's events.
-  private var commandCount = 0
+  ///
+  /// Step mode carries it over to the interpreter a rebuild makes, so that the board's numbers go
+  /// on after a step back instead of starting again from 1.
+  var commandCount = 0
   /// Whether the running command asked for its output to be flushed.
   private var flushRequested = false
   /// The session's log book, once its factory has built it.

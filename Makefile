@@ -1,6 +1,9 @@
 # archsh: `make run` starts the shell, `make test` runs every test. Both install what they need.
 SHELL := /bin/bash
-PACKAGES := libedit2 libsqlite3-dev libstdc++-12-dev pkg-config python3 sqlite3 bc openssl
+# The C++ library's headers of the machine's GCC (12 on Debian 12, 14 on Debian 13), which the
+# Swift toolchain links against.
+GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
+PACKAGES := libedit2 libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 ARCHSH_RELEASE := .build/release/archsh
 

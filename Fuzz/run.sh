@@ -4,7 +4,8 @@
 # (default 1,000,000) or FUZZ_SECONDS (default 1200), whichever comes first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/apt-install libedit-dev libsqlite3-dev pkg-config
+# The packages every build needs (make deps); libedit is loaded at run time, so no headers.
+make --no-print-directory deps
 scratch_build=.build-fuzz
 # SwiftPM kept objects of archsh's own modules built before Package.swift gave them coverage flags
 # (under ARCHSH_FUZZ=1), and the fuzzer ran blind; a build folder from before those flags has its

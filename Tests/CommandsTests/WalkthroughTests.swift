@@ -92,14 +92,57 @@ struct WalkthroughTests {
 
   /// What a walkthrough recorded of `lines`, typed at the prompt between `record start` and
   /// `record stop`: the script, the harness that ran it, and its directory.
-  private func recorded(_ lines: [String]) throws -> (
+  private func recorded(_ lines: [String], in folder: String? = nil) throws -> (
     script: String, harness: Harness, directory: String
   ) {
-    let directory = try temporaryDirectory()
+    let directory = try folder ?? temporaryDirectory()
     let harness = Harness()
     harness.prompt(["record start \(directory)/tour.ash"] + lines + ["record stop"])
     let script = try String(contentsOfFile: directory + "/tour.ash", encoding: .utf8)
     return (script, harness, directory)
+  }
+
+  @Test("a typed source that fails inside its file records the include chain and an expect fails")
+  func sourceFailingInside() throws {
+    let directory = try temporaryDirectory()
+    try "echo in lib\nbogus\n".write(
+      toFile: directory + "/lib.ash", atomically: false, encoding: .utf8)
+    let (script, harness, _) = try recorded(
+      ["echo hi", "source \(directory)/lib.ash", "echo after"], in: directory)
+    let failure = "expect fails \"unknown command 'bogus'\""
+    #expect(script == "echo hi\nsource \(directory)/lib.ash\n\(failure)\necho after\n")
+    let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
+    #expect(
+      transcript == """
+        archsh> echo hi
+        hi
+        archsh> source \(directory)/lib.ash
+        in lib
+        \(directory)/lib.ash:2:1: error: unknown command 'bogus' (try 'help'); \
+        in file included from \(directory)/tour.ash:2
+        archsh> \(failure)
+        archsh> echo after
+        after
+
+        """)
+    #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
+    // The screen names no include chain: the line was typed at the prompt.
+    #expect(
+      harness.sink.stderr
+        == "\(directory)/lib.ash:2:1: error: unknown command 'bogus' (try 'help')\n")
+  }
+
+  @Test("a file a typed source names is named as the replay will name it, when it is the same file")
+  func replayNames() {
+    let here = FileManager.default.currentDirectoryPath
+    let recorder = SessionRecorder(path: here + "/tour.ash", variables: [:])
+    #expect(
+      recorder.replayName(of: "Package.swift", openedAs: "Package.swift") == here + "/Package.swift"
+    )
+    #expect(recorder.replayName(of: "/etc/hostname", openedAs: "/etc/hostname") == "/etc/hostname")
+    // Elsewhere, the replay would open another file: the name stays the one it was opened by.
+    let elsewhere = SessionRecorder(path: "/nonexistent/tour.ash", variables: [:])
+    #expect(elsewhere.replayName(of: "Package.swift", openedAs: "Package.swift") == "Package.swift")
   }
 
   @Test("secrets typed on a line become set NAME --secret, and the replay is given them")

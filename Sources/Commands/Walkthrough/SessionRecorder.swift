@@ -27,6 +27,8 @@ public final class SessionRecorder {
     /// What it printed, as a script prints it; an error is kept apart, to be placed at its line.
     var output: String
     var error: (message: String, description: String, lineOffset: Int, column: Int)?
+    /// The message of the first error inside a file that the line sourced.
+    var failedInside: String?
     var isComment: Bool
   }
 
@@ -76,8 +78,29 @@ public final class SessionRecorder {
     current?.error = (error.message, error.description.replacingNewlines(), lineOffset, column)
   }
 
-  /// An error already in script form (inside a file that a typed `source` ran).
-  func scriptError(_ text: String) { current?.output += text }
+  /// An error already in script form, inside a file that a typed `source` ran; its include
+  /// chain ends at `recordedLineMark`.
+  func scriptError(_ text: String, message: String) {
+    current?.output += text
+    if current?.failedInside == nil { current?.failedInside = message }
+  }
+
+  /// Where an include chain reaches the line being recorded; `compose` puts the line's place in
+  /// the walkthrough there.
+  static let recordedLineMark = "\u{1}recorded line\u{1}"
+
+  /// The name the walkthrough's replay gives a file that a typed `source` opened as `opened`.
+  ///
+  /// Relative paths start in the walkthrough's folder there. When that names another file, the
+  /// name stays the one it was opened by.
+  func replayName(of typed: String, openedAs opened: String) -> String {
+    let folder = (path as NSString).deletingLastPathComponent
+    let replayed = RelativePaths(directory: folder.isEmpty ? "." : folder).resolve(typed)
+    let same =
+      URL(fileURLWithPath: replayed).standardizedFileURL.resolvingSymlinksInPath().path
+      == URL(fileURLWithPath: opened).standardizedFileURL.resolvingSymlinksInPath().path
+    return same ? replayed : opened
+  }
 
   func end() {
     guard let entry = current else { return }
@@ -302,11 +325,16 @@ public final class SessionRecorder {
       }
       for line in entry.setLines { add(line, shown: echoed(line)) }
       let first = number + 1
-      add(entry.line, shown: echoed(entry.line) + entry.output)
+      let output = entry.output.replacingOccurrences(
+        of: Self.recordedLineMark, with: "\(path):\(first)")
+      add(entry.line, shown: echoed(entry.line) + output)
       if let error = entry.error {
         transcript +=
           "\(path):\(first + error.lineOffset):\(error.column): error: \(error.description)\n"
         let expectation = "expect fails \(Self.quoted(error.message))"
+        add(expectation, shown: echoed(expectation))
+      } else if let message = entry.failedInside {
+        let expectation = "expect fails \(Self.quoted(message))"
         add(expectation, shown: echoed(expectation))
       }
     }

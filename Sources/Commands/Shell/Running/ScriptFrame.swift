@@ -82,15 +82,21 @@ extension Interpreter {
         at: path.offset)
     }
     let paths = RelativePaths(directory: current.directory)
-    let display = paths.resolve(path.text)
+    var display = paths.resolve(path.text)
     var script: ScriptLineSource
     switch ScriptLineSource.open(path: display) {
     case .success(let opened): script = opened
     case .failure(let error):
       throw ShellError(error.message, hint: paths.hint(for: path.text), at: path.offset)
     }
+    var includedFrom = current.name.map { "\($0):\(current.currentLine)" }
+    // Typed at the prompt while recording: the file is named as the walkthrough's replay will
+    // name it, and included from the recorded line, whose number `record stop` fills in.
+    if current.isInteractive, frames.count == 1, let recorder = session.recorder {
+      display = recorder.replayName(of: path.text, openedAs: display)
+      includedFrom = SessionRecorder.recordedLineMark
+    }
     let directory = (display as NSString).deletingLastPathComponent
-    let includedFrom = current.name.map { "\($0):\(current.currentLine)" }
     let frame = ScriptFrame(
       name: display, directory: directory.isEmpty ? "." : directory, arguments: arguments,
       scriptName: display, includedFrom: includedFrom, isInteractive: false)
@@ -150,14 +156,20 @@ extension Interpreter {
         places.append((includedFrom, 1))
       }
     }
-    var chain = ""
-    for (place, count) in places {
-      chain += chain.isEmpty ? "; in file included from " : ", from "
-      chain += count > 1 ? "\(place) (×\(count))" : place
+    func chain(_ places: [(place: String, count: Int)]) -> String {
+      var chain = ""
+      for (place, count) in places {
+        chain += chain.isEmpty ? "; in file included from " : ", from "
+        chain += count > 1 ? "\(place) (×\(count))" : place
+      }
+      return chain
     }
     let place = "\(name):\(location.line):\(location.column):"
-    let what = "\(error.description.replacingNewlines())\(chain)\n"
-    session.recorder?.scriptError("\(place) error: \(what)")
-    sink.standardError("\(place) \(label) \(what)")
+    let description = error.description.replacingNewlines()
+    // The line being recorded is a place in the walkthrough, not on the screen.
+    let shown = places.filter { $0.place != SessionRecorder.recordedLineMark }
+    session.recorder?.scriptError(
+      "\(place) error: \(description)\(chain(places))\n", message: error.message)
+    sink.standardError("\(place) \(label) \(description)\(chain(shown))\n")
   }
 }

@@ -109,7 +109,7 @@ public final class APIFactory: Factory {
     get { lock.withLock { storedTimeout } }
     set {
       lock.withLock { storedTimeout = newValue }
-      core.existing(Self.networkControllerComponent.name, as: NetworkController.self)?.timeout =
+      core.existing(Self.networkControllerComponent)?.timeout =
         newValue
     }
   }
@@ -176,7 +176,7 @@ public final class APIFactory: Factory {
   /// The base URL in use without starting anything: nil before the embedded API has started.
   public var knownBaseURL: URL? {
     if let text = root.configuration.apiURL { return URL(string: text) }
-    return core.existing(Self.embeddedAPIComponent.name, as: EmbeddedAPIServer.self)?.baseURL
+    return core.existing(Self.embeddedAPIComponent)?.baseURL
   }
 
   /// A path on the API in use (starting the embedded API if needed), or a whole URL as it is.

@@ -18,7 +18,7 @@ public final class ApplicationFactory: @unchecked Sendable {
   public init(configuration: ApplicationConfiguration, tracer: Tracer = Tracer()) {
     self.core = FactoryCore(tracer: tracer)
     self.configuration = configuration
-    core.hold(Self.tracerComponent.name, tracer)
+    core.hold(Self.tracerComponent, tracer)
     tracer.events.subscribe(networkLog, to: .http)
   }
 
@@ -32,7 +32,7 @@ public final class ApplicationFactory: @unchecked Sendable {
 
   /// Stops what the factories started (the embedded API) when the root goes away.
   deinit {
-    core.existing(APIFactory.embeddedAPIComponent.name, as: EmbeddedAPIServer.self)?.stop()
+    core.existing(APIFactory.embeddedAPIComponent)?.stop()
   }
 
   /// Where the workspace lives: a file path, or `:memory:`.
@@ -281,20 +281,20 @@ public final class ApplicationFactory: @unchecked Sendable {
 
   /// The app delegate if it has been built, without building it (for completion).
   public var builtAppDelegate: AppDelegate? {
-    core.existing(Self.appDelegateComponent.name, as: AppDelegate.self)
+    core.existing(Self.appDelegateComponent)
   }
 
   /// The log book if it has been built, without building it or its factory (the shell writes
   /// it out after each command).
   public var builtLogBook: LogBook? {
-    core.existing(APIFactory.logBookComponent.name, as: LogBook.self)
+    core.existing(APIFactory.logBookComponent)
   }
 
   /// Writes what is held in memory (log lines, the access times of recent reads) before the
   /// process ends.
   public func shutdown() {
     try? builtLogBook?.flush()
-    guard let workspace = core.existing(Self.workspaceComponent.name, as: Workspace.self) else {
+    guard let workspace = core.existing(Self.workspaceComponent) else {
       return
     }
     try? workspace.flushPendingTouches()

@@ -52,6 +52,8 @@ struct ComponentDeclaration<Instance>: Sendable {
 
   /// The name the product is requested by.
   var name: String { component.name }
+  /// Where the factory core keeps its singleton and its count (`FactorySlots`).
+  let slot: Int
 
   /// A product that a request by name can build: `obtain` asks its accessor for it.
   init(
@@ -62,6 +64,7 @@ struct ComponentDeclaration<Instance>: Sendable {
       name: name, factory: _typeName(factory, qualified: false),
       typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
       input: nil, obtain: obtain, sample: obtain)
+    slot = FactorySlots.slot(for: name)
   }
 
   /// A product built only from an input, which a request by name cannot give; `sample` builds one
@@ -74,6 +77,7 @@ struct ComponentDeclaration<Instance>: Sendable {
       name: name, factory: _typeName(factory, qualified: false),
       typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
       input: input, obtain: nil, sample: sample)
+    slot = FactorySlots.slot(for: name)
   }
 }
 

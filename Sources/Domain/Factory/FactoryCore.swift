@@ -10,8 +10,12 @@ import Foundation
 final class FactoryCore: @unchecked Sendable {
   let tracer: Tracer
   private let lock = NSLock()
-  private var singletons: [String: Any] = [:]
-  private var constructions: [String: Int] = [:]
+  /// The built singletons and how many times each product was built, by the product's slot
+  /// (`ComponentDeclaration.slot`): an index, where a name was hashed on every request, and a
+  /// typed box, where an `Any` was cast (callgrind: about 2,000 instructions a command that
+  /// builds a controller).
+  private var singletons: [AnyBuiltSingleton?] = []
+  private var constructions: [Int] = []
   private var resolved: [String: Set<String>] = [:]
   /// The last dependency recorded in `resolved`.
   private var lastResolved: (product: String, dependency: String)?
@@ -30,35 +34,62 @@ final class FactoryCore: @unchecked Sendable {
   }
 
   /// Holds an instance made before the factories, such as the tracer, as a built singleton.
-  func hold(_ name: String, _ instance: Any) {
+  func hold<T>(_ declaration: ComponentDeclaration<T>, _ instance: T) {
     lock.withLock {
-      singletons[name] = instance
-      constructions[name] = 1
+      keep(BuiltSingleton(instance), at: declaration.slot)
+      count(declaration.slot)
     }
   }
 
   /// Whether a singleton has been built.
-  func isBuilt(_ name: String) -> Bool { lock.withLock { singletons[name] != nil } }
+  func isBuilt(_ name: String) -> Bool {
+    guard let slot = FactorySlots.existing(name) else { return false }
+    return lock.withLock { built(at: slot) != nil }
+  }
 
   /// How many times the product named `name` has been built.
-  func constructionCount(_ name: String) -> Int { lock.withLock { constructions[name] ?? 0 } }
+  func constructionCount(_ name: String) -> Int {
+    guard let slot = FactorySlots.existing(name) else { return 0 }
+    return lock.withLock { slot < constructions.count ? constructions[slot] : 0 }
+  }
+
+  /// The singleton at `slot`, if it has been built; under the lock.
+  private func built(at slot: Int) -> AnyBuiltSingleton? {
+    slot < singletons.count ? singletons[slot] : nil
+  }
+
+  /// Keeps a built singleton at `slot`; under the lock.
+  private func keep(_ instance: AnyBuiltSingleton, at slot: Int) {
+    if slot >= singletons.count {
+      singletons.append(contentsOf: repeatElement(nil, count: slot + 1 - singletons.count))
+    }
+    singletons[slot] = instance
+  }
+
+  /// Counts one construction of the product at `slot`; under the lock.
+  private func count(_ slot: Int) {
+    if slot >= constructions.count {
+      constructions.append(contentsOf: repeatElement(0, count: slot + 1 - constructions.count))
+    }
+    constructions[slot] += 1
+  }
 
   /// The shared instance of `declaration`, built by `make` on first use; the construction is
   /// traced under the factory's name.
   func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
-    let name = declaration.name
-    noteRequest(name)
-    if let existing = lock.withLock({ singletons[name] }) as? T {
+    noteRequest(declaration.name)
+    let slot = declaration.slot
+    if let existing = lock.withLock({ built(at: slot) }) as? BuiltSingleton<T> {
       publish(declaration, built: false)
-      return existing
+      return existing.value
     }
     let component = declaration.component
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
     return try tracer.withSpan(component.factory, "make \(component.name)", attributes: attributes)
     { span in
       span.setAttribute("instance", "built")
-      let instance = try building(component.name, make)
-      lock.withLock { singletons[component.name] = instance }
+      let instance = try building(declaration, make)
+      lock.withLock { keep(BuiltSingleton(instance), at: slot) }
       publish(declaration, built: true)
       return instance
     }
@@ -68,7 +99,7 @@ final class FactoryCore: @unchecked Sendable {
   /// and updaters are made on every command (`factory get` traces a request by name).
   func prototype<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows -> T {
     noteRequest(declaration.name)
-    let instance = try building(declaration.name, make)
+    let instance = try building(declaration, make)
     publish(declaration, built: true)
     return instance
   }
@@ -91,22 +122,19 @@ final class FactoryCore: @unchecked Sendable {
   }
 
   /// The singleton if it has been built, without building it.
-  func existing<T>(_ name: String, as type: T.Type = T.self) -> T? {
-    // Unwrapped before the cast: casting a nil `Any?` asks the runtime whether Optional<Any> is
-    // bridgeable, a scan of every conformance in the binary (about 90 µs, at every exit).
-    lock.withLock {
-      guard let instance = singletons[name] else { return nil }
-      return instance as? T
-    }
+  func existing<T>(_ declaration: ComponentDeclaration<T>) -> T? {
+    lock.withLock { (built(at: declaration.slot) as? BuiltSingleton<T>)?.value }
   }
 
   /// What each product's builders resolved through the core, by product name.
   var resolvedDependencies: [String: Set<String>] { lock.withLock { resolved } }
 
-  private func building<T>(_ name: String, _ make: () throws -> T) rethrows -> T {
+  private func building<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows
+    -> T
+  {
     let instance = try Self.$requester.withValue(
-      Requester(core: ObjectIdentifier(self), product: name), operation: make)
-    lock.withLock { constructions[name, default: 0] += 1 }
+      Requester(core: ObjectIdentifier(self), product: declaration.name), operation: make)
+    lock.withLock { count(declaration.slot) }
     return instance
   }
 
@@ -122,6 +150,42 @@ final class FactoryCore: @unchecked Sendable {
       }
       _ = resolved[requester.product, default: []].insert(name)
       lastResolved = (requester.product, name)
+    }
+  }
+}
+
+/// A built singleton, whatever its type.
+private protocol AnyBuiltSingleton: AnyObject {}
+
+/// A built singleton, typed as its declaration is: getting it back is a class cast, which
+/// compares one pointer, where an `Any` cast asks the runtime about the type.
+private final class BuiltSingleton<Instance>: AnyBuiltSingleton {
+  let value: Instance
+  init(_ value: Instance) { self.value = value }
+}
+
+/// Numbers each product's name once for the process: the slot of its singleton and its count in
+/// every factory core.
+enum FactorySlots {
+  private static let registry = Registry()
+
+  /// The slot of `name`, numbered on first use (when its declaration is made).
+  static func slot(for name: String) -> Int { registry.slot(for: name, adding: true) ?? 0 }
+
+  /// The slot of `name`, or nil when no declaration has that name.
+  static func existing(_ name: String) -> Int? { registry.slot(for: name, adding: false) }
+
+  private final class Registry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [String: Int] = [:]
+
+    func slot(for name: String, adding: Bool) -> Int? {
+      lock.withLock {
+        if let slot = slots[name] { return slot }
+        guard adding else { return nil }
+        slots[name] = slots.count
+        return slots.count - 1
+      }
     }
   }
 }

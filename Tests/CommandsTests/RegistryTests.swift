@@ -167,6 +167,45 @@ struct LazyRegistryTests {
     let line = try Lexer.lex("ds section add shop --at 0")[0].words.map { Word($0.text) }
     #expect(try AllGroups.registry.resolve(line).name == "ds section add")
   }
+
+  @Test("a lookup that repeats the last command's words finds it again; any other word does not")
+  func repeatedLookups() throws {
+    let registry = CommandRegistry(groups: AllGroups.groups)
+    func name(_ line: String) -> String {
+      let words = line.split(separator: " ").map { Word(String($0)) }
+      switch registry.lookup(words) {
+      case .found(let resolution): return "\(resolution.name) @\(resolution.argumentStart)"
+      case .incomplete(let error, _): return "incomplete: \(error.message)"
+      case .unknown(let error): return "unknown: \(error.message)"
+      }
+    }
+    let lines = [
+      "store retrieve generalCache a", "store retrieve generalCache b", "store persist c k v",
+      "store", "store retrieve", "store retreive x", "ds section add shop",
+      "ds section remove shop",
+      "ds section", "echo hi", "echo", "store retrieve generalCache a",
+    ]
+    let answers = lines.map(name)
+    #expect(
+      answers == [
+        "store retrieve @2", "store retrieve @2", "store persist @2",
+        "incomplete: 'store' needs a verb: \(registry.group(named: "store")?.verbs.joined(separator: ", ") ?? "")",
+        "store retrieve @2", "unknown: unknown verb 'retreive' for 'store'", "ds section add @3",
+        "ds section remove @3",
+        "incomplete: 'ds section' needs a verb: \(registry.group(named: "ds")?.subverbs(of: "section").joined(separator: ", ") ?? "")",
+        "echo @1", "echo @1", "store retrieve @2",
+      ])
+    // Each answer is the one a registry that remembers nothing gives.
+    for (line, answer) in zip(lines, answers) {
+      let fresh = CommandRegistry(groups: AllGroups.groups)
+      let words = line.split(separator: " ").map { Word(String($0)) }
+      if case .found(let resolution) = fresh.lookup(words) {
+        #expect(answer == "\(resolution.name) @\(resolution.argumentStart)", "\(line)")
+      } else {
+        #expect(!answer.hasSuffix("@1") && !answer.hasSuffix("@2") && !answer.hasSuffix("@3"))
+      }
+    }
+  }
 }
 
 @Suite("help reaches every command")

@@ -378,5 +378,10 @@ struct LoggerTests {
     #expect(!Redaction.holds("oken", in: "oke"))
     #expect(!Redaction.holds("oken", in: ""))
     #expect(Redaction.holds("assword", in: "ünïcödé password"))
+    // The markers of a secret, looked for in one pass: any one of them is enough.
+    #expect(Redaction.holdsAny(Redaction.secretMarkers, in: "grant_type=x&client_secret=y"))
+    #expect(Redaction.holdsAny(Redaction.secretMarkers, in: "Authorization: Bearer abcd"))
+    #expect(!Redaction.holdsAny(Redaction.secretMarkers, in: "a plain value, Bear, toke, pass"))
+    #expect(!Redaction.holdsAny([], in: "token"))
   }
 }

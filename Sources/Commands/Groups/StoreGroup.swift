@@ -232,12 +232,12 @@ enum StoreGroup {
     let keys = invocation[keysArgument]
     let store = try invocation[storeArgument]
     if keys.count == 1 {
-      let data = try controller(invocation).retrieve(forKey: keys[0].text)
+      let value = ValueInput.shown(try controller(invocation).retrieve(forKey: keys[0].text))
       return .view(
-        text: ValueInput.display(data),
+        text: value.text,
         data: .object([
           Field("store", .string(store.text)), Field("key", .string(keys[0].text)),
-          Field("value", ValueInput.whole(data)),
+          Field("value", value.whole),
         ]))
     }
     let found = try controller(invocation).retrieveObjects(forKeys: keys.map(\.text))
@@ -245,10 +245,8 @@ enum StoreGroup {
       Table(
         columns: ["key", "value"],
         rows: found.map {
-          [
-            .string($0.key),
-            .excerpt(shown: ValueInput.display($0.value), whole: ValueInput.whole($0.value)),
-          ]
+          let value = ValueInput.shown($0.value)
+          return [.string($0.key), .excerpt(shown: value.text, whole: value.whole)]
         }))
   }
 

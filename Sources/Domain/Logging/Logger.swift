@@ -153,10 +153,7 @@ public enum Redaction {
   public static func scrub(_ text: String) -> String {
     // Most text holds none of these: checked on the bytes, without Foundation's string search,
     // which was 14% of a script of 100,000 'store retrieve' lines (perf).
-    guard
-      holds("oken", in: text) || holds("Bearer", in: text) || holds("assword", in: text)
-        || holds("client_secret", in: text)
-    else { return text }
+    guard holdsAny(secretMarkers, in: text) else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
     for (field, keep) in secretFields where result.contains(field) {
       result = redactAfter("\"\(field)\":\"", in: result, terminators: "\"", keep: keep)
@@ -166,25 +163,41 @@ public enum Redaction {
     return result
   }
 
+  /// What text that holds a secret contains: one of these, or it needs no scrubbing.
+  static let secretMarkers: [StaticString] = ["oken", "Bearer", "assword", "client_secret"]
+
   /// Whether `needle` occurs in `text`, comparing UTF-8 bytes.
   static func holds(_ needle: StaticString, in text: String) -> Bool {
+    holdsAny([needle], in: text)
+  }
+
+  /// Whether any of `needles` occurs in `text`, comparing UTF-8 bytes: the text's bytes are
+  /// reached once for them all.
+  static func holdsAny(_ needles: [StaticString], in text: String) -> Bool {
     var text = text
     return text.withUTF8 { haystack in
-      let count = needle.utf8CodeUnitCount
-      guard count > 0, haystack.count >= count, let base = haystack.baseAddress else {
-        return false
-      }
-      // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
-      let first = Int32(needle.utf8Start.pointee)
-      let last = base + (haystack.count - count)
-      var cursor = base
-      while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
-        let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
-        if memcmp(candidate, needle.utf8Start, count) == 0 { return true }
-        cursor = candidate + 1
-      }
+      guard let base = haystack.baseAddress else { return false }
+      for needle in needles where occurs(needle, in: base, count: haystack.count) { return true }
       return false
     }
+  }
+
+  /// Whether `needle` occurs in the `count` bytes at `base`.
+  private static func occurs(_ needle: StaticString, in base: UnsafePointer<UInt8>, count: Int)
+    -> Bool
+  {
+    let length = needle.utf8CodeUnitCount
+    guard length > 0, count >= length else { return false }
+    // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
+    let first = Int32(needle.utf8Start.pointee)
+    let last = base + (count - length)
+    var cursor = base
+    while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
+      let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
+      if memcmp(candidate, needle.utf8Start, length) == 0 { return true }
+      cursor = candidate + 1
+    }
+    return false
   }
 
   /// Replaces each value that follows `marker` (up to a terminator) by `…` and its last `keep`

@@ -98,17 +98,21 @@ enum ValueInput {
   /// A value whole, for JSON output: its text, or its bytes in base64 when it is not UTF-8.
   ///
   /// Secrets in it (a stored OAuth2 credential's tokens) are redacted, here as everywhere.
-  static func whole(_ data: Data) -> Value {
-    if let text = String(data: data, encoding: .utf8) { return .string(Redaction.scrub(text)) }
-    return .object([
-      Field("bytes", .int(data.count)), Field("base64", .string(data.base64EncodedString())),
-    ])
-  }
+  static func whole(_ data: Data) -> Value { shown(data).whole }
 
-  /// A value as text, or a short description when it is not UTF-8.
-  static func display(_ data: Data) -> String {
-    if let text = String(data: data, encoding: .utf8) { return Redaction.scrub(text) }
+  /// A value as text (or a short description when it is not UTF-8) and whole, its bytes decoded
+  /// and scrubbed once for both.
+  static func shown(_ data: Data) -> (text: String, whole: Value) {
+    if let text = String(data: data, encoding: .utf8) {
+      let scrubbed = Redaction.scrub(text)
+      return (scrubbed, .string(scrubbed))
+    }
     let head = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
-    return "<\(data.count) bytes of binary data: \(head)\(data.count > 16 ? " …" : "")>"
+    return (
+      "<\(data.count) bytes of binary data: \(head)\(data.count > 16 ? " …" : "")>",
+      .object([
+        Field("bytes", .int(data.count)), Field("base64", .string(data.base64EncodedString())),
+      ])
+    )
   }
 }

@@ -189,7 +189,7 @@ public final class PersistenceController: @unchecked Sendable {
               "the value (\(value.count) bytes) is larger than SQLite's limit of \(insert.maximumLength) bytes"
           )
         }
-        try insert.bind(1, identifier)
+        try insert.bindKept(identifier, in: workspace)
         try insert.bind(2, key)
         try insert.bind(3, value)
         insert.bind(4, value.count)
@@ -340,7 +340,7 @@ public final class PersistenceController: @unchecked Sendable {
     let select = try FastStatement(
       db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?", slot: .storeLimits,
       in: workspace)
-    try select.bind(1, identifier)
+    try select.bindKept(identifier, in: workspace)
     guard try select.step() else { throw try unknownStore(db) }
     defer { select.finish() }
     return Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
@@ -377,7 +377,7 @@ public final class PersistenceController: @unchecked Sendable {
     let select = try FastStatement(
       db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
       slot: .fetchOne, in: workspace)
-    try select.bind(1, identifier)
+    try select.bindKept(identifier, in: workspace)
     try select.bind(2, key)
     let found = try select.step()
     defer { select.finish() }

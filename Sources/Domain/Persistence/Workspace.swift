@@ -85,6 +85,9 @@ public final class Workspace: @unchecked Sendable {
   /// `sqlite3_close_v2`, which waits for the last statement to be finalized.
   var hotStatements: [(sql: String, statement: Statement)?] = Array(
     repeating: nil, count: FastStatement.HotStatement.allCases.count)
+  /// The text bound to the first parameter of each kept statement (`FastStatement.bindKept`).
+  var hotFirstParameters: [String?] = Array(
+    repeating: nil, count: FastStatement.HotStatement.allCases.count)
 
   /// Each store's limits as they were last read.
   ///

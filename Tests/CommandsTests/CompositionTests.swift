@@ -16,6 +16,13 @@ struct CompositionTests {
     return (harness.sink.stdout, harness.sink.stderr)
   }
 
+  @Test("every product has a name of its own, which the factory core keeps its singleton under")
+  func uniqueProductNames() {
+    let names = ApplicationFactory.components.map(\.name)
+    #expect(names.count > 30)
+    #expect(Set(names).count == names.count)
+  }
+
   @Test(
     "factory graph draws every product with the dependencies its builder resolved, in each format")
   func graphListsEveryProduct() {

@@ -186,8 +186,16 @@ struct DefectTests {
       // An atomic run opens the workspace before the script's first line, so the factory shows
       // that one singleton as built earlier ('factory graph', 'factory get workspace'); nothing
       // else may differ.
+      // A replay names the walkthrough and its files from the walkthrough's folder; this plain
+      // run names them from the repository's root.
       func unbuilt(_ text: String) -> String {
         normalizeDurations(text)
+          .replacingOccurrences(
+            of: #"examples/([A-Za-z0-9_-]+\.ash):(\d)"#, with: "$1:$2", options: .regularExpression
+          )
+          .replacingOccurrences(of: "'examples/", with: "'")
+          .replacingOccurrences(of: "script's folder, 'examples')", with: "script's folder)")
+          .replacingOccurrences(of: "comes from examples/lib/", with: "comes from lib/")
           .replacingOccurrences(
             of: "workspace: Workspace (singleton, built)", with: "workspace: Workspace (singleton)"
           )

@@ -32,6 +32,25 @@ struct TranscriptTests {
       "re-record with ARCHSH_RECORD=1 and review the diff:\n\(result.stdout)")
   }
 
+  @Test("a walkthrough checks the same from its own folder, from the root, and by its full path")
+  func checkedFromAnywhere() throws {
+    // basics.ash sources a file and makes errors; parsing.ash and session.ash name missing
+    // files, relative to their folder.
+    let examples = Binary.root + "/examples"
+    for name in ["basics", "parsing", "session"] {
+      for (path, directory) in [
+        ("\(name).ash", examples), ("examples/\(name).ash", Binary.root),
+        ("\(examples)/\(name).ash", NSTemporaryDirectory()),
+      ] {
+        let result = try Binary.run(["--check", path], directory: directory)
+        #expect(result.status == 0, "\(path) from \(directory): \(result.stdout)")
+        #expect(
+          result.stdout == "\(path): matches \(path.dropLast(4)).out\n",
+          "\(path) from \(directory)")
+      }
+    }
+  }
+
   @Test("--check finds a changed line and prints a unified diff; --accept re-records it")
   func checkFindsAChange() throws {
     let directory = try Binary.makeTemporaryDirectory()

@@ -42,8 +42,13 @@ enum ParseGroup {
     ])
   ) { invocation in
     let file = try invocation[plistFile]
-    let parser = try invocation.session.factory.model.acknowParser(
-      plistPath: invocation.paths.resolve(file.text))
+    let parser: AcknowParser
+    do {
+      parser = try invocation.session.factory.model.acknowParser(
+        plistPath: invocation.paths.resolve(file.text))
+    } catch let error as ParserError {
+      throw error.naming(invocation.paths.shown(file.text))
+    }
     let (header, footer) = parser.parseHeaderAndFooter()
     let acknowledgements = parser.parseAcknowledgements()
     return .sequence([

@@ -191,8 +191,9 @@ enum SessionGroup {
     let path = paths.resolve(given)
     guard let data = FileManager.default.contents(atPath: path) else {
       let exists = FileManager.default.fileExists(atPath: path)
+      let shown = paths.shown(given)
       throw ShellError(
-        exists ? "cannot read '\(path)'" : "no file at '\(path)'",
+        exists ? "cannot read '\(shown)'" : "no file at '\(shown)'",
         hint: exists ? nil : paths.hint(for: given), at: word.offset + name.utf8.count + 2)
     }
     let fileName = (path as NSString).lastPathComponent

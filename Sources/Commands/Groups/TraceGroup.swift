@@ -94,9 +94,10 @@ enum TraceGroup {
       throw error.located(at: file.offset)
     }
     let kind = format == .svg ? "an SVG" : "a Mermaid"
+    let shown = invocation.paths.shown(file.text)
     return .sentence(
-      "wrote \(kind) sequence diagram to \(path)",
-      [Field("path", .string(path)), Field("format", .string(format.rawValue))])
+      "wrote \(kind) sequence diagram to \(shown)",
+      [Field("path", .string(shown)), Field("format", .string(format.rawValue))])
   }
 
   private static func recorded(_ session: Session) throws(ShellError) -> [Span] {

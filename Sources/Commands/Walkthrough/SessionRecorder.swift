@@ -43,6 +43,9 @@ public final class SessionRecorder {
     self.variablesAtStart = variables
   }
 
+  /// The walkthrough's name in its transcript (`WalkthroughReplay.shownName`).
+  private var shownName: String { WalkthroughReplay.shownName(of: path) }
+
   /// How many lines are recorded so far.
   public var lineCount: Int { entries.count }
 
@@ -99,7 +102,8 @@ public final class SessionRecorder {
     let same =
       URL(fileURLWithPath: replayed).standardizedFileURL.resolvingSymlinksInPath().path
       == URL(fileURLWithPath: opened).standardizedFileURL.resolvingSymlinksInPath().path
-    return same ? replayed : opened
+    // The replay names it as typed, from the walkthrough's folder (`WalkthroughReplay`).
+    return same ? typed : opened
   }
 
   func end() {
@@ -326,11 +330,11 @@ public final class SessionRecorder {
       for line in entry.setLines { add(line, shown: echoed(line)) }
       let first = number + 1
       let output = entry.output.replacingOccurrences(
-        of: Self.recordedLineMark, with: "\(path):\(first)")
+        of: Self.recordedLineMark, with: "\(shownName):\(first)")
       add(entry.line, shown: echoed(entry.line) + output)
       if let error = entry.error {
         transcript +=
-          "\(path):\(first + error.lineOffset):\(error.column): error: \(error.description)\n"
+          "\(shownName):\(first + error.lineOffset):\(error.column): error: \(error.description)\n"
         let expectation = "expect fails \(Self.quoted(error.message))"
         add(expectation, shown: echoed(expectation))
       } else if let message = entry.failedInside {

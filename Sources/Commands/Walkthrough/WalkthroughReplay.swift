@@ -30,9 +30,12 @@ public enum WalkthroughReplay {
       var settings = InterpreterSettings()
       settings.echo = true
       let interpreter = Interpreter(session: session, sink: sink, settings: settings)
+      // Named from its own folder, as the files it names are: the transcript reads the same
+      // whichever directory it is checked from, however its path is spelled.
       let directory = (path as NSString).deletingLastPathComponent
       let outcome = interpreter.run(
-        &source, name: path, directory: directory.isEmpty ? "." : directory, interactive: false)
+        &source, name: shownName(of: path), directory: directory.isEmpty ? "." : directory,
+        shownDirectory: ".", interactive: false)
       let status: Int32
       switch outcome {
       case .finished: status = interpreter.hadFailure ? 1 : 0
@@ -42,6 +45,9 @@ public enum WalkthroughReplay {
       return Run(output: sink.text, status: status)
     }
   }
+
+  /// The name a walkthrough's transcript gives it: its file's name, without its folder.
+  public static func shownName(of path: String) -> String { (path as NSString).lastPathComponent }
 
   /// Where a walkthrough's transcript lives: `NAME.out` next to `NAME.ash`.
   public static func transcriptPath(for path: String) -> String {

@@ -29,6 +29,15 @@ public enum ParserError: Error, Equatable, CustomStringConvertible, SubjectError
   /// The input lacks what the parser needs (GameParser's `invalidInput`).
   case invalidInput(String)
 
+  /// The same error, naming its file `path` instead (as a walkthrough's transcript names it).
+  public func naming(_ path: String) -> ParserError {
+    switch self {
+    case .unreadable(_, let reason): .unreadable(path: path, reason: reason)
+    case .notAPropertyList: .notAPropertyList(path: path)
+    case .invalidInput: self
+    }
+  }
+
   /// The input the error concerns: the file, or the value given.
   public var subject: ErrorSubject? {
     switch self {

@@ -9,7 +9,7 @@ enum SectionsFile {
   static func read(_ word: Word, paths: RelativePaths, decoder: JSONDecoder) throws -> [Section] {
     let given = word.text.hasPrefix("@") ? String(word.text.dropFirst()) : word.text
     let data = try ValueInput.contents(of: given, at: word, paths: paths)
-    let path = paths.resolve(given)
+    let path = paths.shown(given)
     let json = try ValueInput.check(data, file: path, at: word)
     guard let array = json.foundationObject() as? [[String: Any]] else {
       throw ShellError(

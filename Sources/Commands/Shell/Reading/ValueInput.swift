@@ -27,7 +27,7 @@ enum ValueInput {
     if text.hasPrefix("@@") { return Contents(data: Data(text.dropFirst().utf8)) }
     guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: Data(text.utf8)) }
     let path = String(text.dropFirst())
-    return Contents(data: try contents(of: path, at: word, paths: paths), file: paths.resolve(path))
+    return Contents(data: try contents(of: path, at: word, paths: paths), file: paths.shown(path))
   }
 
   /// A file's contents, its relative path resolved by `paths`; a directory or a device is refused
@@ -36,23 +36,24 @@ enum ValueInput {
     -> Data
   {
     let path = paths.resolve(given)
+    let shown = paths.shown(given)
     var status = stat()
     guard stat(path, &status) == 0 else {
       let hint = [paths.hint(for: given), "write @@ for a value that starts with @"]
       throw ShellError(
-        "cannot read the value file '\(path)': no such file",
+        "cannot read the value file '\(shown)': no such file",
         hint: hint.compactMap { $0 }.joined(separator: "; "), at: word.offset)
     }
     switch status.st_mode & S_IFMT {
     case S_IFDIR:
-      throw ShellError("cannot read the value file '\(path)': it is a directory", at: word.offset)
+      throw ShellError("cannot read the value file '\(shown)': it is a directory", at: word.offset)
     case S_IFCHR, S_IFBLK:
-      throw ShellError("cannot read the value file '\(path)': it is a device", at: word.offset)
+      throw ShellError("cannot read the value file '\(shown)': it is a device", at: word.offset)
     default:
       break
     }
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw ShellError("cannot read the value file '\(path)': permission denied", at: word.offset)
+      throw ShellError("cannot read the value file '\(shown)': permission denied", at: word.offset)
     }
     return data
   }

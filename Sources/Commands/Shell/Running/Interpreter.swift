@@ -131,6 +131,8 @@ public final class Interpreter {
   /// - Parameters:
   ///   - name: the name errors give for the source (`tour.ash`, `-c`), or nil at the prompt.
   ///   - directory: where `source` resolves relative paths.
+  ///   - shownDirectory: in a walkthrough's replay, `.`: messages then name files from the
+  ///     walkthrough's folder (`RelativePaths.shownDirectory`).
   ///   - arguments: `$1`…`$9`.
   ///   - interactive: whether errors leave the loop running.
   ///   - continued: whether more parts of the same script follow (several `-c` and `-f` options
@@ -138,11 +140,12 @@ public final class Interpreter {
   ///     first line, which may be an `expect` that examines it.
   public func run(
     _ source: inout some LineSource, name: String?, directory: String = ".",
-    arguments: [String] = [], interactive: Bool, continued: Bool = false
+    shownDirectory: String? = nil, arguments: [String] = [], interactive: Bool,
+    continued: Bool = false
   ) -> RunOutcome {
     let frame = ScriptFrame(
-      name: name, directory: directory, arguments: arguments, scriptName: name ?? "archsh",
-      includedFrom: nil, isInteractive: interactive)
+      name: name, directory: directory, shownDirectory: shownDirectory, arguments: arguments,
+      scriptName: name ?? "archsh", includedFrom: nil, isInteractive: interactive)
     let outcome = run(&source, frame: frame)
     guard frames.isEmpty else { return outcome }
     if continued, case .finished = outcome { return outcome }

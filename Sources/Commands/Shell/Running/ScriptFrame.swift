@@ -10,15 +10,30 @@ import Foundation
 struct RelativePaths: Sendable {
   /// The folder; `.` is the current directory.
   var directory: String
+  /// In a walkthrough's replay, the folder that names are shown from.
+  ///
+  /// It is relative to the walkthrough's own folder (`.` for the walkthrough itself), so that
+  /// its transcript reads the same from any directory. Nil elsewhere: names are shown as they
+  /// are opened.
+  var shownDirectory: String? = nil
 
   /// `path` as it is opened: an absolute path as it is, a relative one inside `directory`.
-  func resolve(_ path: String) -> String {
-    path.hasPrefix("/") || directory == "." ? path : directory + "/" + path
+  func resolve(_ path: String) -> String { Self.join(directory, path) }
+
+  /// `path` as messages name it: as it is opened, or in a replay from the walkthrough's folder.
+  func shown(_ path: String) -> String {
+    shownDirectory.map { Self.join($0, path) } ?? resolve(path)
+  }
+
+  private static func join(_ folder: String, _ path: String) -> String {
+    path.hasPrefix("/") || folder == "." ? path : folder + "/" + path
   }
 
   /// For a relative path that names no file, where it started; nil for an absolute path.
   func hint(for path: String) -> String? {
     guard !path.hasPrefix("/") else { return nil }
+    // A replay's transcript names no folder of this machine.
+    if shownDirectory != nil { return "a relative path starts in the script's folder" }
     guard directory == "." else {
       return "a relative path starts in the script's folder, '\(directory)'"
     }
@@ -34,6 +49,9 @@ struct ScriptFrame {
   /// Where relative paths start: the script's folder, or `.` (the current directory) at the
   /// prompt, for `-c` lines and for standard input.
   var directory: String
+  /// In a walkthrough's replay, where the names that messages give start
+  /// (`RelativePaths.shownDirectory`); nil elsewhere.
+  var shownDirectory: String? = nil
   /// `$1`…`$9`.
   var arguments: [String]
   /// `$0`.
@@ -48,7 +66,10 @@ struct ScriptFrame {
 
 extension Interpreter {
   /// Where the relative paths of the command running now start.
-  var paths: RelativePaths { RelativePaths(directory: frames.last?.directory ?? ".") }
+  var paths: RelativePaths {
+    RelativePaths(
+      directory: frames.last?.directory ?? ".", shownDirectory: frames.last?.shownDirectory)
+  }
 
   /// The value of `$name`: a script's `$0`…`$9`, `$#` and `$?`, or a session variable.
   func lookup(_ name: String) -> String? {
@@ -81,24 +102,31 @@ extension Interpreter {
         "'source' is nested deeper than 64 files", hint: "does '\(path.text)' source itself?",
         at: path.offset)
     }
-    let paths = RelativePaths(directory: current.directory)
-    var display = paths.resolve(path.text)
+    let paths = RelativePaths(directory: current.directory, shownDirectory: current.shownDirectory)
+    let opened = paths.resolve(path.text)
     var script: ScriptLineSource
-    switch ScriptLineSource.open(path: display) {
-    case .success(let opened): script = opened
+    switch ScriptLineSource.open(path: opened) {
+    case .success(let source): script = source
     case .failure(let error):
-      throw ShellError(error.message, hint: paths.hint(for: path.text), at: path.offset)
+      throw ShellError(
+        error.message.replacingOccurrences(of: opened, with: paths.shown(path.text)),
+        hint: paths.hint(for: path.text), at: path.offset)
     }
+    var display = paths.shown(path.text)
     var includedFrom = current.name.map { "\($0):\(current.currentLine)" }
     // Typed at the prompt while recording: the file is named as the walkthrough's replay will
     // name it, and included from the recorded line, whose number `record stop` fills in.
     if current.isInteractive, frames.count == 1, let recorder = session.recorder {
-      display = recorder.replayName(of: path.text, openedAs: display)
+      display = recorder.replayName(of: path.text, openedAs: opened)
       includedFrom = SessionRecorder.recordedLineMark
     }
-    let directory = (display as NSString).deletingLastPathComponent
+    func folder(_ path: String) -> String {
+      let folder = (path as NSString).deletingLastPathComponent
+      return folder.isEmpty ? "." : folder
+    }
     let frame = ScriptFrame(
-      name: display, directory: directory.isEmpty ? "." : directory, arguments: arguments,
+      name: display, directory: folder(opened),
+      shownDirectory: current.shownDirectory == nil ? nil : folder(display), arguments: arguments,
       scriptName: display, includedFrom: includedFrom, isInteractive: false)
     switch run(&script, frame: frame) {
     case .finished:

@@ -146,6 +146,26 @@ struct WalkthroughTests {
       elsewhere.replayName(of: "Package.swift", openedAs: "./Package.swift") == "./Package.swift")
   }
 
+  @Test("a replay names a missing sourced file from the walkthrough's folder, not from here")
+  func replayNamesMissingSource() throws {
+    let directory = try temporaryDirectory()
+    try FileManager.default.createDirectory(
+      atPath: directory + "/lib", withIntermediateDirectories: true)
+    try "source lib/inner.ash\n".write(
+      toFile: directory + "/tour.ash", atomically: false, encoding: .utf8)
+    try "source missing.ash\n".write(
+      toFile: directory + "/lib/inner.ash", atomically: false, encoding: .utf8)
+    let run = WalkthroughReplay.run(path: directory + "/tour.ash")
+    #expect(run.status == 1)
+    #expect(
+      run.output == """
+        archsh> source lib/inner.ash
+        lib/inner.ash:1:8: error: cannot read 'lib/missing.ash': no such file \
+        (a relative path starts in the script's folder); in file included from tour.ash:1
+
+        """)
+  }
+
   @Test("secrets typed on a line become set NAME --secret, and the replay is given them")
   func secrets() throws {
     let (script, harness, _) = try recorded([

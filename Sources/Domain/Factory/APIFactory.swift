@@ -109,8 +109,7 @@ public final class APIFactory: Factory {
     get { lock.withLock { storedTimeout } }
     set {
       lock.withLock { storedTimeout = newValue }
-      core.existing(Self.networkControllerComponent)?.timeout =
-        newValue
+      core.existing(Self.networkControllerComponent)?.timeout = newValue
     }
   }
 

@@ -166,11 +166,6 @@ public enum Redaction {
   /// What text that holds a secret contains: one of these, or it needs no scrubbing.
   static let secretMarkers: [StaticString] = ["oken", "Bearer", "assword", "client_secret"]
 
-  /// Whether `needle` occurs in `text`, comparing UTF-8 bytes.
-  static func holds(_ needle: StaticString, in text: String) -> Bool {
-    holdsAny([needle], in: text)
-  }
-
   /// Whether any of `needles` occurs in `text`, comparing UTF-8 bytes: the text's bytes are
   /// reached once for them all.
   static func holdsAny(_ needles: [StaticString], in text: String) -> Bool {

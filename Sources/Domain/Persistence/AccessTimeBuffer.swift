@@ -216,15 +216,14 @@ extension Workspace {
   }
 
   /// Inserts the next `count` touches of `rows` with `statement`, a `touchInsert` of `count`
-  /// rows whose store is bound; false when `rows` had none left.
+  /// rows whose store is bound; nothing when `rows` has fewer left.
   ///
   /// The keys are bound in place from `keyBytes`, which holds them end to end until the step is
   /// done: binding each as a copy cost about 650 instructions a key (callgrind).
-  @discardableResult
   private static func insert(
     _ rows: inout Dictionary<String, Touches.Touch>.Iterator, count: Int,
     with statement: FastStatement, keyBytes: inout [UInt8]
-  ) throws -> Bool {
+  ) throws {
     keyBytes.removeAll(keepingCapacity: true)
     var lengths: [Int] = []
     lengths.reserveCapacity(count)
@@ -237,7 +236,7 @@ extension Workspace {
       statement.bind(first + 2, touch.time)
       statement.bind(first + 3, touch.count)
     }
-    guard lengths.count == count else { return false }
+    guard lengths.count == count else { return }
     try keyBytes.withUnsafeBufferPointer { buffer in
       var start = 0
       for (row, length) in lengths.enumerated() {
@@ -248,7 +247,6 @@ extension Workspace {
       try statement.step()
       statement.finish()
     }
-    return true
   }
 
   /// Folds the `entry_touch` log into the entries, in the open transaction: each entry takes the

@@ -77,18 +77,22 @@ public struct ScriptLineSource: LineSource {
     self.bytes = contents
   }
 
-  /// Reads a script file, or returns nil with the reason it cannot be read.
-  public static func open(path: String) -> Result<ScriptLineSource, ShellError> {
+  /// Reads a script file, or returns nil with the reason it cannot be read; the reason names the
+  /// file `name` (its path by default).
+  public static func open(path: String, named name: String? = nil) -> Result<
+    ScriptLineSource, ShellError
+  > {
+    let name = name ?? path
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
       isDirectory.boolValue
     {
-      return .failure(ShellError("cannot read '\(path)': it is a directory"))
+      return .failure(ShellError("cannot read '\(name)': it is a directory"))
     }
     guard let data = FileManager.default.contents(atPath: path) else {
       let reason =
         FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-      return .failure(ShellError("cannot read '\(path)': \(reason)"))
+      return .failure(ShellError("cannot read '\(name)': \(reason)"))
     }
     return .success(ScriptLineSource(contents: [UInt8](data)))
   }

@@ -105,14 +105,12 @@ extension Interpreter {
     let paths = RelativePaths(directory: current.directory, shownDirectory: current.shownDirectory)
     let opened = paths.resolve(path.text)
     var script: ScriptLineSource
-    switch ScriptLineSource.open(path: opened) {
+    var display = paths.shown(path.text)
+    switch ScriptLineSource.open(path: opened, named: display) {
     case .success(let source): script = source
     case .failure(let error):
-      throw ShellError(
-        error.message.replacingOccurrences(of: opened, with: paths.shown(path.text)),
-        hint: paths.hint(for: path.text), at: path.offset)
+      throw ShellError(error.message, hint: paths.hint(for: path.text), at: path.offset)
     }
-    var display = paths.shown(path.text)
     var includedFrom = current.name.map { "\($0):\(current.currentLine)" }
     // Typed at the prompt while recording: the file is named as the walkthrough's replay will
     // name it, and included from the recorded line, whose number `record stop` fills in.

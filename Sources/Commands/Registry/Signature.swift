@@ -319,9 +319,13 @@ public struct Arguments {
 
   /// Every value of a variadic argument or a repeatable option, in order.
   public subscript<Value>(_ many: Many<Value>) -> [Value] {
-    all(many.parameter.name, many.parameter.kind).compactMap {
-      many.kind.extract($0.word, $0.converted)
+    guard let slot = declaredSlot(many.parameter.name, many.parameter.kind) else { return [] }
+    // One pass and one array: this runs on every command that takes keys or words.
+    var values: [Value] = []
+    for given in entries where given.slot == slot {
+      if let value = many.kind.extract(given.word, given.converted) { values.append(value) }
     }
+    return values
   }
 
   /// Whether a flag was given.

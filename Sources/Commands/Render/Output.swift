@@ -1,7 +1,10 @@
 import Domain
 
 /// A structured value inside an output, rendered as text for people and as JSON for programs.
-public indirect enum Value: Equatable, Sendable {
+///
+/// Only `excerpt`, which holds a value, is indirect: a whole `indirect enum` puts every case in a
+/// box of its own, and a one-key `store retrieve` made five such boxes (callgrind).
+public enum Value: Equatable, Sendable {
   /// Text.
   case string(String)
   /// A whole number; right-aligned in tables.
@@ -20,7 +23,7 @@ public indirect enum Value: Equatable, Sendable {
   ///
   /// A table cell can hold the first line of a licence, or a hex preview of binary data; a program
   /// that asks for `--json` gets everything.
-  case excerpt(shown: String, whole: Value)
+  indirect case excerpt(shown: String, whole: Value)
 }
 
 /// A named value in a record or object; the order of fields is the order of JSON keys.
@@ -76,8 +79,9 @@ public struct TreeNode: Equatable, Sendable {
 
 /// What a command returns.
 ///
-/// Commands never print; a renderer turns this into text or JSON.
-public indirect enum Output: Equatable, Sendable {
+/// Commands never print; a renderer turns this into text or JSON. No case is boxed but a tree's
+/// (see `Value`).
+public enum Output: Equatable, Sendable {
   /// Nothing to show.
   case empty
   /// Free text, printed as it is.
@@ -90,7 +94,7 @@ public indirect enum Output: Equatable, Sendable {
   /// Rows under column headers.
   case table(Table)
   /// A tree, such as a coordinator tree or a trace.
-  case tree(TreeNode)
+  indirect case tree(TreeNode)
   /// Things that happened, such as delegate notifications, shown as `~ event` lines; in JSON,
   /// each is its fields, or its line when it has none.
   case events([EventLine])

@@ -3,40 +3,39 @@ import GRDB
 import GRDBSQLite
 
 extension Workspace {
-  /// Reads not yet written: for each store and key, the last access time and how many reads.
+  /// Reads not yet written, one element a read, in the order they happened.
   ///
-  /// Two sets combine by `merge`, the one place where times take their maximum and counts add up.
+  /// Nothing is combined in memory: recording a read appends it, and the reads of one key are
+  /// combined when the log is folded in (`loggedReads`). Combining them here hashed the store's
+  /// name and the key on every read, about 900 instructions (callgrind).
   struct Touches {
-    /// One key's reads: the value they read (its `created_at`), the last time, and how many.
+    /// One read: of `key` in `store`, whose value was stored at `created`, at `time`.
     struct Touch {
+      var store: String
+      var key: String
       var created: Double
       var time: Double
-      var count: Int
-
-      /// The same value and time with no reads: where a key's first touch is added.
-      var emptied: Touch { Touch(created: created, time: time, count: 0) }
     }
 
-    /// The reads of each key, by store.
-    private(set) var byKey: [String: [String: Touch]] = [:]
+    /// The reads, oldest first.
+    private(set) var reads: [Touch] = []
     /// How many reads in all.
-    private(set) var count = 0
+    var count: Int { reads.count }
 
     /// Adds one read at `time` of `key` in `store`, whose value was stored at `created`.
     mutating func record(store: String, key: String, created: Double, time: Double) {
-      add(store: store, key: key, touch: Touch(created: created, time: time, count: 1))
+      if reads.isEmpty { reads.reserveCapacity(Workspace.touchBatch) }
+      reads.append(Touch(store: store, key: key, created: created, time: time))
     }
 
     /// Adds every read of `other`.
     mutating func merge(_ other: Touches) {
-      // The usual case, taking the pending reads into an empty set, is a copy, not a rehash.
-      if count == 0 {
+      // The usual case, taking the pending reads into an empty set, is a move, not a copy.
+      if reads.isEmpty {
         self = other
         return
       }
-      for (store, keys) in other.byKey {
-        for (key, touch) in keys { add(store: store, key: key, touch: touch) }
-      }
+      reads.append(contentsOf: other.reads)
     }
 
     /// Returns the reads and leaves the set empty.
@@ -46,31 +45,132 @@ extension Workspace {
       return taken
     }
 
-    /// Adds `touch`'s reads of `key` in `store`: of the same value, the later time and the sum
-    /// of the counts are kept; reads of a value stored again since count for the newer one only.
-    private mutating func add(store: String, key: String, touch: Touch) {
-      // Changed in place through the subscripts' modify accessors: one hash of each name.
-      // A store's first read of a batch makes room for the whole batch: no rehashing as it fills.
-      if Self.combine(
-        &byKey[store, default: Dictionary(minimumCapacity: Workspace.touchBatch)][
-          key, default: touch.emptied], with: touch)
-      {
-        self.count += touch.count
+    /// The reads of each store, encoded for the log (`TouchLog`), in the order the stores were
+    /// first read.
+    func encodedByStore() -> [(store: String, reads: Int, log: [UInt8])] {
+      var batches: [(store: String, reads: Int, log: [UInt8])] = []
+      var current = -1
+      for touch in reads {
+        // A batch nearly always reads one store: the last one is compared first.
+        if current < 0 || batches[current].store != touch.store {
+          if let found = batches.firstIndex(where: { $0.store == touch.store }) {
+            current = found
+          } else {
+            var log: [UInt8] = []
+            log.reserveCapacity(reads.count * (TouchLog.fixedBytes + 1 + touch.key.utf8.count))
+            batches.append((touch.store, 0, log))
+            current = batches.count - 1
+          }
+        }
+        batches[current].reads += 1
+        TouchLog.append(touch, to: &batches[current].log)
       }
+      return batches
+    }
+  }
+
+  /// How reads are kept in a row of the `entry_touch_log` table: for each read, the creation time
+  /// of the value it read and its own time, each as the 8 bytes of a double, little-endian, then
+  /// the key's length in UTF-8 bytes as an unsigned LEB128 number, then the key.
+  ///
+  /// The times are kept as their bits, not as text: a read counts for an entry only if its
+  /// creation time is exactly the entry's `created_at`, and text would have to be parsed back by
+  /// SQLite, which may round the last bit.
+  enum TouchLog {
+    /// The bytes of a read before its key's length.
+    static let fixedBytes = 16
+
+    /// Appends one read to `log`.
+    static func append(_ touch: Touches.Touch, to log: inout [UInt8]) {
+      appendBits(touch.created.bitPattern, to: &log)
+      appendBits(touch.time.bitPattern, to: &log)
+      var length = UInt(touch.key.utf8.count)
+      while length >= 0x80 {
+        log.append(UInt8(truncatingIfNeeded: length) | 0x80)
+        length >>= 7
+      }
+      log.append(UInt8(length))
+      log.append(contentsOf: touch.key.utf8)
     }
 
-    /// Adds `touch` to `kept`; false when it was dropped, being a read of an older value.
-    private static func combine(_ kept: inout Touch, with touch: Touch) -> Bool {
-      if touch.created > kept.created {
-        kept = touch
-      } else if touch.created == kept.created {
-        kept = Touch(
-          created: kept.created, time: max(kept.time, touch.time), count: kept.count + touch.count)
-      } else {
-        return false
-      }
-      return true
+    private static func appendBits(_ bits: UInt64, to log: inout [UInt8]) {
+      withUnsafeBytes(of: bits.littleEndian) { log.append(contentsOf: $0) }
     }
+
+    /// Calls `each` with every read in `log`, in order; a log cut short ends at the last whole
+    /// read (only access times are lost, never an entry).
+    static func decode(
+      _ log: UnsafeRawBufferPointer,
+      _ each: (_ key: String, _ created: Double, _ time: Double) -> Void
+    ) {
+      var offset = 0
+      while log.count - offset > fixedBytes {
+        let created = Double(
+          bitPattern: UInt64(
+            littleEndian: log.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        let time = Double(
+          bitPattern: UInt64(
+            littleEndian: log.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+        offset += fixedBytes
+        var length = 0
+        var shift = 0
+        while true {
+          guard offset < log.count, shift < 63 else { return }
+          let byte = log[offset]
+          offset += 1
+          length |= Int(byte & 0x7f) << shift
+          if byte < 0x80 { break }
+          shift += 7
+        }
+        guard length <= log.count - offset else { return }
+        let key = String(
+          decoding: UnsafeRawBufferPointer(rebasing: log[offset..<(offset + length)]), as: UTF8.self
+        )
+        offset += length
+        each(key, created, time)
+      }
+    }
+  }
+
+  /// A key whose reads are logged: its store, and the creation time of the value they read.
+  struct LoggedKey: Hashable {
+    var store: String
+    var key: String
+    var created: Double
+  }
+
+  /// The reads logged of one value: the latest time and how many.
+  struct LoggedReads {
+    var time: Double
+    var reads: Int
+  }
+
+  /// The reads in the `entry_touch_log`, combined by store, key and value, for `store` or for
+  /// every store.
+  static func loggedReads(_ db: Database, store: String? = nil) throws -> [LoggedKey: LoggedReads] {
+    let select: FastStatement
+    if let store {
+      select = try FastStatement(db, "SELECT store, touches FROM entry_touch_log WHERE store = ?")
+      try select.bind(1, store)
+    } else {
+      select = try FastStatement(db, "SELECT store, touches FROM entry_touch_log")
+    }
+    defer { select.finish() }
+    var logged: [LoggedKey: LoggedReads] = [:]
+    while try select.step() {
+      let store = select.text(0)
+      select.withBlob(1) { log in
+        TouchLog.decode(log) { key, created, time in
+          let read = LoggedKey(store: store, key: key, created: created)
+          if let kept = logged[read] {
+            logged[read] = LoggedReads(time: max(kept.time, time), reads: kept.reads + 1)
+          } else {
+            logged[read] = LoggedReads(time: time, reads: 1)
+          }
+        }
+      }
+    }
+    return logged
   }
 
   // MARK: - Access times, written behind
@@ -153,16 +253,18 @@ extension Workspace {
     stateLock.withLock { flushingTouches = Touches() }
   }
 
-  /// Writes the pending touches in the open transaction, at the end of the `entry_touch` log.
+  /// Writes the pending touches in the open transaction, at the end of the `entry_touch_log`:
+  /// one row for each store read, whatever the number of reads (`TouchLog`).
   ///
   /// They are kept aside until the transaction commits (`touchesCommitted`) or rolls back
   /// (`restoreTouches`).
   ///
-  /// Appending costs a few pages per batch; updating each entry in place cost a page per key
-  /// read, because keys read together lie anywhere in the entries' B-tree: a third of a script
-  /// of 100,000 'store retrieve' lines (Benchmarks/store.sh, P4). The log is folded into the
-  /// entries (`compactTouches`) when access times are needed, and once it holds more rows than
-  /// twice the entries, so that it never grows without bound.
+  /// A row for the batch costs a few pages; a row for each key cost about 2,700 instructions a
+  /// read (callgrind), and updating each entry in place a page per key read, because keys read
+  /// together lie anywhere in the entries' B-tree: a third of a script of 100,000
+  /// 'store retrieve' lines (Benchmarks/store.sh, P4). The log is folded into the entries
+  /// (`compactTouches`) when access times are needed, and once it holds more reads than twice
+  /// the entries, so that it never grows without bound.
   func flushTouches(_ db: Database) throws {
     let touches = stateLock.withLock {
       let taken = pendingTouches.take()
@@ -170,24 +272,16 @@ extension Workspace {
       return taken
     }
     guard touches.count > 0 else { return }
-    // The keys of one statement, end to end: bound where they are, not copied by SQLite.
-    var keyBytes: [UInt8] = []
-    for (store, keys) in touches.byKey {
-      var rows = keys.makeIterator()
-      // Rows go `touchRowsPerInsert` to a statement, the store's name bound once: a statement
-      // step costs about as much as the row it inserts (callgrind).
-      let full = try FastStatement(db, Self.touchInsert(rows: Self.touchRowsPerInsert))
-      for _ in 0..<(keys.count / Self.touchRowsPerInsert) {
-        try full.bind(1, store)
-        try Self.insert(&rows, count: Self.touchRowsPerInsert, with: full, keyBytes: &keyBytes)
-      }
-      let single = try FastStatement(db, Self.touchInsert(rows: 1))
-      for _ in 0..<(keys.count % Self.touchRowsPerInsert) {
-        try single.bind(1, store)
-        try Self.insert(&rows, count: 1, with: single, keyBytes: &keyBytes)
-      }
+    let insert = try FastStatement(
+      db, "INSERT INTO entry_touch_log (store, reads, touches) VALUES (?, ?, ?)")
+    for batch in touches.encodedByStore() {
+      try insert.bind(1, batch.store)
+      insert.bind(2, batch.reads)
+      try insert.bind(3, batch.log)
+      try insert.step()
+      insert.finish()
     }
-    let size = try FastStatement(db, "SELECT coalesce(max(rowid), 0) FROM entry_touch")
+    let size = try FastStatement(db, "SELECT coalesce(sum(reads), 0) FROM entry_touch_log")
     guard try size.step() else { return }
     let logged = size.int(0)
     size.finish()
@@ -196,76 +290,31 @@ extension Workspace {
     if logged > 2 * (try estimatedEntries(db)) { try Self.compactTouches(db) }
   }
 
-  /// How many touches one INSERT statement appends.
-  static let touchRowsPerInsert = 32
-
-  /// The INSERT of `rows` touches of one store: `?1` is the store, then four parameters a row.
-  static func touchInsert(rows: Int) -> String {
-    rows == touchRowsPerInsert ? touchInsertFull : touchInsertSQL(rows: rows)
-  }
-
-  private static let touchInsertFull = touchInsertSQL(rows: touchRowsPerInsert)
-
-  private static func touchInsertSQL(rows: Int) -> String {
-    let values = (0..<rows).map { row in
-      let first = 2 + 4 * row
-      return "(?1, ?\(first), ?\(first + 1), ?\(first + 2), ?\(first + 3))"
-    }
-    return "INSERT INTO entry_touch (store, key, created_at, accessed_at, reads) VALUES "
-      + values.joined(separator: ", ")
-  }
-
-  /// Inserts the next `count` touches of `rows` with `statement`, a `touchInsert` of `count`
-  /// rows whose store is bound; nothing when `rows` has fewer left.
-  ///
-  /// The keys are bound in place from `keyBytes`, which holds them end to end until the step is
-  /// done: binding each as a copy cost about 650 instructions a key (callgrind).
-  private static func insert(
-    _ rows: inout Dictionary<String, Touches.Touch>.Iterator, count: Int,
-    with statement: FastStatement, keyBytes: inout [UInt8]
-  ) throws {
-    keyBytes.removeAll(keepingCapacity: true)
-    var lengths: [Int] = []
-    lengths.reserveCapacity(count)
-    for row in 0..<count {
-      guard let (key, touch) = rows.next() else { break }
-      let first = Int32(2 + 4 * row)
-      keyBytes.append(contentsOf: key.utf8)
-      lengths.append(key.utf8.count)
-      statement.bind(first + 1, touch.created)
-      statement.bind(first + 2, touch.time)
-      statement.bind(first + 3, touch.count)
-    }
-    guard lengths.count == count else { return }
-    try keyBytes.withUnsafeBufferPointer { buffer in
-      var start = 0
-      for (row, length) in lengths.enumerated() {
-        try statement.bindInPlace(
-          Int32(2 + 4 * row), buffer.baseAddress.map { $0 + start }, count: length)
-        start += length
-      }
-      try statement.step()
-      statement.finish()
-    }
-  }
-
-  /// Folds the `entry_touch` log into the entries, in the open transaction: each entry takes the
+  /// Folds the `entry_touch_log` into the entries, in the open transaction: each entry takes the
   /// latest access time and the sum of the reads logged for its current value (a read of a value
   /// since stored again, or of a key since removed, is dropped), and the log is emptied.
   static func compactTouches(_ db: Database) throws {
-    try FastStatement(
+    let logged = try loggedReads(db)
+    guard !logged.isEmpty else { return }
+    let update = try FastStatement(
       db,
       """
-      UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),
-        access_count = entry.access_count + logged.reads
-      FROM (
-        SELECT store, key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
-        FROM entry_touch GROUP BY store, key, created_at
-      ) AS logged
-      WHERE entry.store = logged.store AND entry.key = logged.key
-        AND entry.created_at = logged.created_at
-      """
-    ).step()
-    try FastStatement(db, "DELETE FROM entry_touch").step()
+      UPDATE entry SET accessed_at = max(accessed_at, ?1), access_count = access_count + ?2
+      WHERE store = ?3 AND key = ?4 AND created_at = ?5
+      """)
+    // In key order, as the entries lie in their B-tree.
+    let ordered = logged.sorted {
+      ($0.key.store, $0.key.key) < ($1.key.store, $1.key.key)
+    }
+    for (read, reads) in ordered {
+      update.bind(1, reads.time)
+      update.bind(2, reads.reads)
+      try update.bind(3, read.store)
+      try update.bind(4, read.key)
+      update.bind(5, read.created)
+      try update.step()
+      update.finish()
+    }
+    try FastStatement(db, "DELETE FROM entry_touch_log").step()
   }
 }

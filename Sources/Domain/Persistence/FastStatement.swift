@@ -105,6 +105,14 @@ struct FastStatement {
     }
   }
 
+  func bind(_ index: Int32, _ bytes: [UInt8]) throws {
+    let code = bytes.withUnsafeBytes { buffer in
+      guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+      return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), Self.transient)
+    }
+    try check(code)
+  }
+
   func bind(_ index: Int32, _ data: Data) throws {
     let code = data.withUnsafeBytes { buffer in
       // An empty Data has no base address; bind a zero-length blob, not NULL.
@@ -147,6 +155,19 @@ struct FastStatement {
     let count = Int(sqlite3_column_bytes(handle, column))
     guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
     return Data(bytes: bytes, count: count)
+  }
+
+  func text(_ column: Int32) -> String {
+    guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, column))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+
+  /// Calls `body` with the blob in `column`, where SQLite holds it: valid until the next step.
+  func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    let count = Int(sqlite3_column_bytes(handle, column))
+    return try body(
+      UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
   }
 
   /// Finishes the statement so that it holds no read lock.

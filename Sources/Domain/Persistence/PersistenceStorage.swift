@@ -59,7 +59,7 @@ extension PersistenceController {
           defaults.ageLimit,
         ])
     },
-    // Reads append their access times here; `compactTouches` folds them into the entries.
+    // Reads appended their access times here, a row each, until v13.
     // No index: rows are only appended, and read all at once.
     Migration(identifier: "v11-entry-touch-log") { db in
       try db.execute(
@@ -85,6 +85,27 @@ extension PersistenceController {
           DROP INDEX entry_by_access;
           ALTER TABLE store DROP COLUMN total_bytes;
           ALTER TABLE store DROP COLUMN entry_count;
+          """)
+    },
+    // Reads are logged a batch of a store's reads to a row (`Workspace.TouchLog`) instead of a
+    // read to a row: the old log is folded into the entries first, as `compactTouches` did.
+    Migration(identifier: "v13-touch-log-batches") { db in
+      try db.execute(
+        sql: """
+          UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),
+            access_count = entry.access_count + logged.reads
+          FROM (
+            SELECT store, key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
+            FROM entry_touch GROUP BY store, key, created_at
+          ) AS logged
+          WHERE entry.store = logged.store AND entry.key = logged.key
+            AND entry.created_at = logged.created_at;
+          DROP TABLE entry_touch;
+          CREATE TABLE entry_touch_log (
+            store TEXT NOT NULL,
+            reads INTEGER NOT NULL,
+            touches BLOB NOT NULL
+          );
           """)
     },
   ]

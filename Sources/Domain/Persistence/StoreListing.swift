@@ -59,29 +59,30 @@ extension PersistenceController {
   /// in TTL mode).
   public func entries() throws -> [EntryInfo] {
     // This session's reads and the log are folded in when the write lock is free; what stays in
-    // the log (another process writes, or the workspace is read-only) is added in by the query.
+    // the log (another process writes, or the workspace is read-only) is added in here.
     workspace.foldTouchesIfFree()
     return try traced("entries", [], sql: "SELECT entry") { db, limits in
       let live = liveFilter(limits)
+      let logged = try Workspace.loggedReads(db, store: identifier)
       return try Row.fetchAll(
         db,
         sql: """
-          SELECT e.key, e.bytes, e.created_at,
-            max(e.accessed_at, coalesce(logged.accessed_at, e.accessed_at)) AS accessed_at,
-            e.access_count + coalesce(logged.reads, 0) AS access_count, e.age_limit
-          FROM (SELECT * FROM entry WHERE store = ? AND \(live.condition)) AS e
-          LEFT JOIN (
-            SELECT key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
-            FROM entry_touch WHERE store = ? GROUP BY key, created_at
-          ) AS logged ON logged.key = e.key AND logged.created_at = e.created_at
-          ORDER BY e.key
-          """, arguments: [identifier] + live.arguments + [identifier]
+          SELECT key, bytes, created_at, accessed_at, access_count, age_limit
+          FROM entry WHERE store = ? AND \(live.condition)
+          ORDER BY key
+          """, arguments: [identifier] + live.arguments
       ).map { row in
-        EntryInfo(
-          key: row["key"], bytes: row["bytes"],
-          created: Date(timeIntervalSince1970: row["created_at"]),
-          accessed: Date(timeIntervalSince1970: row["accessed_at"]),
-          accessCount: row["access_count"],
+        let key: String = row["key"]
+        let created: Double = row["created_at"]
+        var accessed: Double = row["accessed_at"]
+        var accessCount: Int = row["access_count"]
+        if let reads = logged[Workspace.LoggedKey(store: identifier, key: key, created: created)] {
+          accessed = max(accessed, reads.time)
+          accessCount += reads.reads
+        }
+        return EntryInfo(
+          key: key, bytes: row["bytes"], created: Date(timeIntervalSince1970: created),
+          accessed: Date(timeIntervalSince1970: accessed), accessCount: accessCount,
           ageLimit: row["age_limit"])
       }
     }

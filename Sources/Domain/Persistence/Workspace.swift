@@ -124,7 +124,7 @@ public final class Workspace: @unchecked Sendable {
 
   /// How many reads are remembered before their access times are written in one transaction.
   static let touchBatch = 1000
-  /// The size of the `entry_touch` log below which it is never folded for its size alone (tests
+  /// The reads in the `entry_touch_log` below which it is never folded for its size alone (tests
   /// lower it before the first read).
   var touchLogFloor = 10_000
 

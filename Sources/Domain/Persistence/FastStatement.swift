@@ -93,6 +93,43 @@ struct FastStatement {
     try check(code)
   }
 
+  /// Runs `body`, which steps the statement, with `text` bound at `index` where it lies.
+  ///
+  /// Binding a copy cost about 300 instructions (callgrind). The statement is reset and the
+  /// parameter unbound when `body` returns, so that it never holds a pointer to memory that is
+  /// gone.
+  @discardableResult
+  func bindingInPlace<T>(text: String, at index: Int32, _ body: () throws -> T) throws -> T {
+    var text = text
+    return try text.withUTF8 { characters in
+      defer {
+        sqlite3_reset(handle)
+        sqlite3_bind_null(handle, index)
+      }
+      try bindInPlace(index, characters.baseAddress, count: characters.count)
+      return try body()
+    }
+  }
+
+  /// Runs `body` with `blob` bound at `index` where it lies, as `bindingInPlace(text:)` binds
+  /// text.
+  @discardableResult
+  func bindingInPlace<T>(blob: Data, at index: Int32, _ body: () throws -> T) throws -> T {
+    try blob.withUnsafeBytes { bytes in
+      defer {
+        sqlite3_reset(handle)
+        sqlite3_bind_null(handle, index)
+      }
+      // An empty blob has no address: it is bound as a zero-length blob, not as NULL.
+      if let base = bytes.baseAddress {
+        try check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), nil))
+      } else {
+        try check(sqlite3_bind_zeroblob(handle, index, 0))
+      }
+      return try body()
+    }
+  }
+
   func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(handle, index, Int64(value)) }
 
   func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }

@@ -154,12 +154,12 @@ public final class PersistenceController: @unchecked Sendable {
   @discardableResult
   public func persist(_ value: Data, forKey key: String, ageLimit: Double? = nil) throws -> [String]
   {
-    let attributes = [
-      (key: "store", value: identifier), (key: "key", value: key),
-      (key: "bytes", value: String(value.count)),
-    ]
     let trimmed: [String] = try tracer.withSpan(
-      "PersistenceController", "persist", attributes: attributes
+      "PersistenceController", "persist",
+      attributes: [
+        (key: "store", value: identifier), (key: "key", value: key),
+        (key: "bytes", value: String(value.count)),
+      ]
     ) {
       span in
       try workspace.write("persisting a key") { db -> [String] in
@@ -190,13 +190,13 @@ public final class PersistenceController: @unchecked Sendable {
           )
         }
         try insert.bindKept(identifier, in: workspace)
-        try insert.bind(2, key)
-        try insert.bind(3, value)
         insert.bind(4, value.count)
         insert.bind(5, time)
         insert.bind(6, time)
         insert.bind(7, ageLimit)
-        try insert.step()
+        try insert.bindingInPlace(text: key, at: 2) {
+          try insert.bindingInPlace(blob: value, at: 3) { try insert.step() }
+        }
         workspace.notePersisted()
         span.setAttribute("sql", "INSERT … ON CONFLICT UPDATE entry")
         try trimExpiredPeriodically(db, limits: limits, time: time, span: span)
@@ -216,9 +216,9 @@ public final class PersistenceController: @unchecked Sendable {
   }
 
   /// Publishes what happened to `keys` once it is committed.
-  func publish(_ action: StoreChange.Action, _ keys: [String], bytes: Int = 0) {
-    guard !keys.isEmpty, tracer.events.wants(.store) else { return }
-    for key in keys {
+  func publish(_ action: StoreChange.Action, _ keys: @autoclosure () -> [String], bytes: Int = 0) {
+    guard tracer.events.wants(.store) else { return }
+    for key in keys() {
       tracer.events.publish(.store) {
         .store(StoreChange(action: action, store: identifier, key: key, bytes: bytes))
       }
@@ -378,19 +378,19 @@ public final class PersistenceController: @unchecked Sendable {
       db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
       slot: .fetchOne, in: workspace)
     try select.bindKept(identifier, in: workspace)
-    try select.bind(2, key)
-    let found = try select.step()
-    defer { select.finish() }
-    let limits = try limits()
-    guard found else { return nil }
-    let created = select.double(1)
-    if limits.ttl {
-      let entryAgeLimit = select.isNull(2) ? nil : select.double(2)
-      let expiry = Expiry(limits: limits, now: time)
-      if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
+    return try select.bindingInPlace(text: key, at: 2) {
+      let found = try select.step()
+      let limits = try limits()
+      guard found else { return nil }
+      let created = select.double(1)
+      if limits.ttl {
+        let entryAgeLimit = select.isNull(2) ? nil : select.double(2)
+        let expiry = Expiry(limits: limits, now: time)
+        if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
+      }
+      let value = select.data(0)
+      workspace.recordTouch(store: identifier, key: key, created: created, time: time)
+      return value
     }
-    let value = select.data(0)
-    workspace.recordTouch(store: identifier, key: key, created: created, time: time)
-    return value
   }
 }

@@ -9,8 +9,12 @@ public protocol Tracing: AnyObject, Sendable {
   var isEnabled: Bool { get }
 
   /// Runs `body` inside a span named after `component` and `operation`.
+  ///
+  /// `attributes` are made only while spans are recorded: a controller's run on every command
+  /// otherwise built them for nothing (an array and its strings, callgrind).
   func withSpan<T>(
-    _ component: String, _ operation: String, attributes: [(key: String, value: String)],
+    _ component: String, _ operation: String,
+    attributes: @autoclosure () -> [(key: String, value: String)],
     _ body: (Span) throws -> T
   ) rethrows -> T
 
@@ -93,7 +97,8 @@ public final class Tracer: Tracing, @unchecked Sendable {
 
   /// Runs `body` inside a span; see `Tracing.withSpan`.
   public func withSpan<T>(
-    _ component: String, _ operation: String, attributes: [(key: String, value: String)],
+    _ component: String, _ operation: String,
+    attributes: @autoclosure () -> [(key: String, value: String)],
     _ body: (Span) throws -> T
   ) rethrows -> T {
     guard let span = open(component, operation, attributes) else { return try body(inert) }
@@ -109,7 +114,8 @@ public final class Tracer: Tracing, @unchecked Sendable {
 
   /// Runs an async `body` inside a span.
   public func withSpan<T>(
-    _ component: String, _ operation: String, attributes: [(key: String, value: String)] = [],
+    _ component: String, _ operation: String,
+    attributes: @autoclosure () -> [(key: String, value: String)] = [],
     _ body: (Span) async throws -> T
   ) async rethrows -> T {
     guard let span = open(component, operation, attributes) else { return try await body(inert) }
@@ -193,9 +199,10 @@ public final class Tracer: Tracing, @unchecked Sendable {
   private static var currentThread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
 
   private func open(
-    _ component: String, _ operation: String, _ attributes: [(key: String, value: String)]
+    _ component: String, _ operation: String, _ attributes: () -> [(key: String, value: String)]
   ) -> Span? {
     guard isEnabled else { return nil }
+    let attributes = attributes()
     let thread = Self.currentThread
     return lock.withLock {
       let span = Span(

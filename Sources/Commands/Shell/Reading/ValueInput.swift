@@ -24,10 +24,18 @@ enum ValueInput {
   /// Reads `word` and says where the value came from.
   static func value(of word: Word, paths: RelativePaths) throws(ShellError) -> Contents {
     let text = word.text
+    // Most values are not files: one byte tells.
+    guard text.utf8.first == UInt8(ascii: "@") else { return Contents(data: bytes(of: text)) }
     if text.hasPrefix("@@") { return Contents(data: Data(text.dropFirst().utf8)) }
     guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: Data(text.utf8)) }
     let path = String(text.dropFirst())
     return Contents(data: try contents(of: path, at: word, paths: paths), file: paths.shown(path))
+  }
+
+  /// The UTF-8 bytes of `text`, copied at once from a native string; `Data(text.utf8)` goes
+  /// through the bytes one by one (about 900 instructions for a short value, callgrind).
+  static func bytes(of text: String) -> Data {
+    text.utf8.withContiguousStorageIfAvailable { Data($0) } ?? Data(text.utf8)
   }
 
   /// A file's contents, its relative path resolved by `paths`; a directory or a device is refused

@@ -693,6 +693,61 @@ private func logged(_ workspace: Workspace, key: String) throws -> (rows: Int, c
 
 @Suite("access times, logged and folded in")
 struct AccessLogTests {
+  @Test("the log keeps each touch's key, exact times and reads; a log cut short ends cleanly")
+  func touchLogRoundTrip() throws {
+    var touches = Workspace.Touches()
+    let keys = ["", "k", "ключ é", "🔑", String(repeating: "long", count: 50)]
+    // A time that text with 17 digits would not give back by every parser, and negative zero.
+    let times = [1_764_128_472.123_456_7, 0.1 + 0.2, -0.0, 1e300, Double.leastNonzeroMagnitude]
+    for (key, time) in zip(keys, times) {
+      touches.record(store: "s", key: key, created: time, time: time.nextUp)
+    }
+    touches.record(store: "other", key: "k", created: 1, time: 2)
+    let batches = touches.encodedByStore()
+    #expect(batches.map(\.store) == ["s", "other"])
+    #expect(batches.map(\.reads) == [5, 1])
+    var decoded: [String] = []
+    batches[0].log.withUnsafeBytes { log in
+      Workspace.TouchLog.decode(log) { key, created, time, reads in
+        decoded.append("\(key)|\(created.bitPattern)|\(time.bitPattern)|\(reads)")
+      }
+    }
+    #expect(
+      decoded
+        == zip(keys, times).map { "\($0)|\($1.bitPattern)|\($1.nextUp.bitPattern)|1" })
+    // Every cut of the log gives the touches before the cut, never a made-up one.
+    for cut in 0..<batches[0].log.count {
+      var count = 0
+      Array(batches[0].log.prefix(cut)).withUnsafeBytes { log in
+        Workspace.TouchLog.decode(log) { key, _, _, _ in
+          #expect(keys.contains(key))
+          count += 1
+        }
+      }
+      #expect(count < keys.count)
+    }
+  }
+
+  @Test("reads that wait long are combined in memory, a touch for each value read")
+  func waitingReadsCombined() {
+    var touches = Workspace.Touches()
+    let total = Workspace.Touches.combinedAbove + 1
+    for read in 0..<total {
+      touches.record(store: "s", key: "k\(read % 3)", created: 1, time: Double(read))
+    }
+    #expect(touches.count == total)
+    #expect(touches.touches.map(\.key) == ["k0", "k1", "k2"])
+    #expect(touches.touches.map(\.reads).reduce(0, +) == total)
+    #expect(touches.touches.map(\.time).max() == Double(total - 1))
+    let batches = touches.encodedByStore()
+    #expect(batches.map(\.reads) == [total])
+    var reads = 0
+    batches[0].log.withUnsafeBytes { log in
+      Workspace.TouchLog.decode(log) { _, _, _, count in reads += count }
+    }
+    #expect(reads == total)
+  }
+
   @Test("reads go to the log with the next write; listing the entries folds them in")
   func foldedOnListing() throws {
     let (controller, workspace, clock) = try makeController()

@@ -3,39 +3,49 @@ import GRDB
 import GRDBSQLite
 
 extension Workspace {
-  /// Reads not yet written, one element a read, in the order they happened.
+  /// Reads not yet written, in the order they happened.
   ///
-  /// Nothing is combined in memory: recording a read appends it, and the reads of one key are
-  /// combined when the log is folded in (`loggedReads`). Combining them here hashed the store's
-  /// name and the key on every read, about 900 instructions (callgrind).
+  /// Recording a read appends it; the reads of one value are combined when the log is folded in
+  /// (`loggedReads`). Combining them on every read hashed the store's name and the key, about 900
+  /// instructions (callgrind). Reads that cannot be written for a long time (another process
+  /// holds the write lock) are combined in memory once they are many, so that they take the room
+  /// of the values read, not of the reads.
   struct Touches {
-    /// One read: of `key` in `store`, whose value was stored at `created`, at `time`.
+    /// Reads of `key` in `store`, whose value was stored at `created`: the last at `time`.
     struct Touch {
       var store: String
       var key: String
       var created: Double
       var time: Double
+      var reads: Int
     }
 
     /// The reads, oldest first.
-    private(set) var reads: [Touch] = []
+    private(set) var touches: [Touch] = []
     /// How many reads in all.
-    var count: Int { reads.count }
+    private(set) var count = 0
+
+    /// How many touches are kept before the reads of each value are combined.
+    static let combinedAbove = 64 * Workspace.touchBatch
 
     /// Adds one read at `time` of `key` in `store`, whose value was stored at `created`.
     mutating func record(store: String, key: String, created: Double, time: Double) {
-      if reads.isEmpty { reads.reserveCapacity(Workspace.touchBatch) }
-      reads.append(Touch(store: store, key: key, created: created, time: time))
+      if touches.isEmpty { touches.reserveCapacity(Workspace.touchBatch) }
+      touches.append(Touch(store: store, key: key, created: created, time: time, reads: 1))
+      count += 1
+      if touches.count > Self.combinedAbove { combine() }
     }
 
     /// Adds every read of `other`.
     mutating func merge(_ other: Touches) {
       // The usual case, taking the pending reads into an empty set, is a move, not a copy.
-      if reads.isEmpty {
+      if touches.isEmpty {
         self = other
         return
       }
-      reads.append(contentsOf: other.reads)
+      touches.append(contentsOf: other.touches)
+      count += other.count
+      if touches.count > Self.combinedAbove { combine() }
     }
 
     /// Returns the reads and leaves the set empty.
@@ -45,51 +55,65 @@ extension Workspace {
       return taken
     }
 
+    /// Keeps one touch for each value read: the latest time and the sum of the reads.
+    mutating func combine() {
+      var combined: [LoggedKey: Int] = [:]
+      var kept: [Touch] = []
+      for touch in touches {
+        let value = LoggedKey(store: touch.store, key: touch.key, created: touch.created)
+        if let index = combined[value] {
+          kept[index].time = max(kept[index].time, touch.time)
+          kept[index].reads += touch.reads
+        } else {
+          combined[value] = kept.count
+          kept.append(touch)
+        }
+      }
+      touches = kept
+    }
+
     /// The reads of each store, encoded for the log (`TouchLog`), in the order the stores were
     /// first read.
     func encodedByStore() -> [(store: String, reads: Int, log: [UInt8])] {
       var batches: [(store: String, reads: Int, log: [UInt8])] = []
       var current = -1
-      for touch in reads {
+      for touch in touches {
         // A batch nearly always reads one store: the last one is compared first.
         if current < 0 || batches[current].store != touch.store {
           if let found = batches.firstIndex(where: { $0.store == touch.store }) {
             current = found
           } else {
             var log: [UInt8] = []
-            log.reserveCapacity(reads.count * (TouchLog.fixedBytes + 1 + touch.key.utf8.count))
+            log.reserveCapacity(touches.count * (TouchLog.fixedBytes + 2 + touch.key.utf8.count))
             batches.append((touch.store, 0, log))
             current = batches.count - 1
           }
         }
-        batches[current].reads += 1
+        batches[current].reads += touch.reads
         TouchLog.append(touch, to: &batches[current].log)
       }
       return batches
     }
   }
 
-  /// How reads are kept in a row of the `entry_touch_log` table: for each read, the creation time
-  /// of the value it read and its own time, each as the 8 bytes of a double, little-endian, then
-  /// the key's length in UTF-8 bytes as an unsigned LEB128 number, then the key.
+  /// How reads are kept in a row of the `entry_touch_log` table: for each value read, its
+  /// creation time and the time of its last read, each as the 8 bytes of a double,
+  /// little-endian; then how many reads, and the key's length in UTF-8 bytes, each as an unsigned
+  /// LEB128 number; then the key.
   ///
   /// The times are kept as their bits, not as text: a read counts for an entry only if its
   /// creation time is exactly the entry's `created_at`, and text would have to be parsed back by
   /// SQLite, which may round the last bit.
   enum TouchLog {
-    /// The bytes of a read before its key's length.
+    /// The bytes of a touch before its numbers.
     static let fixedBytes = 16
 
-    /// Appends one read to `log`.
+    /// Appends one touch to `log`.
     static func append(_ touch: Touches.Touch, to log: inout [UInt8]) {
       appendBits(touch.created.bitPattern, to: &log)
       appendBits(touch.time.bitPattern, to: &log)
-      var length = UInt(touch.key.utf8.count)
-      while length >= 0x80 {
-        log.append(UInt8(truncatingIfNeeded: length) | 0x80)
-        length >>= 7
-      }
-      log.append(UInt8(length))
+      appendNumber(UInt(touch.reads), to: &log)
+      appendNumber(UInt(touch.key.utf8.count), to: &log)
       log.append(contentsOf: touch.key.utf8)
     }
 
@@ -97,11 +121,20 @@ extension Workspace {
       withUnsafeBytes(of: bits.littleEndian) { log.append(contentsOf: $0) }
     }
 
-    /// Calls `each` with every read in `log`, in order; a log cut short ends at the last whole
-    /// read (only access times are lost, never an entry).
+    private static func appendNumber(_ number: UInt, to log: inout [UInt8]) {
+      var number = number
+      while number >= 0x80 {
+        log.append(UInt8(truncatingIfNeeded: number) | 0x80)
+        number >>= 7
+      }
+      log.append(UInt8(number))
+    }
+
+    /// Calls `each` with every touch in `log`, in order; a log cut short ends at the last whole
+    /// touch (only access times are lost, never an entry).
     static func decode(
       _ log: UnsafeRawBufferPointer,
-      _ each: (_ key: String, _ created: Double, _ time: Double) -> Void
+      _ each: (_ key: String, _ created: Double, _ time: Double, _ reads: Int) -> Void
     ) {
       var offset = 0
       while log.count - offset > fixedBytes {
@@ -112,23 +145,30 @@ extension Workspace {
           bitPattern: UInt64(
             littleEndian: log.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
         offset += fixedBytes
-        var length = 0
-        var shift = 0
-        while true {
-          guard offset < log.count, shift < 63 else { return }
-          let byte = log[offset]
-          offset += 1
-          length |= Int(byte & 0x7f) << shift
-          if byte < 0x80 { break }
-          shift += 7
-        }
-        guard length <= log.count - offset else { return }
+        guard let reads = number(in: log, at: &offset), let length = number(in: log, at: &offset),
+          length <= log.count - offset
+        else { return }
         let key = String(
           decoding: UnsafeRawBufferPointer(rebasing: log[offset..<(offset + length)]), as: UTF8.self
         )
         offset += length
-        each(key, created, time)
+        each(key, created, time, reads)
       }
+    }
+
+    /// The LEB128 number at `offset`, which moves past it; nil when the log ends inside it or it
+    /// does not fit an Int.
+    private static func number(in log: UnsafeRawBufferPointer, at offset: inout Int) -> Int? {
+      var number = 0
+      var shift = 0
+      while offset < log.count, shift < 63 {
+        let byte = log[offset]
+        offset += 1
+        number |= Int(byte & 0x7f) << shift
+        if byte < 0x80 { return number }
+        shift += 7
+      }
+      return nil
     }
   }
 
@@ -160,12 +200,12 @@ extension Workspace {
     while try select.step() {
       let store = select.text(0)
       select.withBlob(1) { log in
-        TouchLog.decode(log) { key, created, time in
-          let read = LoggedKey(store: store, key: key, created: created)
-          if let kept = logged[read] {
-            logged[read] = LoggedReads(time: max(kept.time, time), reads: kept.reads + 1)
+        TouchLog.decode(log) { key, created, time, reads in
+          let value = LoggedKey(store: store, key: key, created: created)
+          if let kept = logged[value] {
+            logged[value] = LoggedReads(time: max(kept.time, time), reads: kept.reads + reads)
           } else {
-            logged[read] = LoggedReads(time: time, reads: 1)
+            logged[value] = LoggedReads(time: time, reads: reads)
           }
         }
       }
@@ -295,7 +335,14 @@ extension Workspace {
   /// since stored again, or of a key since removed, is dropped), and the log is emptied.
   static func compactTouches(_ db: Database) throws {
     let logged = try loggedReads(db)
-    guard !logged.isEmpty else { return }
+    if logged.isEmpty {
+      // Rows that hold no whole touch are removed all the same.
+      let rows = try FastStatement(db, "SELECT EXISTS (SELECT 1 FROM entry_touch_log)")
+      let any = try rows.step() && rows.int(0) != 0
+      rows.finish()
+      if any { try FastStatement(db, "DELETE FROM entry_touch_log").step() }
+      return
+    }
     let update = try FastStatement(
       db,
       """

@@ -874,3 +874,27 @@ struct MigrationRegistrationTests {
     #expect(WorkspaceSchema.schemaVersion == "v13-touch-log-batches")
   }
 }
+
+@Suite("values kept by store, the last store held apart")
+struct ByStoreTests {
+  @Test("values survive switching stores, nil removes one, and removeAll forgets them all")
+  func switching() {
+    var kept = ByStore<Int>()
+    #expect(kept["a"] == nil)
+    kept["a"] = 1
+    kept["b"] = 2
+    #expect(kept["a"] == 1)
+    kept["a"] = 3
+    #expect(kept["b"] == 2)
+    #expect(kept["a"] == 3)
+    kept["b"] = nil
+    #expect(kept["c"] == nil)
+    #expect(kept["b"] == nil)
+    #expect(kept["a"] == 3)
+    kept.removeAll()
+    #expect(kept["a"] == nil)
+    kept["b"] = 4
+    #expect(kept["a"] == nil)
+    #expect(kept["b"] == 4)
+  }
+}

@@ -48,8 +48,8 @@ extension Workspace {
   /// Forgets every bound, and the stores' limits: after a rollback, a store may hold what a trim
   /// had taken away; after another connection's commit, anything may have changed.
   func forgetStoreBounds() {
-    storeBounds.removeAll(keepingCapacity: true)
-    limitsCache.removeAll(keepingCapacity: true)
+    storeBounds.removeAll()
+    limitsCache.removeAll()
     entryEstimate = nil
   }
 

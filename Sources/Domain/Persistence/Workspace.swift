@@ -93,24 +93,24 @@ public final class Workspace: @unchecked Sendable {
   ///
   /// Emptied with the store bounds (another connection's commit, a rollback), and by every write
   /// to the `store` table (`storesChanged`): creating, dropping, changing limits.
-  var limitsCache: [String: PersistenceController.Limits] = [:]
+  var limitsCache = ByStore<PersistenceController.Limits>()
 
   /// Forgets the cached limits, after a write to the `store` table.
   func storesChanged() {
-    limitsCache.removeAll(keepingCapacity: true)
+    limitsCache.removeAll()
   }
 
   /// For each store, a number of bytes it cannot exceed (StoreTotals.swift).
   ///
   /// This and the next two are read and set only on the queue.
-  var storeBounds: [String: Int] = [:]
+  var storeBounds = ByStore<Int>()
   /// About how many entries the workspace holds, once counted (`estimatedEntries`).
   var entryEstimate: Int?
   /// SQLite's data version when this connection last looked or committed.
   var seenDataVersion: UInt32 = 0
 
   /// When each store last had its expired entries removed, by this process.
-  private var lastAgeTrim: [String: Double] = [:]
+  private var lastAgeTrim = ByStore<Double>()
 
   /// Whether a write to `store` at `time` should remove expired entries: the first time, then at
   /// most once a minute.

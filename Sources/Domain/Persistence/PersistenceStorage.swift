@@ -89,7 +89,7 @@ extension PersistenceController {
     },
     // Reads are logged a batch of a store's reads to a row (`Workspace.TouchLog`) instead of a
     // read to a row: the old log is folded into the entries first, as `compactTouches` did.
-    Migration(identifier: "v13-touch-log-batches") { db in
+    Migration(identifier: "v13-touch-log-batches", foreignKeyChecks: .immediate) { db in
       try db.execute(
         sql: """
           UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),

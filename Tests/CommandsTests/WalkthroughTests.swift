@@ -90,6 +90,33 @@ struct WalkthroughTests {
     #expect(harness.sink.stdout.contains("  recorded: id:       #2\n  replayed: id:       #1"))
   }
 
+  @Test("recording to another folder says where relative paths start, and why a replay differs")
+  func otherFolder() throws {
+    let directory = try temporaryDirectory()
+    let harness = Harness()
+    harness.prompt([
+      "record start \(directory)/tour.ash", "store persist generalCache k @missing.txt",
+      "record stop",
+    ])
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+      .resolvingSymlinksInPath().path
+    let folder = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+    let out = harness.sink.stdout
+    #expect(
+      out.contains(
+        "\nnote: relative paths typed now start in the current directory, '\(here)'; the walkthrough's replay starts them in its own folder, '\(folder)': type absolute paths, or record in the current directory\n"
+      ), "\(out)")
+    #expect(out.contains("it does NOT reproduce its transcript"))
+    #expect(
+      out.contains(
+        "\nnote: relative paths typed while recording started in '\(here)'; the replay starts them in '\(folder)'"
+      ))
+    // Recorded in the current directory, the two are one folder.
+    #expect(SessionRecorder.folders(of: "tour.ash") == nil)
+    #expect(
+      SessionRecorder.folders(of: FileManager.default.currentDirectoryPath + "/./tour.ash") == nil)
+  }
+
   /// What a walkthrough recorded of `lines`, typed at the prompt between `record start` and
   /// `record stop`: the script, the harness that ran it, and its directory.
   private func recorded(_ lines: [String], in folder: String? = nil) throws -> (

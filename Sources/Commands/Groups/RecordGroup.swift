@@ -34,7 +34,7 @@ enum RecordGroup {
     "start", summary: "start recording the lines typed at the prompt",
     signature: Signature([fileArgument, forceFlag]),
     examples: ["record start tour.ash", "record start tour.ash --force"],
-    result: .record(["recording"])
+    result: .record(["recording", "paths_typed_from", "paths_replayed_from"])
   ) { invocation in
     let file = try invocation[fileArgument]
     let session = invocation.session
@@ -75,10 +75,21 @@ enum RecordGroup {
         hint: invocation.paths.hint(for: file.text),
         at: file.offset)
     }
-    session.recorder = SessionRecorder(path: path, variables: session.variables)
-    return .sentence(
-      "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'",
-      [Field("recording", .string(path))])
+    let recorder = SessionRecorder(path: path, variables: session.variables)
+    session.recorder = recorder
+    var text =
+      "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'"
+    var fields = [Field("recording", .string(path))]
+    if let folders = recorder.typedFrom {
+      // A relative path typed now names a file here; the replay looks for it in the folder.
+      text +=
+        "\nnote: relative paths typed now start in the current directory, '\(folders.current)'; the walkthrough's replay starts them in its own folder, '\(folders.replayed)': type absolute paths, or record in the current directory"
+      fields += [
+        Field("paths_typed_from", .string(folders.current)),
+        Field("paths_replayed_from", .string(folders.replayed)),
+      ]
+    }
+    return .sentence(text, fields)
   }
 
   static let stop = Command(
@@ -126,6 +137,10 @@ enum RecordGroup {
         "replayed in a fresh in-memory workspace: it does NOT reproduce its transcript; the first difference is at line \(difference.line) of \(recorder.transcriptPath):\n"
       text += "  recorded: \(difference.expected ?? "(the end of the transcript)")\n"
       text += "  replayed: \(difference.actual ?? "(the end of the replay)")"
+      if let folders = recorder.typedFrom {
+        text +=
+          "\nnote: relative paths typed while recording started in '\(folders.current)'; the replay starts them in '\(folders.replayed)'"
+      }
     } else if replay.status != 0 {
       text +=
         "replayed in a fresh in-memory workspace: it reproduces its transcript, but ended with status \(replay.status)"

@@ -38,9 +38,26 @@ public final class SessionRecorder {
   /// the replay.
   private(set) var secrets: [String: String] = [:]
 
+  /// Where relative paths typed while recording start, when it is not the walkthrough's folder,
+  /// where they start when it is replayed; nil when both are the same.
+  public let typedFrom: (current: String, replayed: String)?
+
   init(path: String, variables: [String: Variable]) {
     self.path = path
     self.variablesAtStart = variables
+    typedFrom = Self.folders(of: path)
+  }
+
+  /// The current directory and the walkthrough's folder, when they differ.
+  static func folders(of path: String) -> (current: String, replayed: String)? {
+    let current = FileManager.default.currentDirectoryPath
+    let folder = URL(
+      fileURLWithPath: path, relativeTo: URL(fileURLWithPath: current, isDirectory: true)
+    )
+    .deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+    let here = URL(fileURLWithPath: current, isDirectory: true).standardizedFileURL
+      .resolvingSymlinksInPath().path
+    return folder == here ? nil : (here, folder)
   }
 
   /// The walkthrough's name in its transcript (`WalkthroughReplay.shownName`).

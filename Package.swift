@@ -102,7 +102,8 @@ let package = Package(
     // What every test target shares: the directory their files go in.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
-      name: "DomainTests", dependencies: ["Domain", "DemoAPI", "TestSupport"], exclude: ["Fixtures"]),
+      name: "DomainTests", dependencies: ["Domain", "DemoAPI", "TestSupport", "CTLS"],
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "CommandsTests",
       dependencies: [

@@ -122,18 +122,143 @@ static int wait_connected(int fd, int timeout_ms, int (*stop)(void *), void *con
   }
 }
 
-static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size,
-                          int *failure_errno, int (*stop)(void *), void *context) {
+// The resolver: getaddrinfo, or a test's stand-in that forwards to it (archsh_set_resolver).
+static archsh_resolver resolver = getaddrinfo;
+
+void archsh_set_resolver(archsh_resolver replacement) {
+  __atomic_store_n(&resolver, replacement ? replacement : getaddrinfo, __ATOMIC_RELEASE);
+}
+
+static long long milliseconds_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+// One name lookup on a thread of its own. getaddrinfo cannot be interrupted, so the caller waits
+// for it in slices and may leave: the last of the two to finish with it frees it.
+struct lookup {
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+  int done, abandoned, code;
+  struct addrinfo *found;
+  char *host;
+  char service[16];
+};
+
+static void free_lookup(struct lookup *lookup) {
+  if (lookup->found) freeaddrinfo(lookup->found);
+  pthread_cond_destroy(&lookup->finished);
+  pthread_mutex_destroy(&lookup->lock);
+  free(lookup->host);
+  free(lookup);
+}
+
+static void *run_lookup(void *argument) {
+  struct lookup *lookup = argument;
   struct addrinfo hints = {0}, *found = NULL;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
+  archsh_resolver resolve = __atomic_load_n(&resolver, __ATOMIC_ACQUIRE);
+  int code = resolve(lookup->host, lookup->service, &hints, &found);
+  pthread_mutex_lock(&lookup->lock);
+  lookup->code = code;
+  lookup->found = code == 0 ? found : NULL;
+  lookup->done = 1;
+  int abandoned = lookup->abandoned;
+  pthread_cond_signal(&lookup->finished);
+  pthread_mutex_unlock(&lookup->lock);
+  if (abandoned) free_lookup(lookup);
+  return NULL;
+}
+
+// Resolves host:port by `deadline` (CLOCK_MONOTONIC milliseconds), asking `stop` every 20 ms.
+// Returns getaddrinfo's code, with the addresses in `found`; EAI_SYSTEM with errno ETIMEDOUT or
+// ECANCELED when the wait ended first. An address written as numbers needs no thread.
+static int resolve_by(const char *host, const char *service, long long deadline,
+                      int (*stop)(void *), void *context, struct addrinfo **found) {
+  struct addrinfo hints = {0};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST;
+  if (getaddrinfo(host, service, &hints, found) == 0) return 0;
+  struct lookup *lookup = calloc(1, sizeof *lookup);
+  if (!lookup || !(lookup->host = strdup(host))) {
+    free(lookup);
+    errno = ENOMEM;
+    return EAI_SYSTEM;
+  }
+  snprintf(lookup->service, sizeof lookup->service, "%s", service);
+  pthread_mutex_init(&lookup->lock, NULL);
+  pthread_cond_init(&lookup->finished, NULL);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  int started = pthread_create(&thread, &attributes, run_lookup, lookup);
+  pthread_attr_destroy(&attributes);
+  if (started != 0) {
+    free_lookup(lookup);
+    errno = started;
+    return EAI_SYSTEM;
+  }
+  int waited_out = 0;
+  pthread_mutex_lock(&lookup->lock);
+  while (!lookup->done) {
+    long long now = milliseconds_now();
+    if (now >= deadline) {
+      waited_out = ETIMEDOUT;
+      break;
+    }
+    if (stop && stop(context)) {
+      waited_out = ECANCELED;
+      break;
+    }
+    long long until = deadline - now > 20 ? now + 20 : deadline;
+    struct timespec wake;
+    clock_gettime(CLOCK_REALTIME, &wake);
+    long long nanoseconds = wake.tv_nsec + (until - now) * 1000000;
+    wake.tv_sec += nanoseconds / 1000000000;
+    wake.tv_nsec = nanoseconds % 1000000000;
+    pthread_cond_timedwait(&lookup->finished, &lookup->lock, &wake);
+  }
+  if (waited_out) {
+    lookup->abandoned = 1;
+    pthread_mutex_unlock(&lookup->lock);
+    errno = waited_out;
+    return EAI_SYSTEM;
+  }
+  pthread_mutex_unlock(&lookup->lock);
+  int code = lookup->code;
+  *found = lookup->found;
+  lookup->found = NULL;
+  free_lookup(lookup);
+  return code;
+}
+
+static int connect_socket(const char *host, int port, int timeout_ms, char *error, size_t size,
+                          int *failure_errno, int (*stop)(void *), void *context) {
+  struct addrinfo *found = NULL;
   char service[16];
   snprintf(service, sizeof service, "%d", port);
-  int code = getaddrinfo(host, service, &hints, &found);
+  long long deadline = milliseconds_now() + timeout_ms;
+  int code = resolve_by(host, service, deadline, stop, context, &found);
   if (code != 0) {
-    snprintf(error, size, "cannot resolve %s: %s", host, gai_strerror(code));
+    int reason = code == EAI_SYSTEM ? errno : 0;
+    if (reason == ETIMEDOUT) {
+      snprintf(error, size, "cannot resolve %s: no answer within %d ms", host, timeout_ms);
+    } else if (reason == ECANCELED) {
+      snprintf(error, size, "cannot resolve %s: stopped", host);
+    } else {
+      snprintf(error, size, "cannot resolve %s: %s", host,
+               code == EAI_SYSTEM ? strerror(reason) : gai_strerror(code));
+    }
+    if (failure_errno) *failure_errno = reason == ETIMEDOUT || reason == ECANCELED ? reason : 0;
     return -1;
   }
+  // What the lookup took is taken from the connection's time.
+  long long left = deadline - milliseconds_now();
+  timeout_ms = left > 1 ? (int)left : 1;
   int fd = -1;
   int last_errno = 0;
   for (struct addrinfo *address = found; address; address = address->ai_next) {

@@ -8,6 +8,16 @@
 
 typedef struct archsh_tls archsh_tls;
 
+#include <netdb.h>
+
+/// A name resolver with getaddrinfo's signature.
+typedef int (*archsh_resolver)(const char *, const char *, const struct addrinfo *,
+                               struct addrinfo **);
+
+/// Replaces the resolver that connections use; NULL puts getaddrinfo back. For tests: a stand-in
+/// that is slow for one name and forwards every other to getaddrinfo.
+void archsh_set_resolver(archsh_resolver resolver);
+
 /// Loads libssl and libcrypto once; 0 on success, else -1 with the reason in `error`.
 int archsh_tls_load(char *error, size_t error_size);
 
@@ -17,10 +27,12 @@ int archsh_tls_load(char *error, size_t error_size);
 archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
                                char *error, size_t error_size);
 
-/// Connects to host:port within `timeout_ms` without TLS: plain HTTP over the same calls. While
-/// it waits, `stop(context)` is asked every 20 ms; when it answers nonzero the attempt ends with
-/// ECANCELED. Returns NULL with the reason in `error` and the connect(2) errno in
-/// `failure_errno` (0 when the name did not resolve).
+/// Connects to host:port within `timeout_ms` without TLS: plain HTTP over the same calls. The
+/// name is looked up on a thread of its own, so that neither the lookup nor the connection waits
+/// past `timeout_ms`. While it waits, `stop(context)` is asked every 20 ms; when it answers
+/// nonzero the attempt ends with ECANCELED. Returns NULL with the reason in `error` and the
+/// connect(2) errno in `failure_errno`: ETIMEDOUT or ECANCELED when the lookup was waited out,
+/// else 0 when the name did not resolve.
 archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
                                  size_t error_size, int *failure_errno, int (*stop)(void *),
                                  void *context);

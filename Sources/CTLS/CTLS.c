@@ -140,7 +140,7 @@ static long long milliseconds_now(void) {
 struct lookup {
   pthread_mutex_t lock;
   pthread_cond_t finished;
-  int done, abandoned, code;
+  int done, abandoned, code, error;
   struct addrinfo *found;
   char *host;
   char service[16];
@@ -161,8 +161,10 @@ static void *run_lookup(void *argument) {
   hints.ai_socktype = SOCK_STREAM;
   archsh_resolver resolve = __atomic_load_n(&resolver, __ATOMIC_ACQUIRE);
   int code = resolve(lookup->host, lookup->service, &hints, &found);
+  int error = errno;
   pthread_mutex_lock(&lookup->lock);
   lookup->code = code;
+  lookup->error = error;
   lookup->found = code == 0 ? found : NULL;
   lookup->done = 1;
   int abandoned = lookup->abandoned;
@@ -230,9 +232,12 @@ static int resolve_by(const char *host, const char *service, long long deadline,
   }
   pthread_mutex_unlock(&lookup->lock);
   int code = lookup->code;
+  int error = lookup->error;
   *found = lookup->found;
   lookup->found = NULL;
   free_lookup(lookup);
+  // EAI_SYSTEM's reason is in errno, which is the lookup thread's own.
+  if (code == EAI_SYSTEM) errno = error;
   return code;
 }
 
@@ -256,9 +261,10 @@ static int connect_socket(const char *host, int port, int timeout_ms, char *erro
     if (failure_errno) *failure_errno = reason == ETIMEDOUT || reason == ECANCELED ? reason : 0;
     return -1;
   }
-  // What the lookup took is taken from the connection's time.
+  // What the lookup took is taken from the wait for the connection; the socket's own read and
+  // write limits, which last as long as the connection is kept, stay `timeout_ms`.
   long long left = deadline - milliseconds_now();
-  timeout_ms = left > 1 ? (int)left : 1;
+  int connect_ms = left > 1 ? (int)left : 1;
   int fd = -1;
   int last_errno = 0;
   for (struct addrinfo *address = found; address; address = address->ai_next) {
@@ -266,7 +272,7 @@ static int connect_socket(const char *host, int port, int timeout_ms, char *erro
     if (fd < 0) continue;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     if (connect(fd, address->ai_addr, address->ai_addrlen) == 0 || errno == EINPROGRESS) {
-      int ready = wait_connected(fd, timeout_ms, stop, context);
+      int ready = wait_connected(fd, connect_ms, stop, context);
       int failure = 0;
       socklen_t length = sizeof failure;
       if (ready < 0 && errno == ECANCELED) {

@@ -728,6 +728,25 @@ struct AccessLogTests {
     }
   }
 
+  @Test("two spellings of one key are two entries, and their reads are counted apart")
+  func spellingsApart() throws {
+    let (controller, workspace, _) = try makeController()
+    let precomposed = "caf\u{E9}"
+    let combining = "cafe\u{301}"
+    // The clock stands still: both values are stored at the same time.
+    try controller.persist(text("1"), forKey: precomposed)
+    try controller.persist(text("2"), forKey: combining)
+    for key in [precomposed, precomposed, combining] { _ = try controller.retrieve(forKey: key) }
+    try workspace.flushPendingTouches()
+    // The log's size is its last rowid: the reads logged so far.
+    let size = try workspace.read { db in
+      try Int.fetchOne(db, sql: "SELECT max(rowid) FROM entry_touch_log")
+    }
+    #expect(size == 3)
+    let counts = try controller.entries().map { ($0.key.unicodeScalars.count, $0.accessCount) }
+    #expect(counts.sorted { $0.0 < $1.0 }.map(\.1) == [2, 1])
+  }
+
   @Test("reads that wait long are combined in memory, a touch for each value read")
   func waitingReadsCombined() {
     var touches = Workspace.Touches()
@@ -896,5 +915,14 @@ struct ByStoreTests {
     kept["b"] = 4
     #expect(kept["a"] == nil)
     #expect(kept["b"] == 4)
+    // Two spellings of one name are two stores, as they are two rows for SQLite.
+    let precomposed = "caf\u{E9}"
+    let combining = "cafe\u{301}"
+    #expect(precomposed == combining)
+    kept[precomposed] = 5
+    #expect(kept[combining] == nil)
+    kept[combining] = 6
+    #expect(kept[precomposed] == 5)
+    #expect(kept[combining] == 6)
   }
 }

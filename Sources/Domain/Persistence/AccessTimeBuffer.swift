@@ -27,13 +27,16 @@ extension Workspace {
 
     /// How many touches are kept before the reads of each value are combined.
     static let combinedAbove = 64 * Workspace.touchBatch
+    /// The size past which they are combined next: twice what the last combining left, so that
+    /// many values read do not combine again at every read.
+    private var combineAt = Touches.combinedAbove
 
     /// Adds one read at `time` of `key` in `store`, whose value was stored at `created`.
     mutating func record(store: String, key: String, created: Double, time: Double) {
       if touches.isEmpty { touches.reserveCapacity(Workspace.touchBatch) }
       touches.append(Touch(store: store, key: key, created: created, time: time, reads: 1))
       count += 1
-      if touches.count > Self.combinedAbove { combine() }
+      if touches.count > combineAt { combine() }
     }
 
     /// Adds every read of `other`.
@@ -45,7 +48,7 @@ extension Workspace {
       }
       touches.append(contentsOf: other.touches)
       count += other.count
-      if touches.count > Self.combinedAbove { combine() }
+      if touches.count > combineAt { combine() }
     }
 
     /// Returns the reads and leaves the set empty.
@@ -70,6 +73,7 @@ extension Workspace {
         }
       }
       touches = kept
+      combineAt = max(Self.combinedAbove, 2 * kept.count)
     }
 
     /// The reads of each store, encoded for the log (`TouchLog`), in the order the stores were
@@ -78,13 +82,15 @@ extension Workspace {
       var batches: [(store: String, reads: Int, log: [UInt8])] = []
       var current = -1
       for touch in touches {
-        // A batch nearly always reads one store: the last one is compared first.
-        if current < 0 || batches[current].store != touch.store {
-          if let found = batches.firstIndex(where: { $0.store == touch.store }) {
+        // A batch nearly always reads one store: the last one is compared first. Names are
+        // compared by their bytes, as SQLite compares them.
+        if current < 0 || !batches[current].store.hasSameBytes(as: touch.store) {
+          if let found = batches.firstIndex(where: { $0.store.hasSameBytes(as: touch.store) }) {
             current = found
           } else {
+            // Room for a batch of short keys; a log grows past it as any array does.
             var log: [UInt8] = []
-            log.reserveCapacity(touches.count * (TouchLog.fixedBytes + 2 + touch.key.utf8.count))
+            log.reserveCapacity(min(touches.count, Workspace.touchBatch) * 32)
             batches.append((touch.store, 0, log))
             current = batches.count - 1
           }
@@ -173,10 +179,24 @@ extension Workspace {
   }
 
   /// A key whose reads are logged: its store, and the creation time of the value they read.
+  ///
+  /// Names are equal when their bytes are, as SQLite compares them: Swift's `==` would take a
+  /// key written with a combining accent for the same key precomposed.
   struct LoggedKey: Hashable {
     var store: String
     var key: String
     var created: Double
+
+    static func == (left: LoggedKey, right: LoggedKey) -> Bool {
+      left.created == right.created && left.store.hasSameBytes(as: right.store)
+        && left.key.hasSameBytes(as: right.key)
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(created)
+      store.hashBytes(into: &hasher)
+      key.hashBytes(into: &hasher)
+    }
   }
 
   /// The reads logged of one value: the latest time and how many.
@@ -203,7 +223,9 @@ extension Workspace {
         TouchLog.decode(log) { key, created, time, reads in
           let value = LoggedKey(store: store, key: key, created: created)
           if let kept = logged[value] {
-            logged[value] = LoggedReads(time: max(kept.time, time), reads: kept.reads + reads)
+            // A damaged log's counts cannot overflow.
+            let (sum, overflow) = kept.reads.addingReportingOverflow(reads)
+            logged[value] = LoggedReads(time: max(kept.time, time), reads: overflow ? .max : sum)
           } else {
             logged[value] = LoggedReads(time: time, reads: reads)
           }
@@ -312,8 +334,15 @@ extension Workspace {
       return taken
     }
     guard touches.count > 0 else { return }
+    // Each row's rowid is the number of reads logged up to it, so that the log's size is its
+    // last rowid, one B-tree lookup: a sum read every row, and a script that alternates reads
+    // and writes logs a row a read.
     let insert = try FastStatement(
-      db, "INSERT INTO entry_touch_log (store, reads, touches) VALUES (?, ?, ?)")
+      db,
+      """
+      INSERT INTO entry_touch_log (rowid, store, reads, touches)
+      VALUES ((SELECT coalesce(max(rowid), 0) FROM entry_touch_log) + ?2, ?1, ?2, ?3)
+      """)
     for batch in touches.encodedByStore() {
       try insert.bind(1, batch.store)
       insert.bind(2, batch.reads)
@@ -321,7 +350,7 @@ extension Workspace {
       try insert.step()
       insert.finish()
     }
-    let size = try FastStatement(db, "SELECT coalesce(sum(reads), 0) FROM entry_touch_log")
+    let size = try FastStatement(db, "SELECT coalesce(max(rowid), 0) FROM entry_touch_log")
     guard try size.step() else { return }
     let logged = size.int(0)
     size.finish()

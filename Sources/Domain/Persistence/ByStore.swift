@@ -1,22 +1,25 @@
+import Foundation
+
 /// Values kept by store name, the store used last held apart: a script names the same store on
 /// every line, and comparing its name is cheaper than hashing it, about 400 instructions a
 /// lookup (callgrind).
 ///
-/// The last store's value is written to the dictionary when another store is used.
+/// Names are the same when their bytes are, as SQLite compares them. The last store's value is
+/// written to the dictionary when another store is used.
 struct ByStore<Value> {
-  private var values: [String: Value] = [:]
+  private var values: [ExactName: Value] = [:]
   /// The store used last and its value, nil when it has none; newer than `values`.
   private var last: (store: String, value: Value?)?
 
   /// The value for `store`, or nil.
   subscript(store: String) -> Value? {
     mutating get {
-      if let last, last.store == store { return last.value }
+      if let last, last.store.hasSameBytes(as: store) { return last.value }
       use(store)
       return last?.value
     }
     set {
-      if last?.store != store { use(store) }
+      if last.map({ !$0.store.hasSameBytes(as: store) }) ?? true { use(store) }
       last = (store, newValue)
     }
   }
@@ -31,11 +34,47 @@ struct ByStore<Value> {
   private mutating func use(_ store: String) {
     if let last {
       if let value = last.value {
-        values[last.store] = value
+        values[ExactName(last.store)] = value
       } else {
-        values.removeValue(forKey: last.store)
+        values.removeValue(forKey: ExactName(last.store))
       }
     }
-    last = (store, values[store])
+    last = (store, values[ExactName(store)])
+  }
+}
+
+/// A name that is equal to another only when their bytes are, as SQLite compares text: Swift's
+/// `==` takes a name written with a combining accent for the same name precomposed.
+struct ExactName: Hashable {
+  let text: String
+
+  init(_ text: String) { self.text = text }
+
+  static func == (left: ExactName, right: ExactName) -> Bool {
+    left.text.hasSameBytes(as: right.text)
+  }
+
+  func hash(into hasher: inout Hasher) { text.hashBytes(into: &hasher) }
+}
+
+extension String {
+  /// Whether the two hold the same UTF-8 bytes.
+  func hasSameBytes(as other: String) -> Bool {
+    let compared = utf8.withContiguousStorageIfAvailable { left in
+      other.utf8.withContiguousStorageIfAvailable { right in
+        guard left.count == right.count else { return false }
+        guard let first = left.baseAddress, let second = right.baseAddress else { return true }
+        return memcmp(first, second, left.count) == 0
+      }
+    }
+    // Bridged text that is not stored contiguously is compared a byte at a time.
+    return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
+  }
+
+  /// Feeds the UTF-8 bytes, and their count, to `hasher`.
+  func hashBytes(into hasher: inout Hasher) {
+    var text = self
+    text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    hasher.combine(utf8.count)
   }
 }

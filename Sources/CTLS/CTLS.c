@@ -192,7 +192,13 @@ static int resolve_by(const char *host, const char *service, long long deadline,
   }
   snprintf(lookup->service, sizeof lookup->service, "%s", service);
   pthread_mutex_init(&lookup->lock, NULL);
-  pthread_cond_init(&lookup->finished, NULL);
+  // Its waits are timed on the monotonic clock, as the deadline is: a change of the system's time
+  // cannot stretch them.
+  pthread_condattr_t condition;
+  pthread_condattr_init(&condition);
+  pthread_condattr_setclock(&condition, CLOCK_MONOTONIC);
+  pthread_cond_init(&lookup->finished, &condition);
+  pthread_condattr_destroy(&condition);
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
@@ -217,11 +223,7 @@ static int resolve_by(const char *host, const char *service, long long deadline,
       break;
     }
     long long until = deadline - now > 20 ? now + 20 : deadline;
-    struct timespec wake;
-    clock_gettime(CLOCK_REALTIME, &wake);
-    long long nanoseconds = wake.tv_nsec + (until - now) * 1000000;
-    wake.tv_sec += nanoseconds / 1000000000;
-    wake.tv_nsec = nanoseconds % 1000000000;
+    struct timespec wake = {until / 1000, (until % 1000) * 1000000};
     pthread_cond_timedwait(&lookup->finished, &lookup->lock, &wake);
   }
   if (waited_out) {

@@ -92,12 +92,7 @@ struct WalkthroughTests {
 
   @Test("recording to another folder says where relative paths start, and why a replay differs")
   func otherFolder() throws {
-    let directory = try temporaryDirectory()
-    let harness = Harness()
-    harness.prompt([
-      "record start \(directory)/tour.ash", "store persist generalCache k @missing.txt",
-      "record stop",
-    ])
+    let (_, harness, directory) = try recorded(["store persist generalCache k @missing.txt"])
     let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
       .resolvingSymlinksInPath().path
     let folder = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path

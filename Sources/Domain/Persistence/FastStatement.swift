@@ -120,12 +120,7 @@ struct FastStatement {
         sqlite3_reset(handle)
         sqlite3_bind_null(handle, index)
       }
-      // An empty blob has no address: it is bound as a zero-length blob, not as NULL.
-      if let base = bytes.baseAddress {
-        try check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), nil))
-      } else {
-        try check(sqlite3_bind_zeroblob(handle, index, 0))
-      }
+      try bindBlob(index, bytes, destructor: nil)
       return try body()
     }
   }
@@ -142,21 +137,22 @@ struct FastStatement {
     }
   }
 
-  func bind(_ index: Int32, _ bytes: [UInt8]) throws {
-    let code = bytes.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
-      return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), Self.transient)
-    }
-    try check(code)
+  /// Binds a copy of `bytes` as a blob.
+  func bind(_ index: Int32, _ bytes: some ContiguousBytes) throws {
+    try bytes.withUnsafeBytes { try bindBlob(index, $0, destructor: Self.transient) }
   }
 
-  func bind(_ index: Int32, _ data: Data) throws {
-    let code = data.withUnsafeBytes { buffer in
-      // An empty Data has no base address; bind a zero-length blob, not NULL.
-      guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
-      return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), Self.transient)
+  /// Binds `bytes` as a blob.
+  ///
+  /// With `transient` SQLite copies them; with nil they are bound where they lie. Empty bytes
+  /// have no address: they are bound as a zero-length blob, not as NULL.
+  private func bindBlob(
+    _ index: Int32, _ bytes: UnsafeRawBufferPointer, destructor: sqlite3_destructor_type?
+  ) throws {
+    guard let base = bytes.baseAddress else {
+      return try check(sqlite3_bind_zeroblob(handle, index, 0))
     }
-    try check(code)
+    try check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), destructor))
   }
 
   /// The largest value SQLite stores on this connection, in bytes.

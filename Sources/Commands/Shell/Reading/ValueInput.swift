@@ -27,7 +27,7 @@ enum ValueInput {
     // Most values are not files: one byte tells.
     guard text.utf8.first == UInt8(ascii: "@") else { return Contents(data: bytes(of: text)) }
     if text.hasPrefix("@@") { return Contents(data: Data(text.dropFirst().utf8)) }
-    guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: Data(text.utf8)) }
+    guard text.hasPrefix("@"), text.count > 1 else { return Contents(data: bytes(of: text)) }
     let path = String(text.dropFirst())
     return Contents(data: try contents(of: path, at: word, paths: paths), file: paths.shown(path))
   }

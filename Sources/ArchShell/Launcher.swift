@@ -61,6 +61,16 @@ enum Launcher {
       }
       Session.trustCertificates(inFile: cacert)
     }
+    if let api = options.api ?? variable("ARCHSH_API") {
+      if let problem = Session.problem(withAPI: api) {
+        let from = options.api == nil ? "ARCHSH_API" : "--api"
+        StandardStreams.write(
+          "archsh: error: \(problem) (given to \(from); for example https://api.example.com or http://127.0.0.1:8080)\n",
+          to: 2)
+        return 2
+      }
+    }
+    Session.sendNetworkWarnings { StandardStreams.write("archsh: warning: \($0)\n", to: 2) }
     if let tour = options.tour {
       do {
         options.actions.append(.file(try Walkthroughs.path(of: tour)))

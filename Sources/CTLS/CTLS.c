@@ -42,7 +42,11 @@ static struct {
   int (*SSL_read)(SSL *, void *, int);
   int (*SSL_shutdown)(SSL *);
   int (*SSL_get_error)(const SSL *, int);
+  int (*SSL_pending)(const SSL *);
+  int (*SSL_peek)(SSL *, void *, int);
+  long (*SSL_CTX_ctrl)(SSL_CTX *, int, long, void *);
   unsigned long (*ERR_get_error)(void);
+  void (*ERR_clear_error)(void);
   void (*ERR_error_string_n)(unsigned long, char *, size_t);
   const char *(*X509_verify_cert_error_string)(long);
 } ossl;
@@ -86,7 +90,11 @@ static void load(void) {
   LOAD(ssl, SSL_read);
   LOAD(ssl, SSL_shutdown);
   LOAD(ssl, SSL_get_error);
+  LOAD(ssl, SSL_pending);
+  LOAD(ssl, SSL_peek);
+  LOAD(ssl, SSL_CTX_ctrl);
   LOAD(crypto, ERR_get_error);
+  LOAD(crypto, ERR_clear_error);
   LOAD(crypto, ERR_error_string_n);
   LOAD(crypto, X509_verify_cert_error_string);
   loaded = 1;
@@ -99,7 +107,7 @@ int archsh_tls_load(char *error, size_t error_size) {
   return -1;
 }
 
-struct archsh_tls {
+struct archsh_connection {
   int fd;
   SSL *ssl;
 };
@@ -338,6 +346,14 @@ static SSL *new_ssl(const char *ca_file, char *error, size_t error_size) {
       pthread_mutex_unlock(&context_lock);
       return NULL;
     }
+    // TLS 1.2 at least, whatever the system's configuration allows (SSL_CTX_set_min_proto_version
+    // is a macro over SSL_CTX_ctrl: SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION).
+    if (ossl.SSL_CTX_ctrl(made, 123, 0x0303, NULL) != 1) {
+      ssl_error("cannot require TLS 1.2", error, error_size);
+      ossl.SSL_CTX_free(made);
+      pthread_mutex_unlock(&context_lock);
+      return NULL;
+    }
     ossl.SSL_CTX_set_default_verify_paths(made);
     if (ca_file && ossl.SSL_CTX_load_verify_locations(made, ca_file, NULL) != 1) {
       ssl_error("cannot read the CA certificate", error, error_size);
@@ -355,43 +371,6 @@ static SSL *new_ssl(const char *ca_file, char *error, size_t error_size) {
   pthread_mutex_unlock(&context_lock);
   if (!ssl) ssl_error("cannot start TLS", error, error_size);
   return ssl;
-}
-
-archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
-                               char *error, size_t error_size) {
-  if (archsh_tls_load(error, error_size) != 0) return NULL;
-  archsh_tls *tls = calloc(1, sizeof *tls);
-  if (!tls) return NULL;
-  tls->fd = -1;
-  tls->ssl = new_ssl(ca_file, error, error_size);
-  if (!tls->ssl) {
-    archsh_tls_close(tls);
-    return NULL;
-  }
-  tls->fd = connect_socket(host, port, timeout_ms, error, error_size, NULL, NULL, NULL);
-  if (tls->fd < 0) {
-    archsh_tls_close(tls);
-    return NULL;
-  }
-  ossl.SSL_set_fd(tls->ssl, tls->fd);
-  // SNI (SSL_set_tlsext_host_name is a macro over SSL_ctrl), unless the host is an address.
-  struct in6_addr ignored;
-  if (inet_pton(AF_INET, host, &ignored) != 1 && inet_pton(AF_INET6, host, &ignored) != 1) {
-    ossl.SSL_ctrl(tls->ssl, 55 /* SSL_CTRL_SET_TLSEXT_HOSTNAME */, 0, (void *)host);
-  }
-  ossl.SSL_set1_host(tls->ssl, host);
-  if (ossl.SSL_connect(tls->ssl) != 1) {
-    long verify = ossl.SSL_get_verify_result(tls->ssl);
-    if (verify != 0) {
-      snprintf(error, error_size, "the certificate of %s:%d was not accepted: %s", host, port,
-               ossl.X509_verify_cert_error_string(verify));
-    } else {
-      ssl_error("the TLS handshake failed", error, error_size);
-    }
-    archsh_tls_close(tls);
-    return NULL;
-  }
-  return tls;
 }
 
 // A connection the server has closed makes write() raise SIGPIPE, which would end archsh: a kept
@@ -424,13 +403,63 @@ static void release_pipe(pipe_guard *guard) {
   pthread_sigmask(SIG_SETMASK, &guard->saved, NULL);
 }
 
-archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
+int archsh_tls_handshake(archsh_connection *connection, const char *host, int port,
+                         const char *ca_file, char *error, size_t error_size) {
+  if (archsh_tls_load(error, error_size) != 0) return -1;
+  if (connection->ssl) {
+    snprintf(error, error_size, "the connection is already over TLS");
+    return -1;
+  }
+  ossl.ERR_clear_error();
+  SSL *ssl = new_ssl(ca_file, error, error_size);
+  if (!ssl) return -1;
+  connection->ssl = ssl;
+  ossl.ERR_clear_error();
+  if (ossl.SSL_set_fd(ssl, connection->fd) != 1) {
+    ssl_error("cannot start TLS on the socket", error, error_size);
+    return -1;
+  }
+  // SNI (SSL_set_tlsext_host_name is a macro over SSL_ctrl), unless the host is an address.
+  struct in6_addr ignored;
+  if (inet_pton(AF_INET, host, &ignored) != 1 && inet_pton(AF_INET6, host, &ignored) != 1) {
+    ossl.ERR_clear_error();
+    if (ossl.SSL_ctrl(ssl, 55 /* SSL_CTRL_SET_TLSEXT_HOSTNAME */, 0, (void *)host) != 1) {
+      ssl_error("cannot name the server for TLS", error, error_size);
+      return -1;
+    }
+  }
+  // Without the name to check, the certificate of any host would be accepted: a failure here
+  // ends the connection.
+  ossl.ERR_clear_error();
+  if (ossl.SSL_set1_host(ssl, host) != 1) {
+    ssl_error("cannot set the host name to verify", error, error_size);
+    return -1;
+  }
+  pipe_guard guard;
+  guard_pipe(&guard);
+  ossl.ERR_clear_error();
+  int connected = ossl.SSL_connect(ssl);
+  release_pipe(&guard);
+  if (connected != 1) {
+    long verify = ossl.SSL_get_verify_result(ssl);
+    if (verify != 0) {
+      snprintf(error, error_size, "the certificate of %s:%d was not accepted: %s", host, port,
+               ossl.X509_verify_cert_error_string(verify));
+    } else {
+      ssl_error("the TLS handshake failed", error, error_size);
+    }
+    return -1;
+  }
+  return 0;
+}
+
+archsh_connection *archsh_connect(const char *host, int port, int timeout_ms, char *error,
                                  size_t error_size, int *failure_errno, int (*stop)(void *),
                                  void *context) {
   *failure_errno = 0;
   int fd = connect_socket(host, port, timeout_ms, error, error_size, failure_errno, stop, context);
   if (fd < 0) return NULL;
-  archsh_tls *connection = calloc(1, sizeof *connection);
+  archsh_connection *connection = calloc(1, sizeof *connection);
   if (!connection) {
     close(fd);
     return NULL;
@@ -439,20 +468,36 @@ archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, cha
   return connection;
 }
 
-int archsh_wait_readable(archsh_tls *tls, int timeout_ms) {
-  if (tls->ssl) return 1;
+int archsh_wait_readable(archsh_connection *tls, int timeout_ms) {
+  // Bytes OpenSSL already decrypted are not on the socket any more.
+  if (tls->ssl && ossl.SSL_pending(tls->ssl) > 0) return 1;
   struct pollfd descriptor = {tls->fd, POLLIN, 0};
   int ready = poll(&descriptor, 1, timeout_ms);
   if (ready < 0) return errno == EINTR ? 0 : -1;
   return ready;
 }
 
-int archsh_is_quiet(archsh_tls *tls) {
+int archsh_is_quiet(archsh_connection *tls) {
+  if (tls->ssl && ossl.SSL_pending(tls->ssl) > 0) return 0;
   struct pollfd descriptor = {tls->fd, POLLIN, 0};
-  return poll(&descriptor, 1, 0) == 0;
+  if (poll(&descriptor, 1, 0) == 0) return 1;
+  if (!tls->ssl) return 0;
+  // Over TLS, a readable socket may hold only records that carry no data (a TLS 1.3 session
+  // ticket): a peek that would block says there is no byte of a response waiting.
+  int flags = fcntl(tls->fd, F_GETFL);
+  fcntl(tls->fd, F_SETFL, flags | O_NONBLOCK);
+  pipe_guard guard;
+  guard_pipe(&guard);
+  ossl.ERR_clear_error();
+  char byte;
+  int peeked = ossl.SSL_peek(tls->ssl, &byte, 1);
+  int reason = peeked > 0 ? 0 : ossl.SSL_get_error(tls->ssl, peeked);
+  release_pipe(&guard);
+  fcntl(tls->fd, F_SETFL, flags);
+  return peeked <= 0 && reason == 2 /* SSL_ERROR_WANT_READ */;
 }
 
-int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
+int archsh_connection_write(archsh_connection *tls, const void *buffer, size_t count) {
   if (!tls->ssl) {
     // MSG_NOSIGNAL: a kept connection the server closed fails the write instead of raising
     // SIGPIPE.
@@ -472,6 +517,7 @@ int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
   int status = 0;
   while (count > 0) {
     int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
+    ossl.ERR_clear_error();
     int written = ossl.SSL_write(tls->ssl, bytes, chunk);
     if (written <= 0) {
       status = -1;
@@ -484,7 +530,7 @@ int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count) {
   return status;
 }
 
-long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
+long archsh_connection_read(archsh_connection *tls, void *buffer, size_t count) {
   // Acknowledge at once rather than up to 40 ms later: a server that writes a response's head and
   // body separately, with Nagle's algorithm on, waits for that ACK before sending the body.
   // Linux turns quick ACKs off again by itself, so it is asked before every read.
@@ -500,6 +546,8 @@ long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
   int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
   pipe_guard guard;
   guard_pipe(&guard);   // TLS 1.3 may answer a key update while reading
+  ossl.ERR_clear_error();
+  errno = 0;
   int read = ossl.SSL_read(tls->ssl, buffer, chunk);
   int saved_errno = errno;
   release_pipe(&guard);
@@ -512,15 +560,16 @@ long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count) {
   return -1;
 }
 
-void archsh_tls_abort(archsh_tls *tls) {
+void archsh_connection_abort(archsh_connection *tls) {
   if (tls && tls->fd >= 0) shutdown(tls->fd, SHUT_RDWR);
 }
 
-void archsh_tls_close(archsh_tls *tls) {
+void archsh_connection_close(archsh_connection *tls) {
   if (!tls) return;
   if (tls->ssl) {
     pipe_guard guard;
     guard_pipe(&guard);
+    ossl.ERR_clear_error();
     ossl.SSL_shutdown(tls->ssl);
     release_pipe(&guard);
     ossl.SSL_free(tls->ssl);

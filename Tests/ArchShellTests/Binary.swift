@@ -39,15 +39,16 @@ enum Binary {
   /// Runs archsh with `arguments` and `input` on standard input, in `directory`.
   ///
   /// With `merge`, standard error goes to the same pipe as standard output, so the order of
-  /// results and errors is the order a user sees.
+  /// results and errors is the order a user sees. With `wrapper`, that program runs archsh: its
+  /// words come first, then archsh's path and `arguments`.
   static func run(
     _ arguments: [String], input: String? = nil, directory: String = root, merge: Bool = false,
-    home: String? = nil, environment extra: [String: String] = [:]
+    home: String? = nil, environment extra: [String: String] = [:], wrapper: [String] = []
   ) throws -> Result {
     _ = ignoreBrokenPipes
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: wrapper.first ?? path)
+    process.arguments = wrapper.isEmpty ? arguments : wrapper.dropFirst() + [path] + arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     let homeDirectory = try home ?? makeTemporaryDirectory()
     process.environment = environment(home: homeDirectory).merging(extra) { $1 }

@@ -2,88 +2,29 @@ import CTLS
 import DemoAPI
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Testing
 
 @testable import Domain
 
-/// HTTPTransport keeps connections open and reuses them, against the demo API over real HTTP.
+/// HTTPTransport, plain HTTP on the calling thread, against real servers: connections are kept
+/// and reused, and a request is sent again only when that is safe.
 @Suite("keep-alive in HTTPTransport", .serialized)
 struct KeepAliveTests {
-  private func send(_ method: String, _ url: URL) async -> Result<TransportResponse, Error> {
-    await offPool {
-      let exchange = HTTPTransport.start(
-        method: method, url: url, headers: [:], body: method == "POST" ? Data("{}".utf8) : nil,
-        connectTimeout: .seconds(5))
-      return Result { try exchange.result.wait() }
-    }
-  }
-
-  @Test("a second request to the same server goes over the connection the first one kept")
-  func reuse() async throws {
-    // A server of its own: no test running alongside takes the connection this one kept.
-    let api = try DemoAPI.start()
-    defer { api.stop() }
-    let url = api.baseURL.appendingPathComponent("products/1")
-    _ = try await send("GET", url).get()
-    let second = try await send("GET", url).get()
-    #expect(second.head.status.code == 200)
-    #expect(second.reusedConnection)
-    #expect(ConnectionPools.plain.idleCount >= 1)
-  }
-
-  @Test(
-    "a GET on a kept connection that the server closes unanswered is sent once more, on a new connection"
-  )
-  func retriesASafeRequest() async throws {
-    let server = try ClosingServer.start()
-    defer { server.stop() }
-    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a"))
-    #expect(try await send("GET", url).get().head.status.code == 200)
-    let retried = try await send("GET", url).get()
-    #expect(retried.head.status.code == 200)
-    #expect(!retried.reusedConnection)
-    #expect(server.accepted == 2)
-  }
-
-  @Test("a POST on a kept connection that the server closes unanswered is not sent again")
-  func doesNotRetryAnUnsafeRequest() async throws {
-    let server = try ClosingServer.start()
-    defer { server.stop() }
-    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a"))
-    _ = try await send("GET", url).get()
-    let result = await send("POST", url)
-    #expect(throws: TransportError.dropped) { try result.get() }
-    #expect(server.accepted == 1)
-  }
-
-  @Test("a response that was cut off halfway is never sent again, even for a GET")
-  func doesNotRetryAfterAnAnswerBegan() async throws {
-    let api = try await TestServer.shared.get()
-    let url = api.baseURL.appendingPathComponent("products/2")
-    _ = try await send("GET", url).get()
-    // The demo API's drop sends a head and part of a body, then closes.
-    api.faults.add(Fault(method: "GET", path: "/products/2", kind: .drop))
-    let result = await send("GET", url)
-    #expect(throws: TransportError.dropped) { try result.get() }
-  }
-}
-
-/// SocketTransport, NetworkController's plain HTTP on the calling thread, against real servers.
-@Suite("plain HTTP on the calling thread", .serialized)
-struct SocketTransportTests {
   private func send(
     _ method: String, _ url: URL, seconds: Double = 5,
     isCancelled: @escaping @Sendable () -> Bool = { false }
   ) -> Result<TransportResponse, Error> {
-    SocketTransport.perform(
+    HTTPTransport.perform(
       method: method, url: url, headers: [], body: method == "POST" ? Data("{}".utf8) : nil,
       deadline: DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1_000_000_000),
-      isCancelled: isCancelled)
+      control: ExchangeControl(isCancelled: isCancelled))
   }
 
   @Test("a second request goes over the connection the first one kept")
   func reuse() throws {
+    // A server of its own: no test running alongside takes the connection this one kept.
     let api = try DemoAPI.start()
     defer { api.stop() }
     let url = api.baseURL.appendingPathComponent("products/1")
@@ -92,6 +33,7 @@ struct SocketTransportTests {
     #expect(first.head.status.code == 200 && !first.reusedConnection)
     #expect(second.head.status.code == 200 && second.reusedConnection)
     #expect(String(buffer: second.body).contains("\"id\":1"))
+    #expect(ConnectionPools.shared.idleCount >= 1)
   }
 
   @Test(
@@ -109,6 +51,17 @@ struct SocketTransportTests {
     #expect(server.accepted == 2)
   }
 
+  @Test("a response that was cut off halfway is never sent again, even for a GET")
+  func doesNotRetryAfterAnAnswerBegan() async throws {
+    let api = try await TestServer.shared.get()
+    let url = api.baseURL.appendingPathComponent("products/2")
+    _ = try await offPool { try send("GET", url).get() }
+    // The demo API's drop sends a head and part of a body, then closes.
+    api.faults.add(Fault(method: "GET", path: "/products/2", kind: .drop))
+    let result = await offPool { send("GET", url) }
+    #expect(throws: TransportError.dropped) { try result.get() }
+  }
+
   @Test("a slow answer ends at once when cancelled, and at the deadline")
   func cancelAndDeadline() throws {
     let api = try DemoAPI.start()
@@ -121,6 +74,20 @@ struct SocketTransportTests {
     let timed = send("GET", url, seconds: 0.2)
     #expect(throws: TransportError.timedOut) { try timed.get() }
     #expect(Date().timeIntervalSince(start) < 2)
+  }
+
+  @Test("an exchange cancelled before it starts sends nothing")
+  func cancelledBeforeSending() throws {
+    let server = try ClosingServer.start()
+    defer { server.stop() }
+    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a"))
+    let control = ExchangeControl()
+    control.cancel()
+    let result = HTTPTransport.perform(
+      method: "GET", url: url, headers: [], body: nil,
+      deadline: DispatchTime.now().uptimeNanoseconds + 5_000_000_000, control: control)
+    #expect(throws: TransportError.cancelled) { try result.get() }
+    #expect(server.accepted == 0)
   }
 
   @Test("a connection that is not accepted ends at once when cancelled, and at the deadline")
@@ -148,7 +115,8 @@ struct SocketTransportTests {
     #expect(server.accepted == 2)
   }
 
-  @Test("nothing listening is refused; a name that does not resolve says so")
+  @Test(
+    "nothing listening is refused; a name that does not resolve says so; a bad URL sends nothing")
   func failures() throws {
     let port = try #require((1024...65000).first { LoopbackPort.isFree($0) })
     let refused = send("GET", try #require(URL(string: "http://127.0.0.1:\(port)/")))
@@ -157,6 +125,24 @@ struct SocketTransportTests {
     #expect(throws: SocketError.self) { try unknown.get() }
     #expect(throws: TransportError.unsupportedURL) {
       try send("GET", URL(fileURLWithPath: "/")).get()
+    }
+  }
+
+  @Test("the target is sent percent-encoded, so that no escape can end the request line")
+  func targets() throws {
+    let injected = try #require(URL(string: "http://127.0.0.1:1/x%0D%0AX-Injected:%20yes?a=%0A"))
+    let head = try HTTPTransport.request(method: "GET", url: injected, headers: [], body: nil).head
+    #expect(head.uri == "/x%0D%0AX-Injected:%20yes?a=%0A")
+    let spaced = try #require(URL(string: "http://127.0.0.1:1/a%20b"))
+    #expect(
+      try HTTPTransport.request(method: "GET", url: spaced, headers: [], body: nil).head.uri
+        == "/a%20b")
+    #expect(throws: TransportError.self) {
+      try HTTPTransport.request(
+        method: "GET", url: spaced, headers: [(name: "X-A", value: "1\r\nX-B: 2")], body: nil)
+    }
+    #expect(throws: TransportError.self) {
+      try HTTPTransport.request(method: "GET\r\n", url: spaced, headers: [], body: nil)
     }
   }
 }
@@ -183,21 +169,21 @@ struct SlowLookupTests {
     archsh_set_resolver(slowResolver)
     let url = try #require(URL(string: "http://\(slowName)/"))
     let start = Date()
-    let cancelled = SocketTransport.perform(
+    let cancelled = HTTPTransport.perform(
       method: "GET", url: url, headers: [], body: nil,
       deadline: DispatchTime.now().uptimeNanoseconds + 5_000_000_000,
-      isCancelled: { Date().timeIntervalSince(start) > 0.1 })
+      control: ExchangeControl { Date().timeIntervalSince(start) > 0.1 })
     #expect(throws: TransportError.cancelled) { try cancelled.get() }
     #expect(Date().timeIntervalSince(start) < 1)
-    let timed = SocketTransport.perform(
+    let timed = HTTPTransport.perform(
       method: "GET", url: url, headers: [], body: nil,
-      deadline: DispatchTime.now().uptimeNanoseconds + 200_000_000, isCancelled: { false })
+      deadline: DispatchTime.now().uptimeNanoseconds + 200_000_000)
     #expect(throws: TransportError.timedOut) { try timed.get() }
     #expect(Date().timeIntervalSince(start) < 2)
     // The C call says which wait ended it.
     var error = [CChar](repeating: 0, count: 256)
     var failure: Int32 = 0
-    #expect(archsh_plain_connect(slowName, 80, 100, &error, error.count, &failure, nil, nil) == nil)
+    #expect(archsh_connect(slowName, 80, 100, &error, error.count, &failure, nil, nil) == nil)
     #expect(failure == ETIMEDOUT)
     #expect(String(cMessage: error) == "cannot resolve \(slowName): no answer within 100 ms")
     // Other names still resolve through getaddrinfo.
@@ -205,9 +191,9 @@ struct SlowLookupTests {
     defer { api.stop() }
     let port = try #require(api.baseURL.port)
     let local = try #require(URL(string: "http://localhost:\(port)/products/1"))
-    let answer = SocketTransport.perform(
+    let answer = HTTPTransport.perform(
       method: "GET", url: local, headers: [], body: nil,
-      deadline: DispatchTime.now().uptimeNanoseconds + 5_000_000_000, isCancelled: { false })
+      deadline: DispatchTime.now().uptimeNanoseconds + 5_000_000_000)
     #expect(try answer.get().head.status.code == 200)
   }
 }
@@ -247,42 +233,121 @@ private final class FullBacklog {
   }
 }
 
-@Suite("the HTTP/1.1 response reader")
-struct ResponseReaderTests {
-  /// A reader over `text`, handed out 7 bytes at a time.
-  private func reader(_ text: String) -> HTTPResponseReader {
+@Suite("framing responses with NIOHTTP1")
+struct HTTPFramerTests {
+  /// What the framer makes of `text`, handed to it 7 bytes at a time, then the end of the stream.
+  private func frame(_ text: String, bodyLimit: Int = 1 << 20, method: HTTPMethod = .GET) throws
+    -> (TransportResponse, clean: Bool)
+  {
+    let framer = try HTTPFramer(bodyLimit: bodyLimit)
+    _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: method, uri: "/"), body: nil)
     var bytes = Array(text.utf8)[...]
-    return HTTPResponseReader { buffer in
-      let count = min(7, bytes.count, buffer.count)
-      for index in 0..<count { buffer[index] = bytes[bytes.startIndex + index] }
-      bytes = bytes.dropFirst(count)
-      return count
+    while !bytes.isEmpty {
+      let slice = Array(bytes.prefix(7))
+      bytes = bytes.dropFirst(7)
+      if let response = try slice.withUnsafeBytes({ try framer.feed($0) }) {
+        let rest = Array(bytes)
+        _ = try rest.withUnsafeBytes { try framer.feed($0) }
+        return (response, framer.isClean)
+      }
+    }
+    return (try framer.endOfStream(), false)
+  }
+
+  private func failure(_ text: String, bodyLimit: Int = 1 << 20) -> TransportError? {
+    do {
+      _ = try frame(text, bodyLimit: bodyLimit)
+      return nil
+    } catch {
+      return error as? TransportError
     }
   }
 
-  @Test("a length no answer could have ends the exchange as dropped, not the process")
-  func impossibleLengths() {
-    for text in [
-      "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok",
-      "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999\r\n\r\nok",
-      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nok\r\n",
-      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-2\r\nok\r\n",
-    ] {
-      var reader = reader(text)
-      #expect(throws: TransportError.dropped) { try reader.response() }
-    }
-  }
-
-  @Test(
-    "a chunked body's trailer is read, an interim 100 is skipped, and the stream is left drained")
+  @Test("a chunked body's trailer is read, an interim 100 is skipped, and the stream is clean")
   func trailerAndInterim() throws {
-    var reader = reader(
+    let (response, clean) = try frame(
       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
         + "2\r\nok\r\n3\r\n!!!\r\n0\r\nX-Checksum: 1\r\n\r\n")
-    let response = try reader.response()
     #expect(response.head.status.code == 200)
     #expect(String(buffer: response.body) == "ok!!!")
-    #expect(reader.isDrained)
+    #expect(clean)
+  }
+
+  @Test("a body read to the close ends with the stream; a HEAD's answer has no body")
+  func closeAndHead() throws {
+    let (closed, _) = try frame("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it")
+    #expect(String(buffer: closed.body) == "all of it")
+    let framer = try HTTPFramer()
+    _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: .HEAD, uri: "/"), body: nil)
+    let head = try Array("HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n".utf8).withUnsafeBytes {
+      try framer.feed($0)
+    }
+    #expect(head?.body.readableBytes == 0)
+    #expect(framer.isClean)
+  }
+
+  @Test("bytes after a whole response leave it whole and the connection unclean")
+  func leftovers() throws {
+    let (response, clean) = try frame(
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nSMUGGLED"
+    )
+    #expect(String(buffer: response.body) == "ok")
+    #expect(!clean)
+    #expect(try !frame("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX").clean)
+  }
+
+  @Test("a status must be three digits from 100 to 599, and the reply must be HTTP")
+  func statusLines() {
+    for line in ["HTTP/1.1 -1 Bad", "HTTP/1.1 +20 OK", "HTTP/1.1 2000 OK", "HTTP/1.1 999 Odd"] {
+      #expect(failure(line + "\r\nContent-Length: 0\r\n\r\n") == .badStatusLine(line), "\(line)")
+    }
+    #expect(
+      failure("SSH-2.0-OpenSSH_9.2p1\r\n")
+        == .notHTTP("SSH-2.0-OpenSSH_9.2p1"))
+    #expect(
+      failure("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok") == .conflictingLengths(["-1"]))
+  }
+
+  @Test("every limit holds, and the error names it")
+  func limits() {
+    let fields = (0..<101).map { "X-F\($0): v\r\n" }.joined()
+    #expect(
+      failure("HTTP/1.1 200 OK\r\n\(fields)Content-Length: 0\r\n\r\n")
+        == .tooManyFields(limit: 100))
+    let big = String(repeating: "a", count: 90_000)
+    #expect(failure("HTTP/1.1 200 OK\r\nX-Big: \(big)\r\n\r\n") == .headTooLarge(limit: 81_920))
+    #expect(
+      failure("HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n12345678901234567890", bodyLimit: 10)
+        == .bodyTooLarge(limit: 10))
+    let chunks = String(repeating: "5\r\nhello\r\n", count: 5)
+    #expect(
+      failure("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(chunks)", bodyLimit: 10)
+        == .bodyTooLarge(limit: 10))
+    #expect(
+      failure("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n\(big)", bodyLimit: 10)
+        == .bodyTooLarge(limit: 10))
+    #expect(
+      failure("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello!!")
+        == .conflictingLengths(["5", "7"]))
+  }
+
+  @Test("a head framed by Transfer-Encoding and Content-Length is read as chunked, and marked")
+  func framedTwoWays() throws {
+    let framer = try HTTPFramer()
+    _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), body: nil)
+    let text =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 100\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+    let response = try Array(text.utf8).withUnsafeBytes { try framer.feed($0) }
+    #expect(response.map { String(buffer: $0.body) } == "ok")
+    #expect(framer.framedTwoWays)
+  }
+
+  @Test("a head of exactly the limit is read")
+  func headAtTheLimit() throws {
+    let prefix = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Pad: "
+    let pad = String(repeating: "p", count: 81_920 - prefix.utf8.count - 4)
+    let (response, _) = try frame(prefix + pad + "\r\n\r\n")
+    #expect(response.head.status.code == 200)
   }
 }
 
@@ -375,6 +440,22 @@ struct ConnectionPoolTests {
     #expect(first[1...].allSatisfy { !$0.closed })
     #expect(pool.take("server0") == nil)
     #expect(pool.take("server16") === newest)
+  }
+
+  @Test("a connection idle for 30 s is closed, not reused")
+  func idleLimit() {
+    let clock = LockedValue<UInt64>(0)
+    let pool = ConnectionPool<Fake>(
+      isOpen: { !$0.closed }, close: { $0.closed = true }, now: { clock.value })
+    let old = Fake("old")
+    #expect(pool.put(old, server: "a"))
+    clock.value = 29_000_000_000
+    let fresh = Fake("fresh")
+    #expect(pool.put(fresh, server: "b"))
+    clock.value = 31_000_000_000
+    #expect(pool.take("a") == nil)
+    #expect(old.closed)
+    #expect(pool.take("b") === fresh)
   }
 
   @Test("a server keeps at most four; a fifth is refused, and the most recent is taken first")

@@ -3,10 +3,12 @@
 
 #include <stddef.h>
 
-// HTTPS for archsh: the system's OpenSSL 3 (libssl.so.3), loaded with dlopen the first time an
-// https:// URL is used, so that start-up never pays for it. Blocking calls, run off the event loops.
+// archsh's blocking connections: a socket made within a deadline, and TLS over it through the
+// system's OpenSSL 3 (libssl.so.3), loaded with dlopen the first time an https:// URL is used, so
+// that start-up never pays for it. HTTP itself (the bytes of requests and responses) is framed in
+// Swift by NIOHTTP1.
 
-typedef struct archsh_tls archsh_tls;
+typedef struct archsh_connection archsh_connection;
 
 #include <netdb.h>
 
@@ -21,41 +23,40 @@ void archsh_set_resolver(archsh_resolver resolver);
 /// Loads libssl and libcrypto once; 0 on success, else -1 with the reason in `error`.
 int archsh_tls_load(char *error, size_t error_size);
 
-/// Connects to host:port within `timeout_ms`, completes the TLS handshake with SNI, and verifies
-/// the certificate and the host name against the system's trust store, plus `ca_file` when it is
-/// not NULL. Returns NULL with the reason in `error`.
-archsh_tls *archsh_tls_connect(const char *host, int port, const char *ca_file, int timeout_ms,
-                               char *error, size_t error_size);
+/// Connects to host:port within `timeout_ms`. The name is looked up on a thread of its own, so
+/// that neither the lookup nor the connection waits past `timeout_ms`. While it waits,
+/// `stop(context)` is asked every 20 ms; when it answers nonzero the attempt ends with ECANCELED.
+/// Returns NULL with the reason in `error` and the connect(2) errno in `failure_errno`: ETIMEDOUT
+/// or ECANCELED when the lookup was waited out, else 0 when the name did not resolve.
+archsh_connection *archsh_connect(const char *host, int port, int timeout_ms, char *error,
+                                  size_t error_size, int *failure_errno, int (*stop)(void *),
+                                  void *context);
 
-/// Connects to host:port within `timeout_ms` without TLS: plain HTTP over the same calls. The
-/// name is looked up on a thread of its own, so that neither the lookup nor the connection waits
-/// past `timeout_ms`. While it waits, `stop(context)` is asked every 20 ms; when it answers
-/// nonzero the attempt ends with ECANCELED. Returns NULL with the reason in `error` and the
-/// connect(2) errno in `failure_errno`: ETIMEDOUT or ECANCELED when the lookup was waited out,
-/// else 0 when the name did not resolve.
-archsh_tls *archsh_plain_connect(const char *host, int port, int timeout_ms, char *error,
-                                 size_t error_size, int *failure_errno, int (*stop)(void *),
-                                 void *context);
+/// Starts TLS on a connection made by `archsh_connect`: TLS 1.2 at least, SNI, and the certificate
+/// and the host name verified against the system's trust store, plus `ca_file` when it is not NULL.
+/// Every setting is checked; the handshake cannot raise SIGPIPE. 0 on success, else -1 with the
+/// reason in `error` (the connection must then be closed).
+int archsh_tls_handshake(archsh_connection *connection, const char *host, int port,
+                         const char *ca_file, char *error, size_t error_size);
 
-/// Waits up to `timeout_ms` for a plain connection to have bytes to read (or to be closed): 1 when
-/// it has, 0 when the time ran out or a signal came, -1 on failure. A TLS connection answers 1:
-/// its reads block until their record is whole.
-int archsh_wait_readable(archsh_tls *tls, int timeout_ms);
+/// Waits up to `timeout_ms` for bytes to read (or for the server to close): 1 when there are, 0
+/// when the time ran out or a signal came, -1 on failure. Bytes OpenSSL holds already count.
+int archsh_wait_readable(archsh_connection *connection, int timeout_ms);
 
-/// Whether a kept plain connection has nothing to read: 0 when the server closed it or sent bytes
-/// no request asked for, and it must not carry the next request.
-int archsh_is_quiet(archsh_tls *tls);
+/// Whether a kept connection has nothing to read: 0 when the server closed it or sent bytes no
+/// request asked for (decrypted or not), and it must not carry the next request.
+int archsh_is_quiet(archsh_connection *connection);
 
 /// Writes all of `buffer`; 0 on success, -1 on failure.
-int archsh_tls_write(archsh_tls *tls, const void *buffer, size_t count);
+int archsh_connection_write(archsh_connection *connection, const void *buffer, size_t count);
 
 /// Reads up to `count` bytes: the number read, 0 at the end of the stream, -1 on failure.
-long archsh_tls_read(archsh_tls *tls, void *buffer, size_t count);
+long archsh_connection_read(archsh_connection *connection, void *buffer, size_t count);
 
 /// Makes a blocked read or write return at once (another thread may call it: cancellation).
-void archsh_tls_abort(archsh_tls *tls);
+void archsh_connection_abort(archsh_connection *connection);
 
 /// Closes the connection and frees it.
-void archsh_tls_close(archsh_tls *tls);
+void archsh_connection_close(archsh_connection *connection);
 
 #endif

@@ -18,14 +18,15 @@ enum NetGroup {
       Responses follow the BDModules convention: {"code":"OK","data":...}, collections with \
       info{offset,count,total}, errors as {"code":...,"message":...}.
       """,
-    commands: [api, get, log, fault, faults, timeout, locations],
+    commands: [api, get, log, fault, faults, timeout, limits, locations],
     hints: hint(for:))
 
   /// The shell's hints for APIError: the API archsh talks to.
   static func hint(for error: Error) -> String? {
     guard let error = error as? APIError else { return nil }
     switch error {
-    case .invalidBaseURL: return "for example --api http://127.0.0.1:8080"
+    case .invalidBaseURL:
+      return "for example --api https://api.example.com or http://127.0.0.1:8080"
     case .notEmbedded: return "start archsh without --api and ARCHSH_API"
     case .cannotStart, .invalidPath: return nil
     }
@@ -103,6 +104,48 @@ enum NetGroup {
       [Field("favourite_locations", .int(server.locations.count))])
   }
 
+  /// `net limits --body SIZE`.
+  static let bodyLimitOption = Option(
+    "body", .bytes, value: "SIZE", "the largest response body read, such as 64MB")
+
+  /// How much of a body `net get --full` shows at the terminal; `--json` carries all of it.
+  static let shownBodyBytes = 16 * 1024
+
+  static let limits = Command(
+    "limits", summary: "show or set the limits every HTTP response is held to",
+    discussion: """
+      A server may be hostile or broken, so every response is held to limits, each named in the \
+      error that stops a response past it: a head (status line and header fields) of at most \
+      80 KiB and 100 fields, and a body of at most 64 MiB by default, whatever its framing \
+      (Content-Length, chunked, or read to the close). --body changes the body limit for this \
+      session. Redirects (APISessionManager only) stop after 10.
+      """,
+    signature: Signature([bodyLimitOption]),
+    examples: ["net limits", "net limits --body 256MB"],
+    result: .record(["head_bytes", "header_fields", "body_bytes", "redirects"])
+  ) { invocation in
+    if let bytes = invocation[bodyLimitOption] {
+      guard bytes > 0 else {
+        throw ShellError(
+          "the body limit must be at least 1 byte",
+          hint: "for example 64MB", at: invocation.word(for: bodyLimitOption)?.offset)
+      }
+      HTTPLimits.bodyBytes = bytes
+    }
+    return .record([
+      Field(
+        "head_bytes",
+        .excerpt(
+          shown: HTTPLimits.describe(HTTPLimits.headBytes), whole: .int(HTTPLimits.headBytes))),
+      Field("header_fields", .int(HTTPLimits.headerFields)),
+      Field(
+        "body_bytes",
+        .excerpt(
+          shown: HTTPLimits.describe(HTTPLimits.bodyBytes), whole: .int(HTTPLimits.bodyBytes))),
+      Field("redirects", .int(HTTPLimits.redirects)),
+    ])
+  }
+
   /// `net timeout DURATION`.
   static let durationArgument = Option.argument("DURATION", .duration, "such as 500ms or 10s")
 
@@ -114,7 +157,7 @@ enum NetGroup {
   ) { invocation in
     let endpoint = try invocation.session.factory.api.baseURL()
     return .record([
-      Field("url", .string(endpoint.url.absoluteString)),
+      Field("url", .string(Redaction.url(endpoint.url.absoluteString))),
       Field(
         "server",
         .string(endpoint.isEmbedded ? "embedded DemoAPI" : "external (--api or ARCHSH_API)")),
@@ -170,11 +213,29 @@ enum NetGroup {
     if let jsonError { fields.append(Field("json_error", .string(jsonError))) }
     if invocation[fullFlag] {
       let headers = (response.response?.headers ?? []).map { "\($0.name): \($0.value)" }
-        .sorted()
-      fields.append(Field("headers", .string(headers.joined(separator: "\n"))))
-      fields.append(Field("body", .string(String(decoding: body, as: UTF8.self))))
+        .sorted().joined(separator: "\n")
+      fields.append(
+        Field(
+          "headers",
+          .excerpt(
+            shown: TerminalText.escaped(headers, keepingLines: true), whole: .string(headers))
+        ))
+      fields.append(Field("body", shownBody(body)))
     }
     return .record(fields)
+  }
+
+  /// A raw body as `--full` shows it: control bytes escaped, so that a server cannot set the
+  /// terminal's title or colours, and a large body cut short with a note; JSON carries it whole.
+  static func shownBody(_ body: Data) -> Value {
+    let whole = String(decoding: body, as: UTF8.self)
+    var shown = TerminalText.escaped(
+      String(decoding: body.prefix(shownBodyBytes), as: UTF8.self), keepingLines: true)
+    if body.count > shownBodyBytes {
+      shown +=
+        "\n… (the first \(shownBodyBytes / 1024) KiB of \(body.count) bytes; --json carries them all)"
+    }
+    return shown == whole ? .string(whole) : .excerpt(shown: shown, whole: .string(whole))
   }
 
   static let log = Command(

@@ -20,7 +20,19 @@ enum SessionGroup {
       redirect's Location swaps dynamicBaseURL for the session manager and for APIFactory, as \
       the seed's redirection block does ('net fault GET /echo --redirect /v2' shows it). The \
       demo API's /echo answers with what it received. Each request is logged under the tag API: \
-      [REQUEST] and [RESPONSE] at Info, failures at Warning ('log show --tag API').
+      [REQUEST], [REDIRECT] and [RESPONSE] at Info, failures at Warning ('log show --tag API').
+
+      Departures from the original: the seed's redirection block swaps the base URL for every \
+      redirect, to any origin, and returns the request unchanged for the session to follow. A \
+      server is not always a friend, so \
+      archsh follows redirects by the rules of curl, Python's requests and URLSession's \
+      defaults: only 301, 302, 303, 307 and 308, at most 10; 303, and 301 or 302 after a POST, \
+      become a GET without a body; a redirect to another origin (scheme, host or port) drops \
+      Authorization, Proxy-Authorization, Cookie, X-API-Key and X-Auth-Token, and does not swap \
+      dynamicBaseURL (only a same-origin redirect does); https never redirects to http; and the \
+      OAuth2 token endpoint follows no redirect at all, so that a password or refresh token \
+      goes only where it was sent. A credential sent over plain http:// to a host that is not \
+      this machine gets a warning, once.
       """,
     commands: [request, base],
     hints: hint(for:))

@@ -117,7 +117,8 @@ public final class OAuth2SessionManager {
       span -> Result<OAuth2Credential, NetworkError> in
       let task: APISessionTask
       do {
-        task = try sessionManager.performRequest(method: .post, path: path, parameters: parameters)
+        task = try sessionManager.performRequest(
+          method: .post, path: path, parameters: parameters, followsRedirects: false)
       } catch {
         return .failure(.badURL(path))
       }

@@ -161,13 +161,39 @@ public final class APIFactory: Factory {
     return try configuredBaseURL()
   }
 
+  /// `text` as a base URL for the API: `http://` or `https://`, a host, a port from 1 to 65535
+  /// when one is written, and no query or fragment (paths are joined to it).
+  public static func validBaseURL(_ text: String) throws(APIError) -> URL {
+    guard let url = URL(string: text) else { throw .invalidBaseURL(text, "it is not a URL") }
+    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+      throw .invalidBaseURL(text, "only http:// and https:// are spoken")
+    }
+    guard let host = url.host, !host.isEmpty else {
+      throw .invalidBaseURL(text, "it names no host")
+    }
+    // A port URL could not hold, such as 4294967296, makes no port at all: it is looked for in
+    // the text too.
+    let authority = text.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first?
+      .split(whereSeparator: { $0 == "?" || $0 == "#" }).first
+    let written = authority.flatMap { $0.split(separator: "@").last }
+      .flatMap {
+        $0.hasSuffix("]") ? nil : $0.split(separator: ":", maxSplits: 1).dropFirst().first
+      }
+    if let written {
+      guard let port = Int(written), (1...65535).contains(port), url.port == port else {
+        throw .invalidBaseURL(text, "the port must be a number from 1 to 65535")
+      }
+    }
+    guard url.query == nil, url.fragment == nil else {
+      throw .invalidBaseURL(text, "a base URL has no query or fragment: paths are joined to it")
+    }
+    return url
+  }
+
   /// The base URL the process was started with: `--api`, or the embedded demo API's.
   public func configuredBaseURL() throws -> (url: URL, isEmbedded: Bool) {
     if let text = root.configuration.apiURL {
-      guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https",
-        url.host != nil
-      else { throw APIError.invalidBaseURL(text) }
-      return (url, false)
+      return (try Self.validBaseURL(text), false)
     }
     return (try embeddedAPI.baseURL, true)
   }

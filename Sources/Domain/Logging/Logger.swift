@@ -134,8 +134,31 @@ public enum Redaction {
 
   /// Header names whose values are secret, lower-cased.
   static let secretHeaders: Set<String> = [
-    "authorization", "proxy-authorization", "cookie", "set-cookie",
+    "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
   ]
+
+  /// A URL as it may be shown: a password in it (`user:password@`) and the value of every query
+  /// parameter named like a credential (`token`, `key`, `secret`, `password`) become `***`.
+  public static func url(_ text: String) -> String {
+    guard var components = URLComponents(string: text) else { return text }
+    var changed = false
+    if components.password != nil {
+      components.password = "***"
+      changed = true
+    }
+    if let items = components.queryItems {
+      components.queryItems = items.map { item in
+        let name = item.name.lowercased()
+        guard ["token", "key", "secret", "password"].contains(where: name.contains),
+          item.value?.isEmpty == false
+        else { return item }
+        changed = true
+        return URLQueryItem(name: item.name, value: "***")
+      }
+    }
+    guard changed else { return text }
+    return components.string ?? text
+  }
 
   /// Whether a header of this name carries a secret (credentials or a session cookie).
   public static func isSecretHeader(_ name: String) -> Bool {

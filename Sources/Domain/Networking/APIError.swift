@@ -16,8 +16,9 @@ public protocol EmbeddedAPIServer: AnyObject {
 
 /// Why the API in use cannot be reached or re-pointed.
 public enum APIError: Error, Equatable, CustomStringConvertible, SubjectError {
-  /// The configured base URL is not an http URL.
-  case invalidBaseURL(String)
+  /// The configured base URL is not an http or https URL that requests can be sent to; the
+  /// second value says what is wrong with it.
+  case invalidBaseURL(String, String)
   /// The embedded API could not start.
   case cannotStart(String)
   /// A path does not make a URL on the base URL.
@@ -28,7 +29,9 @@ public enum APIError: Error, Equatable, CustomStringConvertible, SubjectError {
   /// A one-line description.
   public var description: String {
     switch self {
-    case .invalidBaseURL(let text): return "'\(text)' is not an http URL"
+    case .invalidBaseURL(let text, let reason):
+      return
+        "'\(TerminalText.escaped(Redaction.url(text)))' cannot be the API's base URL: \(reason)"
     case .cannotStart(let reason): return reason
     case .invalidPath(let path): return "'\(path)' does not make a URL"
     case .notEmbedded(let url):

@@ -112,8 +112,8 @@ public final class APISessionTask: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
   private var storedState = State.suspended
   private var storedResponse: APIResponse?
-  private var exchange: HTTPExchange?
-  private var cancelled = false
+  /// Stops the exchange in flight, whichever hop of a redirect it is on.
+  let control = ExchangeControl()
   private let start: (APISessionTask) -> Void
   private let handler: @Sendable (APIResponse) -> Void
 
@@ -144,13 +144,7 @@ public final class APISessionTask: @unchecked Sendable {
   }
 
   /// Cancels the request: it completes with `cancelled`.
-  public func cancel() {
-    let running = lock.withLock {
-      cancelled = true
-      return exchange
-    }
-    running?.cancel()
-  }
+  public func cancel() { control.cancel() }
 
   /// Waits for the response, cancelling the task when `isCancelled` turns true (Ctrl-C).
   ///
@@ -165,19 +159,8 @@ public final class APISessionTask: @unchecked Sendable {
     return response
   }
 
-  /// Records the exchange in flight, so that `cancel()` reaches it; false when already cancelled.
-  func attach(_ exchange: HTTPExchange) -> Bool {
-    lock.withLock {
-      self.exchange = exchange
-      return !cancelled
-    }
-  }
-
   func complete(_ response: APIResponse) {
-    lock.withLock {
-      storedResponse = response
-      exchange = nil
-    }
+    lock.withLock { storedResponse = response }
     handler(response)
     lock.withLock { storedState = .completed }
     done.signal()
@@ -210,9 +193,6 @@ public final class APISessionManager: @unchecked Sendable {
     public var sendsParametersInQuery: Bool { self == .get || self == .head || self == .delete }
   }
 
-  /// How many redirects one request follows.
-  public static let redirectLimit = 5
-
   private let lock = NSLock()
   private var storedBaseURL: URL
   private let timeout: Double
@@ -239,11 +219,13 @@ public final class APISessionManager: @unchecked Sendable {
   /// Makes a request, returned suspended: `resume()` sends it, and `handler` gets the response
   /// on whatever thread it arrives.
   ///
-  /// `parentSpan` is the trace span the request belongs under.
+  /// `parentSpan` is the trace span the request belongs under. With `followsRedirects` false (the
+  /// token endpoint), a redirect is an error instead of a new request.
   public func performRequest(
     method: Method, path: String, parameters: [(key: String, value: String)] = [],
     headers: [(name: String, value: String)] = [], files: [any MultipartFile] = [],
-    parentSpan: Span? = nil, handler: @escaping @Sendable (APIResponse) -> Void = { _ in }
+    parentSpan: Span? = nil, followsRedirects: Bool = true,
+    handler: @escaping @Sendable (APIResponse) -> Void = { _ in }
   ) throws(APISessionError) -> APISessionTask {
     guard var url = NetworkController.url(path, relativeTo: dynamicBaseURL) else {
       throw .invalidPath(path)
@@ -275,7 +257,7 @@ public final class APISessionManager: @unchecked Sendable {
       start: { [self] task in
         send(
           task, url: url, headers: requestHeaders, body: requestBody, parentSpan: parentSpan,
-          handler: handler)
+          followsRedirects: followsRedirects, handler: handler)
       }, handler: handler)
   }
 
@@ -283,7 +265,7 @@ public final class APISessionManager: @unchecked Sendable {
 
   private func send(
     _ task: APISessionTask, url: URL, headers: [(name: String, value: String)], body: Data?,
-    parentSpan: Span?, handler: @escaping @Sendable (APIResponse) -> Void
+    parentSpan: Span?, followsRedirects: Bool, handler: @escaping @Sendable (APIResponse) -> Void
   ) {
     let method = task.method.rawValue
     let span = tracer.startSpan(
@@ -299,6 +281,9 @@ public final class APISessionManager: @unchecked Sendable {
       "[REQUEST] \(method) \(url.absoluteString)"
         + shown.map { " \($0.name): \($0.value)" }.joined(separator: ";")
         + (body.map { " (\($0.count) bytes)" } ?? ""))
+    if Self.carriesCredential(headers: headers, body: body) {
+      CleartextWarning.check(url)
+    }
     let events = tracer.events
     let role = HTTPExchangeEvent.currentRole
     let id = events.wants(.http) ? events.nextExchangeID() : 0
@@ -306,8 +291,10 @@ public final class APISessionManager: @unchecked Sendable {
       events, id: id, phase: .sent, sender: "APISessionManager", method: method,
       url: url.absoluteString, requestHeaders: headers, requestBody: body, role: role)
     let started = DispatchTime.now().uptimeNanoseconds
-    attempt(task, url: url, headers: headers, body: body, redirectsLeft: Self.redirectLimit) {
-      [self] head, data, error, newBase in
+    attempt(
+      task, hop: Hop(method: method, url: url, headers: headers, body: body),
+      redirectsLeft: HTTPLimits.redirects, followsRedirects: followsRedirects
+    ) { [self] head, data, error, newBase, finalMethod in
       let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
       HTTPExchangeEvent.publish(
         events, id: id, phase: .answered, sender: "APISessionManager", method: method,
@@ -316,7 +303,7 @@ public final class APISessionManager: @unchecked Sendable {
         bytes: data?.count ?? 0, milliseconds: milliseconds, error: error?.description,
         reusedConnection: head?.reusedConnection ?? false, role: role)
       let response = APIResponse(
-        method: method, url: head?.url ?? url, requestHeaders: shown, head: head,
+        method: finalMethod, url: head?.url ?? url, requestHeaders: shown, head: head,
         data: data ?? Data(), error: error, milliseconds: milliseconds,
         redirectedBaseURL: newBase)
       log(response)
@@ -328,50 +315,141 @@ public final class APISessionManager: @unchecked Sendable {
     }
   }
 
+  /// One hop of a request: what is sent, and where.
+  struct Hop: Sendable {
+    var method: String
+    var url: URL
+    var headers: [(name: String, value: String)]
+    var body: Data?
+  }
+
+  /// The status codes a redirect has: 301, 302, 303, 307 and 308, as curl and requests follow.
+  static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
   private func attempt(
-    _ task: APISessionTask, url: URL, headers: [(name: String, value: String)], body: Data?,
-    redirectsLeft: Int, newBase: URL? = nil,
-    done: @escaping @Sendable (NetworkResponseHead?, Data?, NetworkError?, URL?) -> Void
+    _ task: APISessionTask, hop: Hop, redirectsLeft: Int, followsRedirects: Bool,
+    newBase: URL? = nil,
+    done: @escaping @Sendable (NetworkResponseHead?, Data?, NetworkError?, URL?, String) -> Void
   ) {
     let timeout = self.timeout
-    let exchange = HTTPTransport.start(
-      method: task.method.rawValue, url: url, headers: headers, body: body,
-      connectTimeout: .nanoseconds(Int64(min(timeout, 86_400) * 1_000_000_000)))
-    guard task.attach(exchange) else {
-      exchange.cancel()
-      done(nil, nil, .cancelled(url: url.absoluteString), newBase)
-      return
-    }
-    let timer = exchange.eventLoop.scheduleTask(
-      in: .nanoseconds(Int64(min(timeout, 86_400) * 1_000_000_000))
-    ) { exchange.finish(.failure(TransportError.timedOut)) }
-    exchange.result.whenComplete { [self] result in
-      timer.cancel()
+    let deadline =
+      DispatchTime.now().uptimeNanoseconds + UInt64(min(timeout, 86_400) * 1_000_000_000)
+    // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own.
+    DispatchQueue.global().async { [self] in
+      let result = HTTPTransport.perform(
+        method: hop.method, url: hop.url, headers: hop.headers, body: hop.body,
+        deadline: deadline, control: task.control)
+      let response: TransportResponse
       switch result {
       case .failure(let error):
-        done(nil, nil, NetworkController.classify(error, url: url, timeout: timeout), newBase)
-      case .success(let response):
-        let head = NetworkResponseHead(
-          url: url, statusCode: Int(response.head.status.code),
-          headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
-          reusedConnection: response.reusedConnection)
-        let data = Data(response.body.readableBytesView)
-        if (300..<400).contains(head.statusCode), redirectsLeft > 0,
-          let location = head.value(forHTTPHeaderField: "Location"),
-          let target = URL(string: location, relativeTo: url)?.absoluteURL
-        {
-          let base = Self.base(of: target, requestedPath: url.path)
-          dynamicBaseURL = base
-          redirectionHandler?(base)
-          logger?.logInfo("[REDIRECT] \(head.statusCode) \(url.absoluteString) → \(target)")
-          attempt(
-            task, url: target, headers: headers, body: body, redirectsLeft: redirectsLeft - 1,
-            newBase: base, done: done)
-          return
+        done(
+          nil, nil, NetworkController.classify(error, url: hop.url, timeout: timeout), newBase,
+          hop.method)
+        return
+      case .success(let answered): response = answered
+      }
+      let head = NetworkResponseHead(
+        url: hop.url, statusCode: Int(response.head.status.code),
+        headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
+        reusedConnection: response.reusedConnection)
+      let data = Data(response.body.readableBytesView)
+      guard Self.redirectStatuses.contains(head.statusCode),
+        let location = head.value(forHTTPHeaderField: "Location")
+      else {
+        done(head, data, nil, newBase, hop.method)
+        return
+      }
+      switch redirect(
+        from: hop, status: head.statusCode, location: location, follows: followsRedirects,
+        left: redirectsLeft)
+      {
+      case .failure(let refusal):
+        logger?.logWarning("[REDIRECT] \(refusal)")
+        done(head, data, refusal, newBase, hop.method)
+      case .success(let (next, sameOrigin)):
+        var base = newBase
+        if sameOrigin {
+          // BDModules' redirection block: the new location becomes the base URL of later
+          // requests. Only within one origin: a server cannot move the session elsewhere.
+          let swapped = Self.base(of: next.url, requestedPath: hop.url.path)
+          dynamicBaseURL = swapped
+          redirectionHandler?(swapped)
+          base = swapped
         }
-        done(head, data, nil, newBase)
+        logger?.logInfo(
+          "[REDIRECT] \(head.statusCode) \(Redaction.url(hop.url.absoluteString)) → "
+            + "\(next.method) \(Redaction.url(next.url.absoluteString))"
+            + (sameOrigin ? "" : " (another origin: credentials dropped, base URL kept)"))
+        attempt(
+          task, hop: next, redirectsLeft: redirectsLeft - 1, followsRedirects: true,
+          newBase: base, done: done)
       }
     }
+  }
+
+  /// The request a redirect leads to, and whether it stays on the same origin; or why it is not
+  /// followed.
+  ///
+  /// The rules are those of curl, Python's requests and URLSession: at most
+  /// `HTTPLimits.redirects` hops; 303, and 301 or 302 after a POST, become a GET without a body;
+  /// a change of scheme, host or port drops every credential header; https never leads to http.
+  func redirect(
+    from hop: Hop, status: Int, location: String, follows: Bool, left: Int
+  ) -> Result<(Hop, Bool), NetworkError> {
+    let from = Redaction.url(hop.url.absoluteString)
+    let shownLocation = TerminalText.escaped(Redaction.url(location))
+    guard follows else {
+      return .failure(
+        .redirectRefused(
+          from: from, to: shownLocation,
+          reason: "the token endpoint never follows a redirect, so that a password or token goes "
+            + "only where it was sent"))
+    }
+    guard let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
+      target.scheme == "http" || target.scheme == "https", target.host?.isEmpty == false
+    else {
+      return .failure(
+        .redirectRefused(from: from, to: shownLocation, reason: "it is not an http or https URL"))
+    }
+    let to = Redaction.url(target.absoluteString)
+    guard left > 0 else {
+      return .failure(
+        .redirectRefused(
+          from: from, to: to, reason: "that would be more than \(HTTPLimits.redirects) redirects"))
+    }
+    if hop.url.scheme == "https", target.scheme == "http" {
+      return .failure(
+        .redirectRefused(
+          from: from, to: to, reason: "it leaves https for plain http, where anyone can read it"))
+    }
+    var next = hop
+    next.url = target
+    if status == 303 || ((status == 301 || status == 302) && hop.method == "POST") {
+      next.method = hop.method == "HEAD" ? "HEAD" : "GET"
+      next.body = nil
+      next.headers.removeAll {
+        ["content-type", "content-length"].contains($0.name.lowercased())
+      }
+    }
+    let sameOrigin = Self.origin(of: hop.url) == Self.origin(of: target)
+    if !sameOrigin {
+      next.headers.removeAll { Redaction.isSecretHeader($0.name) }
+    }
+    return .success((next, sameOrigin))
+  }
+
+  /// Whether a request carries a credential: a secret header, or a token request's fields.
+  static func carriesCredential(headers: [(name: String, value: String)], body: Data?) -> Bool {
+    if headers.contains(where: { Redaction.isSecretHeader($0.name) }) { return true }
+    guard let body, let text = String(data: body, encoding: .utf8) else { return false }
+    return Redaction.scrub(text) != text
+  }
+
+  /// A URL's origin: its scheme, host and port (the scheme's own when none is written).
+  static func origin(of url: URL) -> String {
+    let scheme = url.scheme?.lowercased() ?? ""
+    let port = url.port ?? (scheme == "https" ? 443 : 80)
+    return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
   }
 
   private func log(_ response: APIResponse) {
@@ -461,5 +539,39 @@ public final class APISessionManager: @unchecked Sendable {
     }
     line("--\(boundary)--")
     return body
+  }
+}
+
+/// The warning, once per process, that a credential is about to cross a network in clear text:
+/// over `http://` to a host that is not this machine.
+public enum CleartextWarning {
+  private static let state = LockedValue<(warned: Bool, handler: (@Sendable (String) -> Void)?)>(
+    (false, nil))
+
+  /// Where the warning goes (the shell writes it to standard error); nil keeps it silent.
+  public static var handler: (@Sendable (String) -> Void)? {
+    get { state.value.handler }
+    set { state.value.handler = newValue }
+  }
+
+  /// Warns once when `url` is plain HTTP to a host other than loopback.
+  static func check(_ url: URL) {
+    guard url.scheme == "http", let host = url.host?.lowercased(), !isLoopback(host) else { return }
+    let handler: (@Sendable (String) -> Void)? = {
+      var current = state.value
+      guard !current.warned else { return nil }
+      current.warned = true
+      state.value = current
+      return current.handler
+    }()
+    handler?(
+      "a credential is being sent over plain http:// to \(host), where anyone on the network can "
+        + "read it (use https://)")
+  }
+
+  /// Whether `host` names this machine.
+  static func isLoopback(_ host: String) -> Bool {
+    host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+      || host.hasSuffix(".localhost")
   }
 }

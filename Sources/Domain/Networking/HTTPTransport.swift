@@ -1,7 +1,7 @@
+import CTLS
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// What came back from one HTTP exchange.
 struct TransportResponse: Sendable {
@@ -14,10 +14,10 @@ struct TransportResponse: Sendable {
 }
 
 /// Why an exchange ended without a response.
-enum TransportError: Error, Equatable {
+enum TransportError: Error, Equatable, CustomStringConvertible {
   /// The connection closed before the whole response arrived.
   case dropped
-  /// `cancel()` was called.
+  /// The exchange was cancelled (Ctrl-C).
   case cancelled
   /// The whole exchange took longer than its timeout.
   case timedOut
@@ -25,392 +25,371 @@ enum TransportError: Error, Equatable {
   case unsupportedURL
   /// Nothing listens at the server's port.
   case refused
+  /// The request would put a byte on the wire that breaks its head; nothing was sent.
+  case invalidRequest(String)
+  /// The reply does not begin as an HTTP/1.x response; the text is its first line, escaped.
+  case notHTTP(String)
+  /// The status line is not `HTTP/1.x` and a status of three digits from 100 to 599.
+  case badStatusLine(String)
+  /// The head was longer than the limit, in bytes.
+  case headTooLarge(limit: Int)
+  /// The head had more fields than the limit.
+  case tooManyFields(limit: Int)
+  /// The body was longer than the limit, in bytes.
+  case bodyTooLarge(limit: Int)
+  /// Content-Length fields that disagree, or one that is not a whole number: the values sent.
+  case conflictingLengths([String])
+  /// The response broke HTTP/1.1's framing after its head.
+  case malformed(String)
+
+  /// A one-line description, for `NetworkError.transport`.
+  var description: String {
+    switch self {
+    case .dropped: return "the connection was dropped before a response arrived"
+    case .cancelled: return "the request was cancelled"
+    case .timedOut: return "timed out"
+    case .unsupportedURL: return "only http:// and https:// URLs with a host are supported"
+    case .refused: return "connection refused"
+    case .invalidRequest(let detail): return "the request was not sent: \(detail)"
+    case .notHTTP(let began): return "the server's reply is not HTTP/1.1 (it began: '\(began)')"
+    case .badStatusLine(let line):
+      return
+        "the server's status line '\(line)' is not HTTP/1.1 (a status is three digits, 100 to 599)"
+    case .headTooLarge(let limit):
+      return "the server's response head is larger than the limit of \(HTTPLimits.describe(limit))"
+    case .tooManyFields(let limit):
+      return "the server's response has more than the limit of \(limit) header fields"
+    case .bodyTooLarge(let limit):
+      return "the response body is larger than the limit of \(HTTPLimits.describe(limit))"
+    case .conflictingLengths(let values):
+      return Set(values).count > 1
+        ? "the server sent Content-Length values that disagree (\(values.joined(separator: " and ")))"
+        : "the server's Content-Length is not one whole number"
+          + (values.first.map { " ('\(TerminalText.escaped($0))')" } ?? "")
+    case .malformed(let detail): return "the server's response breaks HTTP/1.1 framing (\(detail))"
+    }
+  }
 }
 
-/// HTTP/1.1 over SwiftNIO, the event loops the demo API already runs on, with keep-alive: a
-/// connection whose response allows it goes back to a small pool, per host and port, and the next
-/// request to that server reuses it.
+/// HTTP/1.1 for NetworkController and APISessionManager, plain or over TLS, on the thread that
+/// waits for the answer: a blocking connection of archsh's own (`SocketConnection`), and
+/// NIOHTTP1's encoder and decoder to frame the bytes (`HTTPFramer`).
 ///
-/// This is NetworkController's transport. URLSession, which the seed wraps, comes on Linux from
-/// FoundationNetworking, which loads libcurl and about 30 more shared libraries at every start-up
-/// (about 7 ms of archsh's 10). AsyncHTTPClient avoids that too, but brings SwiftNIO's TLS and
-/// HTTP/2 stacks, which doubled the clean build; archsh talks plain HTTP to its own API, and NIO's
-/// HTTP/1 codec is all that takes.
+/// The seed wraps URLSession; on Linux that comes from FoundationNetworking, which loads libcurl
+/// and about 30 more shared libraries at every start-up (about 7 ms). HTTPS is the system's
+/// OpenSSL 3, loaded on the first `https://` URL.
 ///
-/// A server may close a kept connection at any moment. When a request on a reused connection
-/// gets no response at all because the connection closed, it is sent once more on a new
-/// connection, if it is safe to repeat (GET, HEAD, OPTIONS, PUT, DELETE, TRACE: RFC 9110's
-/// idempotent methods); any other request fails as dropped, as it would have without the pool.
+/// A connection both sides allow to keep, whose response ended exactly, goes back to a pool per
+/// server; the next request to that server reuses it. A kept connection that the server closed
+/// before it answered is replaced once by a new one, for a request that is safe to repeat (RFC
+/// 9110's idempotent methods). The thread waits for bytes in slices of 20 ms and asks between
+/// them whether the exchange was cancelled or is past its deadline.
 enum HTTPTransport {
-  /// Starts sending `method url` with `headers` and `body`; the exchange completes once.
-  static func start(
-    method: String, url: URL, headers: [String: String], body: Data?, connectTimeout: TimeAmount
-  ) -> HTTPExchange {
-    start(
-      method: method, url: url,
-      headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
-      body: body, connectTimeout: connectTimeout)
-  }
+  /// The methods a request may be repeated with, when a kept connection closed under it.
+  static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
 
-  /// The request's wire form: its line, its headers, an empty line, and the body.
-  static func bytes(of head: HTTPRequestHead, body: Data?) -> [UInt8] {
-    var request = "\(head.method.rawValue) \(head.uri) HTTP/1.1\r\n"
-    for (name, value) in head.headers { request += "\(name): \(value)\r\n" }
-    request += "\r\n"
-    var bytes = Array(request.utf8)
-    if let body { bytes += body }
-    return bytes
-  }
-
-  /// Where `url` leads, and the head of a request for it; nil for a URL that is not `http://`
-  /// or `https://` with a host.
+  /// The connection's target, server and head for `method url`; throws for a URL that is not
+  /// `http://` or `https://` with a host and a port from 1 to 65535, and for a target with a
+  /// control byte or a space.
   static func request(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?
-  ) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead)? {
-    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty else {
-      return nil
-    }
+  ) throws(TransportError) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead) {
+    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty
+    else { throw .unsupportedURL }
     let isTLS = url.scheme == "https"
     let port = url.port ?? (isTLS ? 443 : 80)
-    var target = url.path.isEmpty ? "/" : url.path
-    if let query = url.query { target += "?" + query }
+    guard (1...65535).contains(port) else { throw .unsupportedURL }
+    // The path as it is written in the URL, percent-escapes kept: a decoded path could hold CR
+    // and LF, and end the request line.
+    var target = url.path(percentEncoded: true)
+    if target.isEmpty { target = "/" }
+    if let query = url.query(percentEncoded: true) { target += "?" + query }
+    guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+      throw .invalidRequest(
+        "the target '\(TerminalText.escaped(target))' holds a space or a control byte")
+    }
+    for (name, value) in headers
+    where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+      throw .invalidRequest("the header '\(TerminalText.escaped(name))' holds CR, LF or NUL")
+    }
+    guard !method.isEmpty, method.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw .invalidRequest("the method '\(TerminalText.escaped(method))' is not a token")
+    }
     var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
     head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
     head.headers.add(name: "User-Agent", value: "archsh")
     for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
-    if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
+    if let body {
+      head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+    } else if ["POST", "PUT", "PATCH"].contains(method.uppercased()) {
+      head.headers.replaceOrAdd(name: "Content-Length", value: "0")
+    }
     return (host, port, isTLS, head)
   }
 
-  /// The methods a request may be repeated with, when a kept connection closed under it.
-  static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
-
-  /// Starts sending `method url` with `headers`, in their order, and `body`.
-  static func start(
+  /// Sends `method url` with `headers`, in their order, and `body`, and reads the response,
+  /// before `deadline` (uptime nanoseconds) unless `control` is cancelled.
+  static func perform(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
-    connectTimeout: TimeAmount
-  ) -> HTTPExchange {
-    guard
-      let (host, port, isTLS, requestHead) = request(
+    deadline: UInt64, control: ExchangeControl = ExchangeControl(),
+    bodyLimit: Int = HTTPLimits.bodyBytes
+  ) -> Result<TransportResponse, Error> {
+    let host: String
+    let port: Int
+    let isTLS: Bool
+    let head: HTTPRequestHead
+    do {
+      (host, port, isTLS, head) = try request(
         method: method, url: url, headers: headers, body: body)
-    else {
-      let exchange = HTTPExchange(
-        eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: "", retryable: false)
-      exchange.finish(.failure(TransportError.unsupportedURL))
-      return exchange
+    } catch {
+      return .failure(error)
     }
-    let server = "\(host):\(port)"
-
-    if isTLS {
-      let exchange = HTTPExchange(
-        eventLoop: MultiThreadedEventLoopGroup.singleton.next(), server: server, retryable: false)
-      TLSTransport.start(
-        exchange: exchange, host: host, port: port, head: requestHead, body: body,
-        timeout: connectTimeout)
-      return exchange
-    }
-
-    let pooled = ConnectionPools.plain.take(server)
-    let eventLoop = pooled?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
-    let exchange = HTTPExchange(
-      eventLoop: eventLoop, server: server,
-      retryable: idempotentMethods.contains(method.uppercased()) && requestHead.isKeepAlive)
-    exchange.keepsConnection = requestHead.isKeepAlive
-    let send: @Sendable (Connection) -> Void = { connection in
-      guard exchange.attach(connection) else { return }
-      let channel = connection.channel
-      channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
-      if let body {
-        channel.write(
-          HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+    let caFile = isTLS ? TLSTrust.shared.caFile : nil
+    let server = "\(url.scheme ?? "http")://\(host):\(port) \(caFile ?? "")"
+    let keepsConnection = head.isKeepAlive
+    let retryable = idempotentMethods.contains(method.uppercased()) && keepsConnection
+    var pooled = ConnectionPools.shared.take(server)
+    while true {
+      if control.isCancelled { return .failure(TransportError.cancelled) }
+      let reused = pooled != nil
+      let connection: SocketConnection
+      if let kept = pooled {
+        connection = kept
+        pooled = nil
+      } else {
+        switch SocketConnection.connect(
+          host: host, port: port, tls: isTLS, caFile: caFile, deadline: deadline, control: control)
+        {
+        case .success(let made): connection = made
+        case .failure(let error): return .failure(error)
+        }
       }
-      channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-    }
-    exchange.reconnect = {
-      let router = ResponseRouter()
-      ClientBootstrap(group: eventLoop)
-        .connectTimeout(connectTimeout)
-        .channelOption(.socketOption(.tcp_nodelay), value: 1)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-            try channel.pipeline.syncOperations.addHandler(router)
-          }
+      guard control.attach(connection) else {
+        connection.close()
+        return .failure(TransportError.cancelled)
+      }
+      let framer: HTTPFramer
+      let payload: [UInt8]
+      do {
+        framer = try HTTPFramer(bodyLimit: bodyLimit)
+        payload = try framer.encode(head, body: body)
+      } catch {
+        control.detach()
+        if reused {
+          _ = ConnectionPools.shared.put(connection, server: server)
+        } else {
+          connection.close()
         }
-        .connect(host: host, port: port)
-        .whenComplete { result in
-          switch result {
-          case .failure(let error): exchange.finish(.failure(error))
-          case .success(let channel): send(Connection(channel: channel, router: router))
-          }
+        return .failure(error)
+      }
+      let result: Result<TransportResponse, Error>
+      if control.isCancelled {
+        result = .failure(TransportError.cancelled)
+      } else if connection.write(payload) {
+        result = read(from: connection, into: framer, deadline: deadline, control: control)
+      } else {
+        result = .failure(TransportError.dropped)
+      }
+      control.detach()
+      switch result {
+      case .failure(TransportError.dropped)
+      where reused && retryable && !framer.receivedAny && !control.isCancelled:
+        // The server closed the kept connection before it answered: once more, on a new one.
+        connection.close()
+        continue
+      case .success(var response):
+        response.reusedConnection = reused
+        let keep =
+          keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
+          && connection.isQuiet
+        if !keep || !ConnectionPools.shared.put(connection, server: server) { connection.close() }
+        return .success(response)
+      case .failure(let error):
+        connection.close()
+        return .failure(error)
+      }
+    }
+  }
+
+  /// Reads until the framer has the whole response, the server closes, or the exchange stops.
+  private static func read(
+    from connection: SocketConnection, into framer: HTTPFramer, deadline: UInt64,
+    control: ExchangeControl
+  ) -> Result<TransportResponse, Error> {
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      if control.isCancelled { return .failure(TransportError.cancelled) }
+      let now = DispatchTime.now().uptimeNanoseconds
+      guard now < deadline else { return .failure(TransportError.timedOut) }
+      let slice = Int32(min(20, max(1, (deadline - now) / 1_000_000)))
+      switch connection.waitReadable(milliseconds: slice) {
+      case 0: continue
+      case 1: break
+      default: return .failure(control.isCancelled ? TransportError.cancelled : .dropped)
+      }
+      let count = chunk.withUnsafeMutableBytes { connection.read($0) }
+      if count < 0 {
+        return .failure(control.isCancelled ? TransportError.cancelled : TransportError.dropped)
+      }
+      do {
+        if count == 0 { return .success(try framer.endOfStream()) }
+        let whole = try chunk.withUnsafeBytes {
+          try framer.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
         }
+        if let whole { return .success(whole) }
+      } catch {
+        return .failure(error)
+      }
     }
-    if let pooled {
-      exchange.reused = true
-      eventLoop.execute { send(pooled) }
-    } else {
-      eventLoop.execute { exchange.reconnect?() }
-    }
-    return exchange
   }
 }
 
-/// An open connection and the handler that gives its responses to the exchange using it.
-final class Connection: @unchecked Sendable {
-  let channel: Channel
-  let router: ResponseRouter
-
-  init(channel: Channel, router: ResponseRouter) {
-    self.channel = channel
-    self.router = router
-  }
-}
-
-/// The connections kept open between requests, per server: plain HTTP's by `host:port`, and
-/// HTTPS's by `host:port` and CA file (`ConnectionPools`).
+/// What lets another thread stop one exchange: a cancelled flag, asked before connecting, before
+/// writing, between reads and before a retry, and the connection in use, which `cancel()` aborts.
 ///
-/// At most 4 idle ones per server and 16 in all. A fifth to one server is closed; a connection
-/// that would pass the total takes the place of the one that has waited longest, whichever server
-/// it leads to, so that the server being talked to now keeps its connection. A connection the
-/// server closed while it waited is dropped when it is next asked for, if `isOpen` can tell.
+/// The connection is attached before anything is written on it and detached before it goes back
+/// to the pool, so that a late `cancel()` never touches a connection serving another request.
+public final class ExchangeControl: @unchecked Sendable {
+  // @unchecked: every stored property is read and written with `lock` held.
+  private let lock = NSLock()
+  private var cancelled = false
+  private var connection: SocketConnection?
+  private let asks: @Sendable () -> Bool
+
+  /// A control that is also cancelled whenever `isCancelled` answers true (the shell's Ctrl-C).
+  public init(isCancelled: @escaping @Sendable () -> Bool = { false }) { asks = isCancelled }
+
+  /// Whether the exchange was cancelled.
+  public var isCancelled: Bool { lock.withLock { cancelled } || asks() }
+
+  /// Cancels the exchange: a blocked read or write on its connection returns at once.
+  public func cancel() {
+    let current = lock.withLock {
+      cancelled = true
+      return connection
+    }
+    current?.abort()
+  }
+
+  /// Records the connection in use; false when the exchange was cancelled already.
+  func attach(_ connection: SocketConnection) -> Bool {
+    lock.withLock {
+      guard !cancelled else { return false }
+      self.connection = connection
+      return true
+    }
+  }
+
+  /// Forgets the connection, before it is closed or kept for another request.
+  func detach() { lock.withLock { connection = nil } }
+}
+
+/// The connections kept open between requests, per server (`scheme://host:port` and, for
+/// HTTPS, the CA file).
+///
+/// At most 4 idle ones per server and 16 in all, each for at most 30 s. A fifth to one server is
+/// closed; a connection that would pass the total takes the place of the one that has waited
+/// longest, whichever server it leads to, so that the server being talked to now keeps its
+/// connection. A connection that closed or received bytes while it waited is dropped when it is
+/// next asked for.
 final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
+  // @unchecked: `idle`, `count` and `clock` are only touched with `lock` held.
   static var perServer: Int { 4 }
   static var total: Int { 16 }
+  /// How long a connection may wait idle, in nanoseconds: 30 s.
+  static var idleLimit: UInt64 { 30_000_000_000 }
 
   private struct Entry {
     let connection: Kept
     /// When it was put back: the smallest has waited longest.
     let stamp: UInt64
+    /// The uptime at which it was put back.
+    let since: UInt64
   }
 
   private let isOpen: @Sendable (Kept) -> Bool
   private let close: @Sendable (Kept) -> Void
+  private let now: @Sendable () -> UInt64
   private let lock = NSLock()
   private var idle: [String: [Entry]] = [:]
   private var count = 0
   private var clock: UInt64 = 0
 
   /// A pool that keeps only connections `isOpen` says are still open, and ends the ones it lets
-  /// go with `close`.
-  init(isOpen: @escaping @Sendable (Kept) -> Bool, close: @escaping @Sendable (Kept) -> Void) {
+  /// go with `close`; `now` is the uptime in nanoseconds.
+  init(
+    isOpen: @escaping @Sendable (Kept) -> Bool, close: @escaping @Sendable (Kept) -> Void,
+    now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+  ) {
     self.isOpen = isOpen
     self.close = close
+    self.now = now
   }
 
   /// An idle connection to `server` that is still open, if there is one.
   func take(_ server: String) -> Kept? {
-    lock.withLock {
+    let (found, stale) = lock.withLock { () -> (Kept?, [Kept]) in
+      var stale = expired()
       while var list = idle[server], let entry = list.popLast() {
         idle[server] = list.isEmpty ? nil : list
         count -= 1
-        if isOpen(entry.connection) { return entry.connection }
-        close(entry.connection)
+        if isOpen(entry.connection) { return (entry.connection, stale) }
+        stale.append(entry.connection)
       }
-      return nil
+      return (nil, stale)
     }
+    stale.forEach(close)
+    return found
   }
 
   /// Keeps `connection` for the next request to `server`; false when that server has as many
   /// waiting as it may.
   func put(_ connection: Kept, server: String) -> Bool {
     guard isOpen(connection) else { return false }
-    let evicted: Kept? = lock.withLock {
-      guard idle[server, default: []].count < Self.perServer else { return connection }
-      var evicted: Kept?
+    let (kept, evicted) = lock.withLock { () -> (Bool, [Kept]) in
+      var evicted = expired()
+      guard idle[server, default: []].count < Self.perServer else { return (false, evicted) }
       if count >= Self.total,
         let oldest = idle.min(by: {
           ($0.value.first?.stamp ?? .max) < ($1.value.first?.stamp ?? .max)
         })
       {
         var list = oldest.value
-        evicted = list.removeFirst().connection
+        evicted.append(list.removeFirst().connection)
         idle[oldest.key] = list.isEmpty ? nil : list
         count -= 1
       }
       clock += 1
-      idle[server, default: []].append(Entry(connection: connection, stamp: clock))
+      idle[server, default: []].append(Entry(connection: connection, stamp: clock, since: now()))
       count += 1
-      return evicted
+      return (true, evicted)
     }
-    guard let evicted else { return true }
-    if evicted === connection { return false }
-    close(evicted)
-    return true
+    evicted.forEach(close)
+    return kept
+  }
+
+  /// Removes the connections that waited longer than the idle limit; called with `lock` held.
+  private func expired() -> [Kept] {
+    let cutoff = now()
+    var gone: [Kept] = []
+    for (server, list) in idle {
+      let fresh = list.filter { cutoff &- $0.since < Self.idleLimit }
+      guard fresh.count < list.count else { continue }
+      gone += list.filter { cutoff &- $0.since >= Self.idleLimit }.map(\.connection)
+      idle[server] = fresh.isEmpty ? nil : fresh
+      count -= list.count - fresh.count
+    }
+    return gone
   }
 
   /// How many connections wait, for tests.
   var idleCount: Int { lock.withLock { count } }
 }
 
-/// The process's pools of kept connections.
+/// The process's pool of kept connections.
 enum ConnectionPools {
-  /// Plain HTTP's, on NIO channels.
-  static let plain = ConnectionPool<Connection>(
-    isOpen: { $0.channel.isActive }, close: { $0.channel.close(promise: nil) })
-  /// HTTPS's blocking connections; one the server closed is found out when it is next used.
-  static let tls = ConnectionPool<SocketConnection>(isOpen: { _ in true }, close: { $0.close() })
-  /// Plain HTTP's blocking connections, which NetworkController uses on its caller's thread; one
-  /// with anything to read (the server closed it, or sent more than was asked) is let go.
-  static let socket = ConnectionPool<SocketConnection>(
+  /// Every server's, plain and TLS: one with anything to read (the server closed it, or sent more
+  /// than was asked) is let go.
+  static let shared = ConnectionPool<SocketConnection>(
     isOpen: { $0.isQuiet }, close: { $0.close() })
-}
-
-/// One request in flight: its result, and a way to cancel it.
-///
-/// Its state is touched only on its event loop, which is what makes it safe to share.
-final class HTTPExchange: @unchecked Sendable {
-  /// The loop the connection runs on.
-  let eventLoop: EventLoop
-  /// `host:port`, where a kept connection goes back to.
-  let server: String
-  /// Whether the request may be sent again when a kept connection closed under it.
-  let retryable: Bool
-  /// Whether the request allows its connection to be kept.
-  var keepsConnection = true
-  /// Whether it was sent on a kept connection.
-  var reused = false
-  /// Opens a new connection and sends the request on it.
-  var reconnect: (@Sendable () -> Void)?
-  /// Makes a blocked HTTPS read or write return, when the exchange is cancelled.
-  var abort: (@Sendable () -> Void)?
-  private let promise: EventLoopPromise<TransportResponse>
-  private var isFinished = false
-  private var receivedHead = false
-  private var retried = false
-  private var connection: Connection?
-
-  init(eventLoop: EventLoop, server: String, retryable: Bool) {
-    self.eventLoop = eventLoop
-    self.server = server
-    self.retryable = retryable
-    promise = eventLoop.makePromise()
-  }
-
-  /// The response, or why there is none.
-  var result: EventLoopFuture<TransportResponse> { promise.futureResult }
-
-  /// The response's head arrived: the request was taken, so it is never sent again.
-  func headArrived() { receivedHead = true }
-
-  /// Completes the exchange once; later calls do nothing.
-  ///
-  /// A connection both sides allow to keep goes back to the pool; any other is closed.
-  func finish(_ result: Result<TransportResponse, Error>) {
-    guard eventLoop.inEventLoop else {
-      eventLoop.execute { self.finish(result) }
-      return
-    }
-    guard !isFinished else { return }
-    if case .failure(TransportError.dropped) = result, reused, !receivedHead, retryable, !retried,
-      let reconnect
-    {
-      // The server closed the kept connection before it answered: once more, on a new one.
-      retried = true
-      reused = false
-      connection?.router.exchange = nil
-      connection?.channel.close(promise: nil)
-      connection = nil
-      reconnect()
-      return
-    }
-    isFinished = true
-    reconnect = nil
-    if case .failure = result, let abort {
-      abort()
-    }
-    abort = nil
-    var keep = false
-    if case .success(let response) = result {
-      keep = keepsConnection && response.head.isKeepAlive
-    }
-    // The connection goes back to the pool before the result is given: a request that its
-    // caller sends at once, such as OAuth2's refresh after a 401, then always finds it.
-    if let connection {
-      self.connection = nil
-      connection.router.exchange = nil
-      if !keep || !ConnectionPools.plain.put(connection, server: server) {
-        connection.channel.close(promise: nil)
-      }
-    }
-    switch result {
-    case .success(var response):
-      // An HTTPS exchange says itself whether its connection was kept (TLSTransport).
-      if reused { response.reusedConnection = true }
-      promise.succeed(response)
-    case .failure(let error):
-      promise.fail(error)
-    }
-  }
-
-  /// Sets what makes a blocked HTTPS read or write return; called at once when the exchange has
-  /// ended already.
-  func setAbort(_ abort: @escaping @Sendable () -> Void) {
-    guard eventLoop.inEventLoop else {
-      eventLoop.execute { self.setAbort(abort) }
-      return
-    }
-    if isFinished { abort() } else { self.abort = abort }
-  }
-
-  /// Ends the exchange with `cancelled`, closing the connection.
-  func cancel() { finish(.failure(TransportError.cancelled)) }
-
-  /// Records the connection; false, and the connection closed, when the exchange already ended.
-  fileprivate func attach(_ connection: Connection) -> Bool {
-    eventLoop.preconditionInEventLoop()
-    guard !isFinished else {
-      connection.channel.close(promise: nil)
-      return false
-    }
-    self.connection = connection
-    connection.router.exchange = self
-    // A kept connection that closed while it waited in the pool: the drop is noticed at once.
-    if !connection.channel.isActive {
-      finish(.failure(TransportError.dropped))
-      return false
-    }
-    return true
-  }
-}
-
-/// The handler at the end of a connection's pipeline: gathers each response's head and body for
-/// the exchange using the connection, and ends it when the response is whole, the connection
-/// drops, or an error arrives.
-final class ResponseRouter: ChannelInboundHandler, @unchecked Sendable {
-  typealias InboundIn = HTTPClientResponsePart
-
-  /// The exchange the next response belongs to; nil while the connection waits in the pool.
-  var exchange: HTTPExchange?
-  private var head: HTTPResponseHead?
-  private var body = ByteBuffer()
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    switch unwrapInboundIn(data) {
-    case .head(let head):
-      self.head = head
-      body.clear()
-      exchange?.headArrived()
-    case .body(var part):
-      body.writeBuffer(&part)
-    case .end:
-      guard let head else { return }
-      self.head = nil
-      let response = TransportResponse(head: head, body: body)
-      body = ByteBuffer()
-      exchange?.finish(.success(response))
-    }
-  }
-
-  func channelInactive(context: ChannelHandlerContext) {
-    exchange?.finish(.failure(TransportError.dropped))
-    context.fireChannelInactive()
-  }
-
-  func errorCaught(context: ChannelHandlerContext, error: Error) {
-    // The connection closing before a whole response reaches the decoder as its end-of-stream
-    // error: that is a drop, which a request on a kept connection may be sent again after.
-    let dropped = (error as? HTTPParserError) == .invalidEOFState
-    exchange?.finish(.failure(dropped ? TransportError.dropped : error))
-    context.close(promise: nil)
-  }
 }

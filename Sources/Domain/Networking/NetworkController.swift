@@ -101,6 +101,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
   case badURL(String)
   /// The request was cancelled (Ctrl-C) before it finished.
   case cancelled(url: String)
+  /// A redirect was not followed, and why (another origin's credentials, https to http, too many).
+  case redirectRefused(from: String, to: String, reason: String)
 
   /// A one-line description.
   public var description: String {
@@ -120,6 +122,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
       return "HTTP \(status)" + (api.isEmpty ? "" : " \(api)")
     case .badURL(let text): return "'\(text)' is not a URL"
     case .cancelled(let url): return "the request to \(url) was cancelled"
+    case .redirectRefused(let from, let to, let reason):
+      return "did not follow the redirect from \(from) to \(to): \(reason)"
     }
   }
 
@@ -176,10 +180,9 @@ public struct NetworkLogEntry: Sendable, Equatable {
 
 /// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000).
 ///
-/// The seed wraps URLSession. On Linux URLSession comes from FoundationNetworking, which loads
-/// libcurl and about 30 more shared libraries at every start-up (about 7 ms); archsh sends over
-/// `HTTPTransport`, HTTP/1.1 on the SwiftNIO that the demo API already brings. The interface is
-/// the seed's either way.
+/// The seed wraps URLSession; archsh sends over `HTTPTransport`, HTTP/1.1 framed by NIOHTTP1,
+/// on the calling thread. The interface is the seed's either way. NetworkController follows no
+/// redirect: a 3xx is the answer (APISessionManager follows them).
 ///
 /// A transport error is a failure; data is deserialized (a throwing deserializer is a failure);
 /// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
@@ -296,64 +299,30 @@ public final class NetworkController: @unchecked Sendable {
     return url
   }
 
-  /// An absolute URL as it is, or a path appended to `base`; nil when that makes no URL.
+  /// An absolute URL as it is, or a path (with its query) appended to `base`'s path; nil when
+  /// that makes no URL.
   public static func url(_ path: String, relativeTo base: URL) -> URL? {
     if path.hasPrefix("http://") || path.hasPrefix("https://") { return URL(string: path) }
-    let text = base.absoluteString
+    // The base URL's scheme, authority and path; a query or fragment on it (which a base URL
+    // given to archsh cannot have) never ends up in the middle of the joined path.
+    var text = base.absoluteString
+    if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<cut]) }
     let root = text.hasSuffix("/") ? String(text.dropLast()) : text
     return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
   }
 
-  /// Sends and waits: archsh runs one command at a time.
-  ///
-  /// Plain HTTP runs on this thread (SocketTransport); HTTPS on a connection thread of its own
-  /// (TLSTransport).
+  /// Sends and waits on this thread: archsh runs one command at a time.
   private func send(_ request: NetworkRequest, to url: URL) -> (
     NetworkResponseHead?, Data?, NetworkError?, Double
   ) {
     let timeout = self.timeout
     let start = DispatchTime.now().uptimeNanoseconds
-    let nanoseconds = Int64(min(timeout, 86_400) * 1_000_000_000)
-    if url.scheme == "http" {
-      let result = SocketTransport.perform(
-        method: request.method, url: url,
-        headers: request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
-        body: request.body, deadline: start + UInt64(nanoseconds), isCancelled: isCancelled)
-      return outcome(result, url: url, timeout: timeout, start: start)
-    }
-    let exchange = HTTPTransport.start(
-      method: request.method, url: url, headers: request.headers, body: request.body,
-      connectTimeout: .nanoseconds(nanoseconds))
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    exchange.result.whenComplete { result in
-      box.set(result)
-      done.signal()
-    }
-    // Ctrl-C is polled here: the shell's flag is set by a signal handler, which cannot reach the
-    // event loop. The same loop enforces the timeout on the whole exchange.
-    let deadline = start + UInt64(nanoseconds)
-    var stopped: NetworkError?
-    while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
-      if isCancelled() {
-        stopped = .cancelled(url: url.absoluteString)
-      } else if DispatchTime.now().uptimeNanoseconds >= deadline {
-        stopped = .timeout(url: url.absoluteString, seconds: timeout)
-      }
-      if stopped != nil {
-        exchange.cancel()
-        done.wait()
-        break
-      }
-    }
-    if let stopped {
-      let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-      return (nil, nil, stopped, milliseconds)
-    }
-    guard let result = box.get() else {
-      let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-      return (nil, nil, .transport(url: url.absoluteString, detail: "no result"), milliseconds)
-    }
+    let nanoseconds = UInt64(min(timeout, 86_400) * 1_000_000_000)
+    let result = HTTPTransport.perform(
+      method: request.method, url: url,
+      headers: request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+      body: request.body, deadline: start + nanoseconds,
+      control: ExchangeControl(isCancelled: isCancelled))
     return outcome(result, url: url, timeout: timeout, start: start)
   }
 
@@ -376,41 +345,29 @@ public final class NetworkController: @unchecked Sendable {
 
   /// A transport failure as a one-line `NetworkError`.
   static func classify(_ error: Error, url: URL, timeout: Double) -> NetworkError {
-    let text = url.absoluteString
+    let text = Redaction.url(url.absoluteString)
     switch error {
     case TransportError.dropped: return .dropped(url: text)
     case TransportError.cancelled: return .cancelled(url: text)
     case TransportError.timedOut: return .timeout(url: text, seconds: timeout)
     case TransportError.refused: return .refused(url: text)
-    case TransportError.unsupportedURL:
-      return .transport(
-        url: text, detail: "only http:// and https:// URLs with a host are supported")
+    case let error as TransportError: return .transport(url: text, detail: error.description)
     case let error as TLSError:
       let hint =
         error.description.contains("certificate")
         ? "; for a private or self-signed server, give its CA with --cacert FILE" : ""
       return .transport(url: text, detail: error.description + hint)
-    case ChannelError.connectTimeout: return .timeout(url: text, seconds: timeout)
-    case let error as IOError where error.errnoCode == ECONNREFUSED: return .refused(url: text)
-    case let error as NIOConnectionError:
-      let refused = error.connectionErrors.contains {
-        ($0.error as? IOError)?.errnoCode == ECONNREFUSED
-      }
-      if refused || error.connectionErrors.isEmpty { return .refused(url: text) }
-      return .transport(url: text, detail: String(describing: error))
-    case is HTTPParserError: return .dropped(url: text)
-    default:
-      let detail = String(describing: error)
-      if detail.contains("Connection reset") { return .dropped(url: text) }
-      return .transport(url: text, detail: detail)
+    default: return .transport(url: text, detail: String(describing: error))
     }
   }
 
   /// The API's `code` and `message` from an error body, when it has them.
   static func httpError(status: Int, data: Data?) -> NetworkError {
     let object = data.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+    // The server's words reach a terminal: control bytes in them are escaped.
     return .http(
-      status: status, code: object?["code"] as? String, message: object?["message"] as? String)
+      status: status, code: (object?["code"] as? String).map { TerminalText.escaped($0) },
+      message: (object?["message"] as? String).map { TerminalText.escaped($0) })
   }
 
   /// A decoding error with the path of the field it concerns, such as `data.price`.
@@ -437,13 +394,6 @@ public final class NetworkController: @unchecked Sendable {
       return .decoding(path: "", detail: String(describing: error))
     }
   }
-}
-
-private final class ResultBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: Result<TransportResponse, Error>?
-  func set(_ result: Result<TransportResponse, Error>) { lock.withLock { value = result } }
-  func get() -> Result<TransportResponse, Error>? { lock.withLock { value } }
 }
 
 /// How a Swift type that a decoder expected reads as JSON: `an object`, not

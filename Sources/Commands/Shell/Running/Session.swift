@@ -114,6 +114,22 @@ public final class Session {
     TLSTrust.shared.caFile = path
   }
 
+  /// Why `text` cannot be the API's base URL (`--api`), or nil when it can.
+  public static func problem(withAPI text: String) -> String? {
+    do {
+      _ = try APIFactory.validBaseURL(text)
+      return nil
+    } catch {
+      return error.description
+    }
+  }
+
+  /// Sends the networking layer's one-time warnings (a credential about to cross the network in
+  /// clear text) to `write`.
+  public static func sendNetworkWarnings(to write: @escaping @Sendable (String) -> Void) {
+    CleartextWarning.handler = write
+  }
+
   /// Hands the open board, if any, to `other`, which it follows from now on.
   public func handBoard(to other: Session) {
     guard let board else { return }

@@ -1,0 +1,352 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+
+/// The limits every response is held to, whatever server sends it.
+public enum HTTPLimits {
+  /// The largest response head (status line and header fields), in bytes: 80 KiB, as
+  /// NIOHTTP1's own default and nginx's large buffers.
+  public static let headBytes = 80 * 1024
+  /// The most header fields a response may have.
+  public static let headerFields = 100
+  /// The body limit until `net limits` changes it: 64 MiB.
+  public static let defaultBodyBytes = 64 << 20
+  /// How many redirects one request follows, as curl's and requests' defaults are near.
+  public static let redirects = 10
+
+  private static let storedBodyBytes = LockedValue(defaultBodyBytes)
+
+  /// The largest body read, for every framing (Content-Length, chunked, read to the close).
+  public static var bodyBytes: Int {
+    get { storedBodyBytes.value }
+    set { storedBodyBytes.value = max(1, newValue) }
+  }
+
+  /// A byte count as its limit is named: `80 KiB`, `64 MiB`, `1500 bytes`.
+  public static func describe(_ bytes: Int) -> String {
+    if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+    return "\(bytes) bytes"
+  }
+}
+
+/// One HTTP/1.1 exchange framed by NIOHTTP1, the decoder (llhttp) that SwiftNIO's servers and
+/// clients use, in an `EmbeddedChannel` on the calling thread: the request goes through
+/// `HTTPRequestEncoder` (which refuses header names and values that would break the head), and
+/// the bytes read from the connection, plain or decrypted, through `HTTPResponseDecoder`.
+///
+/// Every limit of `HTTPLimits` is kept here, and an error names the limit. A response that ended
+/// with bytes after it (an over-long body, a second answer nobody asked for) is whole, but not
+/// `isClean`: its connection must not carry another request.
+final class HTTPFramer {
+  private let channel = EmbeddedChannel()
+  private let bodyLimit: Int
+  private var head: HTTPResponseHead?
+  private var body = ByteBuffer()
+  private var response: TransportResponse?
+  private var wireBytes = 0
+  /// The head's bytes as they arrived (at most its limit and one read).
+  private var headText: [UInt8] = []
+  private var headArrived = false
+  private var leftover = false
+  private var fieldCount = 0
+
+  /// Whether any byte of a response arrived: a request that got none may be sent again.
+  private(set) var receivedAny = false
+
+  /// A framer for one exchange, whose body may be at most `bodyLimit` bytes.
+  init(bodyLimit: Int = HTTPLimits.bodyBytes) throws {
+    self.bodyLimit = bodyLimit
+    var limits = NIOHTTPDecoderLimitConfiguration()
+    limits.maxHeaderListSize = HTTPLimits.headBytes
+    limits.maxHeaderFieldSize = HTTPLimits.headBytes
+    // One more than the limit, so that the limit itself is checked here, with its own message.
+    limits.maxHeaderFieldCount = HTTPLimits.headerFields + 1
+    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+      leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: true,
+      encoderConfiguration: .init(), decoderLimitConfiguration: limits)
+  }
+
+  deinit { _ = try? channel.finish(acceptAlreadyClosed: true) }
+
+  /// The request's bytes, as NIOHTTP1 encodes them; it also tells the decoder that a HEAD
+  /// request's answer has no body.
+  func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
+    do {
+      try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
+      if let body, !body.isEmpty {
+        try channel.writeOutbound(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))))
+      }
+      try channel.writeOutbound(HTTPClientRequestPart.end(nil))
+    } catch {
+      throw TransportError.invalidRequest("a header name or value holds a byte a head cannot carry")
+    }
+    var bytes: [UInt8] = []
+    while let part = try channel.readOutbound(as: IOData.self) {
+      guard case .byteBuffer(let buffer) = part else { continue }
+      bytes += buffer.readableBytesView
+    }
+    return bytes
+  }
+
+  /// Takes bytes read from the connection; the response once it is whole.
+  func feed(_ bytes: UnsafeRawBufferPointer) throws -> TransportResponse? {
+    guard response == nil else {
+      if !bytes.isEmpty { leftover = true }
+      return response
+    }
+    if !bytes.isEmpty { receivedAny = true }
+    guard headArrived else {
+      // The head is gathered whole (within its limit) before the decoder sees it: a reply that
+      // is not HTTP is then named by its first line, and a head framed two ways is mended first.
+      let searchFrom = max(0, headText.count - 3)
+      headText += bytes
+      if let end = Self.endOfHead(in: headText, from: searchFrom) {
+        guard end <= HTTPLimits.headBytes else {
+          throw TransportError.headTooLarge(limit: HTTPLimits.headBytes)
+        }
+        headArrived = true
+        let held = headText
+        headText = Array(held[..<end])
+        try release(head: held[..<end], rest: held[end...])
+      } else if headText.count > HTTPLimits.headBytes {
+        throw TransportError.headTooLarge(limit: HTTPLimits.headBytes)
+      }
+      return response
+    }
+    try process(bytes[...])
+    return response
+  }
+
+  /// Whether the response was framed both by Transfer-Encoding and by Content-Length: it was
+  /// read by the first, as HTTP/1.1 says, but something between may have read it by the second,
+  /// so its connection is not trusted again.
+  private(set) var framedTwoWays = false
+
+  /// Gives the decoder a whole head and the bytes after it.
+  private func release(head bytes: ArraySlice<UInt8>, rest: ArraySlice<UInt8>) throws {
+    var head = Array(bytes)
+    // Lines by their bytes: as Swift characters, CR and LF are one.
+    let lines = head.split(separator: 10, omittingEmptySubsequences: false)
+    func named(_ line: ArraySlice<UInt8>, _ name: String) -> Bool {
+      String(decoding: line.prefix(name.utf8.count + 1), as: UTF8.self).lowercased()
+        == name.lowercased() + ":"
+    }
+    if lines.contains(where: { named($0, "Transfer-Encoding") }),
+      lines.contains(where: { named($0, "Content-Length") })
+    {
+      // NIOHTTP1 refuses such a head; curl and requests read it by Transfer-Encoding, which is
+      // what HTTP/1.1 asks (RFC 9112, 6.3), and so does archsh, once.
+      framedTwoWays = true
+      head = Array(lines.filter { !named($0, "Content-Length") }.joined(separator: [10]))
+    }
+    try head.withUnsafeBytes { try process($0[...]) }
+    guard response == nil, !rest.isEmpty else {
+      if !rest.isEmpty { leftover = true }
+      return
+    }
+    try Array(rest).withUnsafeBytes { try process($0[...]) }
+  }
+
+  /// Where the head in `bytes` ends (after its empty line), looking from `start`.
+  private static func endOfHead(in bytes: [UInt8], from start: Int) -> Int? {
+    var index = start
+    while index < bytes.count {
+      if bytes[index] == 10 {
+        if index + 1 < bytes.count, bytes[index + 1] == 10 { return index + 2 }
+        if index + 2 < bytes.count, bytes[index + 1] == 13, bytes[index + 2] == 10 {
+          return index + 3
+        }
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  private func process(_ bytes: Slice<UnsafeRawBufferPointer>) throws {
+    wireBytes += bytes.count
+    // Chunk framing is small beside its data: anything much past the body limit is not a body.
+    if wireBytes > HTTPLimits.headBytes + 2 * bodyLimit + 65_536 {
+      throw TransportError.bodyTooLarge(limit: bodyLimit)
+    }
+    try write(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes)))
+  }
+
+  /// The server closed the connection: a body read to the close ends here; anything else
+  /// unfinished was dropped.
+  func endOfStream() throws -> TransportResponse {
+    if let response { return response }
+    if !headArrived, !headText.isEmpty {
+      headArrived = true
+      try headText.withUnsafeBytes { try process($0[...]) }
+      if let response { return response }
+    }
+    channel.pipeline.fireChannelInactive()
+    try collect()
+    guard let response else { throw TransportError.dropped }
+    return response
+  }
+
+  /// Whether the response ended exactly where the bytes read did.
+  ///
+  /// Only then is the connection in step for the next request. Asked once the response is whole.
+  var isClean: Bool {
+    guard response != nil, !leftover else { return false }
+    // A decoder in the middle of another message fails at the end of the stream.
+    channel.pipeline.fireChannelInactive()
+    do {
+      try channel.throwIfErrorCaught()
+      return try channel.readInbound(as: HTTPClientResponsePart.self) == nil
+    } catch {
+      return false
+    }
+  }
+
+  private func write(_ buffer: ByteBuffer) throws {
+    do {
+      try channel.writeInbound(buffer)
+    } catch {
+      // Parts decoded before the error still count: a whole response followed by bytes that
+      // are not one is whole, and not clean.
+      try? collect()
+      if response != nil {
+        leftover = true
+        return
+      }
+      throw classify(error)
+    }
+    try collect()
+  }
+
+  private func collect() throws {
+    while let part = try channel.readInbound(as: HTTPClientResponsePart.self) {
+      guard response == nil else {
+        leftover = true
+        continue
+      }
+      switch part {
+      case .head(let received):
+        try check(received)
+        head = received
+      case .body(var bytes):
+        guard body.readableBytes + bytes.readableBytes <= bodyLimit else {
+          throw TransportError.bodyTooLarge(limit: bodyLimit)
+        }
+        body.writeBuffer(&bytes)
+      case .end:
+        guard let head else { throw TransportError.dropped }
+        response = TransportResponse(head: head, body: body)
+      }
+    }
+  }
+
+  /// What a head must be to be used: a status of three digits from 100 to 599, one
+  /// Content-Length, one that fits the body limit, and no more fields than the limit.
+  private func check(_ received: HTTPResponseHead) throws {
+    let code = Int(received.status.code)
+    guard (100...599).contains(code) else {
+      throw TransportError.badStatusLine(firstLine)
+    }
+    guard received.headers.count <= HTTPLimits.headerFields else {
+      throw TransportError.tooManyFields(limit: HTTPLimits.headerFields)
+    }
+    let lengths = Set(
+      received.headers["Content-Length"].flatMap { $0.split(separator: ",") }.map {
+        $0.trimmingCharacters(in: .whitespaces)
+      })
+    if lengths.count > 1 { throw TransportError.conflictingLengths(lengths.sorted()) }
+    if let text = lengths.first, let length = Int(text), length > bodyLimit,
+      received.headers["Transfer-Encoding"].isEmpty
+    {
+      throw TransportError.bodyTooLarge(limit: bodyLimit)
+    }
+  }
+
+  /// A parser's error as what it means for the user.
+  private func classify(_ error: Error) -> TransportError {
+    if let known = error as? TransportError { return known }
+    let parserError = error as? HTTPParserError
+    if head == nil {
+      if parserError == .headerOverflow {
+        // NIOHTTP1 counts fields and bytes; the bytes are bounded before it sees them.
+        return headText.count > HTTPLimits.headBytes
+          ? .headTooLarge(limit: HTTPLimits.headBytes)
+          : .tooManyFields(limit: HTTPLimits.headerFields)
+      }
+      if parserError == .unexpectedContentLength || parserError == .invalidContentLength {
+        return .conflictingLengths(contentLengths)
+      }
+      return headText.starts(with: Array("HTTP/".utf8))
+        ? .badStatusLine(firstLine) : .notHTTP(firstLine)
+    }
+    return .malformed(parserError.map { "\($0)" } ?? String(describing: error))
+  }
+
+  /// The reply's first line (at most 80 bytes), with every control byte escaped, for a message:
+  /// `HTTP/1.1 -1 Bad`, `SSH-2.0-OpenSSH_9.2p1`.
+  private var firstLine: String {
+    var line = headText.prefix { $0 != 10 }.prefix(80)
+    if line.last == 13 { line = line.dropLast() }
+    return TerminalText.escaped(String(decoding: line, as: UTF8.self))
+  }
+
+  /// The Content-Length values of the head as it arrived, for the error that they disagree.
+  private var contentLengths: [String] {
+    String(decoding: headText, as: UTF8.self).split(separator: "\r\n").compactMap { line in
+      let parts = line.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+      return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+  }
+}
+
+/// A value behind a lock, for settings read from any thread.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+  // @unchecked: `stored` is only touched while `lock` is held.
+  private let lock = NSLock()
+  private var stored: Value
+
+  init(_ value: Value) { stored = value }
+
+  var value: Value {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
+}
+
+/// Text from a server made safe for a terminal: control bytes become escapes, so that a body can
+/// set no title, colour or cursor.
+public enum TerminalText {
+  /// `text` with C0 controls (but newline and tab), DEL and C1 controls written as `\e`, `\a`,
+  /// `\r`, `\0` or `\u{9b}`.
+  public static func escaped(_ text: String, keepingLines: Bool = false) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      if keepingLines, scalar == "\n" || scalar == "\t" {
+        result.unicodeScalars.append(scalar)
+        continue
+      }
+      guard needsEscape(scalar) else {
+        result.unicodeScalars.append(scalar)
+        continue
+      }
+      switch scalar {
+      case "\u{1B}": result += "\\e"
+      case "\u{07}": result += "\\a"
+      case "\r": result += "\\r"
+      case "\n": result += "\\n"
+      case "\t": result += "\\t"
+      case "\0": result += "\\0"
+      default: result += "\\u{" + String(scalar.value, radix: 16) + "}"
+      }
+    }
+    return result
+  }
+
+  private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+  }
+}

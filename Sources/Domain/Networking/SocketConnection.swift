@@ -1,0 +1,140 @@
+import CTLS
+import Foundation
+
+/// Where HTTPS trusts certificates: the system's trust store, and the CA that `--cacert FILE`
+/// adds for a private or self-signed server.
+public final class TLSTrust: @unchecked Sendable {
+  // @unchecked: `file` is only touched with `lock` held.
+  /// The process's one setting.
+  public static let shared = TLSTrust()
+  private let lock = NSLock()
+  private var file: String?
+
+  /// A PEM file of CA certificates trusted besides the system's, or nil.
+  public var caFile: String? {
+    get { lock.withLock { file } }
+    set { lock.withLock { file = newValue } }
+  }
+}
+
+/// Why a connection could not be made, in the system's or OpenSSL's words (a name that does not
+/// resolve, a network that cannot be reached, a certificate that is not accepted).
+struct SocketError: Error, Equatable, CustomStringConvertible {
+  let description: String
+}
+
+/// Why a TLS handshake failed: the library, the handshake or the certificate, in OpenSSL's words.
+struct TLSError: Error, Equatable, CustomStringConvertible {
+  let description: String
+}
+
+/// One blocking connection, plain or over TLS (CTLS), closed once.
+final class SocketConnection: @unchecked Sendable {
+  // @unchecked: `connection` is only read or changed with `lock` held; the C calls on it are
+  // safe from any one thread, and `abort` (a shutdown) from another.
+  private let lock = NSLock()
+  private var connection: OpaquePointer?
+
+  private init(_ connection: OpaquePointer) { self.connection = connection }
+
+  /// A new connection to `host:port`, made before `deadline` unless `control` is cancelled.
+  ///
+  /// Over TLS when `tls` is set: the certificate is checked against the system's store and
+  /// `caFile`, and `control` can abort the handshake once the socket exists.
+  static func connect(
+    host: String, port: Int, tls: Bool, caFile: String?, deadline: UInt64,
+    control: ExchangeControl
+  ) -> Result<SocketConnection, Error> {
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard now < deadline else { return .failure(TransportError.timedOut) }
+    let milliseconds = Int32(clamping: max(1, (deadline - now) / 1_000_000))
+    var error = [CChar](repeating: 0, count: 512)
+    var failure: Int32 = 0
+    let question = Unmanaged.passRetained(control)
+    defer { question.release() }
+    let made = archsh_connect(
+      host, Int32(port), milliseconds, &error, error.count, &failure,
+      { context in
+        guard let context else { return 0 }
+        return Unmanaged<ExchangeControl>.fromOpaque(context).takeUnretainedValue().isCancelled
+          ? 1 : 0
+      }, question.toOpaque())
+    guard let made else {
+      switch failure {
+      case ECANCELED: return .failure(TransportError.cancelled)
+      case ECONNREFUSED: return .failure(TransportError.refused)
+      case ETIMEDOUT: return .failure(TransportError.timedOut)
+      default: return .failure(SocketError(description: String(cMessage: error)))
+      }
+    }
+    let connection = SocketConnection(made)
+    guard tls else { return .success(connection) }
+    guard control.attach(connection) else {
+      connection.close()
+      return .failure(TransportError.cancelled)
+    }
+    let shaken = archsh_tls_handshake(made, host, Int32(port), caFile, &error, error.count)
+    control.detach()
+    if control.isCancelled {
+      connection.close()
+      return .failure(TransportError.cancelled)
+    }
+    guard shaken == 0 else {
+      connection.close()
+      let message = String(cMessage: error)
+      // The handshake reads with the socket's own limit, which is the request's timeout.
+      if DispatchTime.now().uptimeNanoseconds >= deadline {
+        return .failure(TransportError.timedOut)
+      }
+      return .failure(TLSError(description: message))
+    }
+    return .success(connection)
+  }
+
+  /// Reads up to `buffer.count` bytes: the count, 0 at the end of the stream, -1 on failure.
+  func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    guard let connection = lock.withLock({ self.connection }) else { return -1 }
+    return archsh_connection_read(connection, buffer.baseAddress, buffer.count)
+  }
+
+  /// Writes all of `bytes`; false when the connection failed.
+  func write(_ bytes: [UInt8]) -> Bool {
+    guard let connection = lock.withLock({ self.connection }) else { return false }
+    return bytes.withUnsafeBytes {
+      archsh_connection_write(connection, $0.baseAddress, $0.count)
+    } == 0
+  }
+
+  /// Waits up to `milliseconds` for bytes to read: 1 when there are (or the server closed), 0
+  /// when the time ran out, -1 on failure.
+  func waitReadable(milliseconds: Int32) -> Int32 {
+    guard let connection = lock.withLock({ self.connection }) else { return -1 }
+    return archsh_wait_readable(connection, milliseconds)
+  }
+
+  /// Whether a kept connection has nothing waiting to be read: one the server closed, or one
+  /// with bytes no request asked for, must not carry the next request.
+  var isQuiet: Bool {
+    guard let connection = lock.withLock({ self.connection }) else { return false }
+    return archsh_is_quiet(connection) != 0
+  }
+
+  /// Makes a blocked read or write return: the exchange was cancelled.
+  func abort() { lock.withLock { connection.map { archsh_connection_abort($0) } } }
+
+  /// Closes the connection; later calls do nothing.
+  func close() {
+    let closing = lock.withLock {
+      defer { connection = nil }
+      return connection
+    }
+    closing.map { archsh_connection_close($0) }
+  }
+}
+
+extension String {
+  /// The text a C function wrote into `buffer`, up to its NUL.
+  init(cMessage buffer: [CChar]) {
+    self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

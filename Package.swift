@@ -117,7 +117,7 @@ let package = Package(
   ]
 )
 
-// The libFuzzer target, only for `make fuzz` (Fuzz/run.sh sets ARCHSH_FUZZ=1 and builds it with
+// The libFuzzer targets, only for `make fuzz` (Fuzz/run.sh sets ARCHSH_FUZZ=1 and builds it with
 // --sanitize=fuzzer); an ordinary build has no libFuzzer to link it against.
 // SwiftPM passes -sanitize=fuzzer to the fuzz target's own module only, so the code it exercises
 // would run uninstrumented and libFuzzer would fuzz blind; the coverage that -sanitize=fuzzer
@@ -131,4 +131,7 @@ if ProcessInfo.processInfo.environment["ARCHSH_FUZZ"] == "1" {
   }
   package.targets.append(
     .executableTarget(name: "ShellFuzz", dependencies: ["Commands"], path: "Fuzz/ShellFuzz"))
+  // The response path: bytes from a server in, a response or an error out.
+  package.targets.append(
+    .executableTarget(name: "ResponseFuzz", dependencies: ["Domain"], path: "Fuzz/ResponseFuzz"))
 }

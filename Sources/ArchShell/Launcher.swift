@@ -1,4 +1,5 @@
 import ArgumentParser
+@preconcurrency import CEdit
 import Commands
 import Foundation
 
@@ -103,14 +104,28 @@ enum Launcher {
     let interpreter = Interpreter(session: session, sink: StandardStreams(), settings: settings)
     interpreter.terminalWidth = TerminalWidth.ofStandardOutput
 
-    defer { session.factory.shutdown() }
+    // Whatever ends the run (the end of a script, Ctrl-D, quit, exit N, SIGTERM, SIGHUP, Ctrl-C
+    // in a script), the output is written and the workspace closed: its write-ahead log is folded
+    // back into the file.
+    defer {
+      StandardStreams.flush()
+      session.factory.shutdown()
+    }
+    archsh_install_signal_handlers()
+    interpreter.interruptRequested = { archshInterruptPending() }
+    session.interruptCheck = { archshInterruptPending() }
     if options.board {
       var source = ArrayLineSource(["board open"])
       guard case .finished = interpreter.run(&source, name: "--board", interactive: false),
         !interpreter.hadFailure
       else { return 1 }
     }
-    let status = runChosen(session, interpreter, options)
+    var status = runChosen(session, interpreter, options)
+    // A script that a signal stopped ends as the signal would have ended it.
+    let interactive = options.actions.isEmpty && options.words.isEmpty && isatty(0) != 0
+    if let signal = endingSignal(interactive: interactive) {
+      status = 128 + signal
+    }
     // A script's board stays up for the room until the presenter is done with it.
     if options.board, isatty(0) != 0, !options.actions.isEmpty || !options.words.isEmpty {
       StandardStreams.write(
@@ -143,9 +158,14 @@ enum Launcher {
     for path in paths {
       let result = WalkthroughReplay.check(
         path: path, accept: options.accept, apiURL: options.api ?? variable("ARCHSH_API"))
+      if result.scriptError != nil {
+        StandardStreams.write(result.report, to: 2)
+        status = 2
+        continue
+      }
       StandardStreams.write(result.report, to: 1)
       if options.accept ? result.status != 0 || result.unreadable != nil : !result.passed {
-        status = 1
+        status = max(status, 1)
       }
     }
     return status
@@ -278,9 +298,19 @@ enum Launcher {
       "archsh \(Options.version): type 'help' for commands, Ctrl-D to leave\n", to: 1)
     let outcome = interpreter.run(&editor, name: nil, interactive: true)
     editor.saveHistory()
-    if editor.wasTerminated { return 128 + SIGTERM }
+    interpreter.finishRecordingOnExit()
+    if let signal = editor.endingSignal { return 128 + signal }
     if case .exit(let status) = outcome { return status }
     return 0
+  }
+
+  /// The signal that stopped a script: SIGTERM, SIGHUP, or SIGINT (Ctrl-C); nil when none did.
+  /// The interactive shell reports its own (Ctrl-C there only discards a line).
+  static func endingSignal(interactive: Bool) -> Int32? {
+    let ending = archsh_terminate_pending()
+    if ending != 0 { return ending }
+    if !interactive, archsh_interrupt_pending() != 0 { return SIGINT }
+    return nil
   }
 
   /// An environment variable, or nil when it is unset or empty.

@@ -135,8 +135,12 @@ struct LineEditor: LineSource {
     chmod(historyPath, 0o600)
   }
 
-  /// Whether the session ends because SIGTERM arrived; the process then exits with 143.
-  var wasTerminated: Bool { archsh_terminate_pending() != 0 }
+  /// The signal that ended the session (SIGTERM, or SIGHUP when the terminal closed), or nil; the
+  /// process then exits with 128 + its number.
+  var endingSignal: Int32? {
+    let signal = archsh_terminate_pending()
+    return signal == 0 ? nil : signal
+  }
 
   /// Loads libedit, the first time a terminal session starts; returns why it could not be loaded.
   ///
@@ -167,8 +171,8 @@ struct LineEditor: LineSource {
   }
 }
 
-/// Whether Ctrl-C was pressed, or SIGTERM arrived, while a command ran; the interpreter then stops
-/// a running script.
+/// Whether Ctrl-C was pressed, or SIGTERM or SIGHUP arrived, while a command ran; the interpreter
+/// then stops a running script.
 func archshInterruptPending() -> Bool {
   archsh_interrupt_pending() != 0 || archsh_terminate_pending() != 0
 }

@@ -16,8 +16,10 @@
 static volatile sig_atomic_t interrupt_flag = 0;
 static volatile sig_atomic_t terminate_flag = 0;
 
+// SIGTERM and SIGHUP (the terminal window closed) both end archsh the way Ctrl-D does: the
+// flag keeps which came, so that the exit status is 128 + its number.
 static void on_signal(int signo) {
-  if (signo == SIGTERM) terminate_flag = 1;
+  if (signo == SIGTERM || signo == SIGHUP) terminate_flag = signo;
   else interrupt_flag = 1;
 }
 
@@ -27,8 +29,19 @@ void archsh_install_signal_handlers(void) {
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;
-  sigaction(SIGINT, &action, NULL);
-  sigaction(SIGTERM, &action, NULL);
+  int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  sigset_t unblocked;
+  sigemptyset(&unblocked);
+  for (size_t index = 0; index < sizeof signals / sizeof signals[0]; index++) {
+    // A signal ignored when archsh started stays ignored, as in every shell: a script started
+    // in the background by a shell ignores Ctrl-C meant for the foreground.
+    struct sigaction current;
+    if (sigaction(signals[index], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+    sigaction(signals[index], &action, NULL);
+    sigaddset(&unblocked, signals[index]);
+  }
+  // A parent may have blocked them (a test runner does): archsh must hear them all the same.
+  pthread_sigmask(SIG_UNBLOCK, &unblocked, NULL);
 }
 
 int archsh_terminate_pending(void) { return terminate_flag; }

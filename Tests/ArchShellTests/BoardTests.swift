@@ -190,6 +190,8 @@ struct BoardTests {
     let first = events.read(until: "event: snapshot")
     #expect(Self.status(of: first) == 200)
     #expect(first.contains("Content-Type: text/event-stream"))
+    // The board's own address reaches the Session panel without its token.
+    #expect(!first.contains(token))
 
     // Each command, and what it drew, reaches the page within a second of ending.
     func ended(_ line: String, then marker: String) throws -> String {
@@ -221,6 +223,16 @@ struct BoardTests {
     text = try ended("auth burst 5 /users/me --summary", then: #""panel":"trace""#)
     #expect(text.contains(#""role":"refresh""#) && text.contains(#""role":"replay""#))
     #expect(!text.contains("lovelace"))
+    #expect(!text.contains(token))
+
+    // A secret's value that a command prints reaches the terminal, never the page.
+    shell.send("set tok supersecretvalue --secret")
+    shell.send("echo $tok")
+    _ = try shell.read(until: "supersecretvalue")
+    shell.send("board status")
+    text = try ended("board status", then: #""panel":"#)
+    #expect(!text.contains("supersecretvalue"), "\(text.suffix(500))")
+    #expect(text.contains("<redacted>"))
     #expect(!text.contains(token))
     let bearer = try NSRegularExpression(pattern: #"Bearer [^…\\"]"#)
     #expect(bearer.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text)) == 0)

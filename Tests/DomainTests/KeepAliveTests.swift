@@ -342,6 +342,29 @@ struct HTTPFramerTests {
     #expect(framer.framedTwoWays)
   }
 
+  @Test("a framer frames the next exchange when the last response ended where its length said")
+  func reuse() throws {
+    let framer = try HTTPFramer()
+    func exchange(_ method: HTTPMethod, _ text: String) throws -> String? {
+      framer.reset(bodyLimit: 1 << 20)
+      _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: method, uri: "/"), body: nil)
+      let response = try Array(text.utf8).withUnsafeBytes { try framer.feed($0) }
+      return response.map { String(buffer: $0.body) }
+    }
+    #expect(try exchange(.GET, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") == "ok")
+    #expect(framer.isClean && framer.isReusable)
+    #expect(try exchange(.HEAD, "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n") == "")
+    #expect(framer.isClean && framer.isReusable)
+    #expect(try exchange(.GET, "HTTP/1.1 204 No Content\r\n\r\n") == "")
+    #expect(framer.isClean && framer.isReusable)
+    #expect(try exchange(.GET, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nyes") == "yes")
+    #expect(framer.isClean && framer.isReusable)
+    // A chunked body ends where the decoder says: clean, but the decoder was asked by closing it.
+    let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+    #expect(try exchange(.GET, chunked) == "ok")
+    #expect(framer.isClean && !framer.isReusable)
+  }
+
   @Test("a head of exactly the limit is read")
   func headAtTheLimit() throws {
     let prefix = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Pad: "

@@ -14,10 +14,12 @@
 
 /// Installs handlers for SIGINT and SIGTERM without SA_RESTART, so a blocked read returns and
 /// readline() gives NULL: Ctrl-C then discards the line, and SIGTERM ends the session after the
-/// history is saved, instead of killing the process first.
+/// history is saved, instead of killing the process first. SIGHUP does what SIGTERM does. A
+/// script installs them too, so that a signal ends it between commands, with its output written
+/// and its workspace closed.
 void archsh_install_signal_handlers(void);
 
-/// Returns whether SIGTERM arrived.
+/// Returns the signal that asked archsh to end, SIGTERM or SIGHUP (the terminal closed), or 0.
 int archsh_terminate_pending(void);
 
 /// Returns whether Ctrl-C was pressed since the last call, and clears the flag.

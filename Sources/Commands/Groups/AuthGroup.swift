@@ -224,6 +224,7 @@ enum AuthGroup {
   /// The password: the argument, standard input's first line, or a prompt without echo.
   static func password(_ invocation: Invocation, email: Word) throws -> String {
     if let given = invocation[passwordArgument] {
+      invocation.session.rememberSecret(given.text)
       return given.text
     }
     if invocation[passwordStdinFlag] {
@@ -232,6 +233,7 @@ enum AuthGroup {
           "--password-stdin found no password on standard input",
           hint: "for example: echo \"$PASSWORD\" | archsh -c 'auth login EMAIL --password-stdin'")
       }
+      invocation.session.rememberSecret(line)
       return line
     }
     let needsPassword = ShellError(
@@ -240,8 +242,19 @@ enum AuthGroup {
       at: email.offset)
     guard PasswordInput.canPrompt else { throw needsPassword }
     switch PasswordInput.prompt("password for \(email.text): ") {
-    case .entered(let typed): return typed
-    case .ended: throw needsPassword
+    case .entered(let typed):
+      guard !typed.isEmpty else {
+        throw ShellError(
+          "no password was typed", hint: "nothing was sent; type the password at the prompt",
+          at: email.offset)
+      }
+      invocation.session.rememberSecret(typed)
+      invocation.session.recorder?.typedAtPrompt(typed, parameter: "password")
+      return typed
+    case .ended:
+      throw ShellError(
+        "the login was cancelled", hint: "Ctrl-D at the password prompt; nothing was sent",
+        at: email.offset)
     case .cancelled:
       // The terminal is restored by now. Where nothing handles Ctrl-C (a script run with -c or
       // -f), the process ends as Ctrl-C would have ended it; at the prompt the login is cancelled.

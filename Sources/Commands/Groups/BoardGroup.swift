@@ -45,7 +45,6 @@ enum BoardGroup {
     do {
       let board = try Board.open(session, port: invocation[portOption] ?? 0)
       session.board = board
-      invocation.interpreter.flushAfterThisCommand()
       return .sentence(
         "the board is open at \(board.url)",
         [Field("url", .string(board.url)), Field("already_open", .bool(false))])
@@ -72,8 +71,6 @@ enum BoardGroup {
     examples: ["board status"],
     result: .record(["open", "url", "pages", "messages_held", "bytes_held"])
   ) { invocation in
-    // A program that drives archsh through a pipe reads the answer at once.
-    invocation.interpreter.flushAfterThisCommand()
     guard let board = invocation.session.board else {
       return .record([Field("open", .bool(false))])
     }

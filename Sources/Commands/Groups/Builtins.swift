@@ -196,12 +196,21 @@ enum Builtins {
         at: name.offset)
     }
     invocation.session.variables[name.text] = Variable(value, isSecret: isSecret)
+    if isSecret { invocation.session.rememberSecret(value) }
     return .empty
   }
 
   /// The value of `set NAME --secret` given without one: from the session's answers, the
   /// terminal (without echo), or standard input's first line.
   static func askSecret(_ name: Word, session: Session) throws -> String {
+    let value = try readSecret(name, session: session)
+    session.secretsGivenFromOutside.remember(value)
+    return value
+  }
+
+  /// The value for `set NAME --secret`: the recorded answer, `$ARCHSH_SECRET_NAME`, a prompt at a
+  /// terminal, or standard input's next line.
+  private static func readSecret(_ name: Word, session: Session) throws -> String {
     if let answers = session.secretAnswers {
       guard let answer = answers[name.text] else {
         throw ShellError(
@@ -210,9 +219,15 @@ enum Builtins {
       }
       return answer
     }
+    // A walkthrough checked without a terminal takes its secrets from the environment.
+    if let value = ProcessInfo.processInfo.environment["ARCHSH_SECRET_" + name.text] {
+      return value
+    }
     let missing = ShellError(
       "'set \(name.text) --secret' found no value to read",
-      hint: "type it at a terminal, or give it as standard input's first line", at: name.offset)
+      hint:
+        "type it at a terminal, give it as a line of standard input, or set ARCHSH_SECRET_\(name.text)",
+      at: name.offset)
     guard PasswordInput.canPrompt else {
       guard let line = PasswordInput.firstLineOfStandardInput() else { throw missing }
       return line

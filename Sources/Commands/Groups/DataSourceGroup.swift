@@ -616,9 +616,14 @@ enum DataSourceGroup {
   ) throws -> Output {
     let open = try open(invocation)
     let notify = !invocation[quiet]
-    let wasEmpty = open.document.controller.totalRowCount == 0
+    var wasEmpty = open.document.controller.totalRowCount == 0
     open.delegate.notifications = []
-    try open.document.mutate(operation) { body($0, notify) }
+    try open.document.mutate(operation) {
+      // Counted here: the mutation runs on what the workspace holds, which another process may
+      // have changed.
+      wasEmpty = $0.totalRowCount == 0
+      body($0, notify)
+    }
     var events = open.delegate.notifications.map(notification)
     let isEmpty = open.document.controller.totalRowCount == 0
     if wasEmpty != isEmpty { events.append(collectionState(empty: isEmpty)) }

@@ -76,6 +76,7 @@ enum RecordGroup {
         at: file.offset)
     }
     let recorder = SessionRecorder(path: path, variables: session.variables)
+    recorder.hideSecrets = { [session] in session.hidingSecrets($0) }
     session.recorder = recorder
     var text =
       "recording to \(path): type the walkthrough ('#' lines are its narration), then 'record stop'"
@@ -99,12 +100,16 @@ enum RecordGroup {
       "script", "lines", "transcript", "reproduces", "replay_status", "first_difference",
     ])
   ) { invocation in
-    let session = invocation.session
+    try finish(invocation.session, settings: invocation.interpreter.settings)
+  }
+
+  /// Writes the walkthrough being recorded and its transcript, and replays it to check it: what
+  /// `record stop` does, and what leaving archsh while recording does.
+  static func finish(_ session: Session, settings: InterpreterSettings) throws -> Output {
     guard let recorder = session.recorder else {
       throw ShellError("nothing is being recorded", hint: "start with 'record start FILE.ash'")
     }
     session.recorder = nil
-    let settings = invocation.interpreter.settings
     let (script, transcript) = recorder.compose(
       prompt: settings.prompt, continuationPrompt: settings.continuationPrompt)
     try PrivateFile.write(script, to: recorder.path)

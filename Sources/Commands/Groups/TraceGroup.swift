@@ -89,7 +89,8 @@ enum TraceGroup {
     guard let file else { return .diagram(format: format.rawValue, text: diagram) }
     let path = invocation.paths.resolve(file.text)
     do throws(ShellError) {
-      try PrivateFile.write(diagram + "\n", to: path)
+      // A file outlives the session: a secret's value never goes into one.
+      try PrivateFile.write(invocation.session.hidingSecrets(diagram) + "\n", to: path)
     } catch {
       throw error.located(at: file.offset)
     }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// `record start FILE.ash` … `record stop`: what is typed at the prompt, kept as a walkthrough and
@@ -84,7 +85,26 @@ public final class SessionRecorder {
       setLines: setLines, line: text, offsets: offsets, output: "", error: nil, isComment: false)
   }
 
-  func output(_ text: String) { current?.output += text }
+  /// Records a secret the current line asked for at a prompt (a password): the walkthrough asks
+  /// for it with `set NAME --secret` and gives it to the line as `"${NAME}"`, so that its replay
+  /// needs no terminal.
+  func typedAtPrompt(_ value: String, parameter: String) {
+    guard var entry = current else { return }
+    let name = secretName(value, parameter: parameter)
+    if secrets[name] == nil {
+      secrets[name] = value
+      entry.setLines.append("set \(name) --secret")
+    }
+    entry.line += " \"${\(name)}\""
+    current = entry
+  }
+
+  /// Hides the session's secrets (`Session.hidingSecrets`).
+  var hideSecrets: (String) -> String = { $0 }
+
+  /// Records what the current line printed, with every secret's value replaced by `<redacted>`:
+  /// a recording never holds one (the replay that checks it redacts the same way).
+  func output(_ text: String) { current?.output += hideSecrets(text) }
 
   /// Records the error of the current line, placed where its word stands in the recorded line:
   /// a secret replaced before it changes its column.
@@ -338,6 +358,26 @@ public final class SessionRecorder {
         }
         add(line, shown: echoed(line))
       }
+    }
+    var asked = inherited.filter { variablesAtStart[$0]?.isSecret == true }
+    for entry in entries where !entry.isComment {
+      for line in entry.setLines + [entry.line] {
+        let words = line.split(separator: " ")
+        if words.count == 3, words[0] == "set", words[2] == "--secret",
+          !asked.contains(String(words[1]))
+        {
+          asked.append(String(words[1]))
+        }
+      }
+    }
+    if !asked.isEmpty {
+      let names = asked.joined(separator: ", ")
+      let header = """
+        # Secrets this walkthrough asks for, in this order: \(names). At a terminal it asks; \
+        without one, give them as the lines of standard input, in this order, or as environment \
+        variables ARCHSH_SECRET_NAME (for example ARCHSH_SECRET_\(asked[0])).
+        """
+      for line in header.split(separator: "\n") { add(String(line), shown: line + "\n") }
     }
     for entry in entries {
       if entry.isComment {

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Runs a walkthrough as the test suite and `--check` see it: in a fresh in-memory workspace,
@@ -42,7 +43,9 @@ public enum WalkthroughReplay {
       case .stopped: status = 1
       case .exit(let code): status = code
       }
-      return Run(output: sink.text, status: status)
+      // A secret given from outside (typed at a prompt when it was recorded) is recorded as
+      // `<redacted>`, and so is it in the replay; one the file itself holds is no secret to it.
+      return Run(output: session.secretsGivenFromOutside.hide(sink.text), status: status)
     }
   }
 
@@ -68,12 +71,15 @@ public enum WalkthroughReplay {
     public var unreadable: String?
     /// Whether `accept` wrote a new transcript.
     public var accepted = false
+    /// Why the walkthrough itself could not be read (it was not run): a usage error.
+    public var scriptError: String?
 
     /// Whether the run matched its transcript and succeeded.
     public var passed: Bool { diff == nil && unreadable == nil && status == 0 }
 
     /// One line that says what was found, and the diff after it.
     public var report: String {
+      if let scriptError { return "archsh: error: \(scriptError) (check the walkthrough's path)\n" }
       var text: String
       if accepted {
         text =
@@ -99,6 +105,13 @@ public enum WalkthroughReplay {
   /// writes the output as the new transcript (mode 0600 when it is new).
   public static func check(path: String, accept: Bool, apiURL: String? = nil) -> Check {
     let outPath = transcriptPath(for: path)
+    // A walkthrough that cannot be read is a mistake in the command, not a run: nothing is
+    // compared, and nothing is written.
+    if case .failure(let error) = ScriptLineSource.open(path: path) {
+      var check = Check(path: path, transcriptPath: outPath, status: 2)
+      check.scriptError = error.message
+      return check
+    }
     let run = run(path: path, apiURL: apiURL)
     let expected = FileManager.default.contents(atPath: outPath).map {
       String(decoding: $0, as: UTF8.self)

@@ -37,8 +37,14 @@ public final class AppDelegate {
     }
     let app = try makeConfigurator()
     try app.launch()
-    self.app = app
-    try save()
+    try stateStore.exclusively("starting the app") { change in
+      // Another process started it meanwhile: its app is the one that runs.
+      if case .replaced(let saved) = change {
+        throw NavigationError.alreadyRunning(flow: saved.flow)
+      }
+      self.app = app
+      try save()
+    }
     return app
   }
 
@@ -56,8 +62,26 @@ public final class AppDelegate {
     try app.launch(restoring: saved)
     self.app = app
     if quiet { _ = dependencies.log.drain() }
-    try save()
-    return app
+    // Saved with the lock held, over exactly what was read: another process may have moved on.
+    try stateStore.exclusively("restoring the app") { change in
+      try adopt(change)
+      try save()
+    }
+    if required, self.app == nil { throw NavigationError.notRunning }
+    return self.app
+  }
+
+  /// Takes what another archsh process did to the saved state: its app runs from now on.
+  private func adopt(_ change: AppStateStore.Change) throws {
+    switch change {
+    case .none: break
+    case .cleared: app = nil
+    case .replaced(let saved):
+      let restored = try makeConfigurator()
+      try restored.launch(restoring: saved)
+      app = restored
+      _ = dependencies.log.drain()
+    }
   }
 
   /// The running app, with what restoring it recorded dropped; `notRunning` without one.
@@ -68,10 +92,18 @@ public final class AppDelegate {
   }
 
   /// Runs a navigation on the running app and saves the state; returns what each part did.
+  ///
+  /// The workspace's write lock is held from reading the state to saving it: when another archsh
+  /// process changed the state since this one last saw it, the app is restored from what is saved
+  /// first, so that the navigation applies to it and nothing the other process did is lost.
   public func navigate(_ body: (AppConfigurator) throws -> Void) throws -> [NavigationRecord] {
-    let app = try runningApp()
-    try body(app)
-    try save()
+    _ = try runningApp()
+    try stateStore.exclusively("sending an event") { change in
+      try adopt(change)
+      guard let app else { throw NavigationError.notRunning }
+      try body(app)
+      try save()
+    }
     return drain()
   }
 

@@ -187,6 +187,20 @@ public final class AppStateStore {
   private let workspace: Workspace
   private let decoder: JSONDecoder
   private let encoder: JSONEncoder
+  /// The saved state's text as this process last read or wrote it (nil: none, or not read yet).
+  private var lastText: String?
+  /// The workspace's `foreignCommits` when `lastText` was last known to be what is saved.
+  private var seenForeignCommits: UInt64?
+
+  /// What another archsh process did to the saved state since this one last read or wrote it.
+  public enum Change {
+    /// Nothing: what this process holds is what is saved.
+    case none
+    /// It saved another state.
+    case replaced(AppSnapshot)
+    /// It cleared the state (`app reset`).
+    case cleared
+  }
 
   /// Creates a store over the workspace; the state is written with `encoder` (keys sorted) and
   /// read with `decoder`.
@@ -198,12 +212,22 @@ public final class AppStateStore {
 
   /// The saved state, or nil when there is none.
   public func load() throws(NavigationError) -> AppSnapshot? {
+    guard let json = try loadText() else { return nil }
+    return try decode(json)
+  }
+
+  private func loadText() throws(NavigationError) -> String? {
     let json = try storage {
       try workspace.read { db in
         try String.fetchOne(db, sql: "SELECT snapshot FROM app_state WHERE id = 1")
       }
     }
-    guard let json else { return nil }
+    lastText = json
+    seenForeignCommits = workspace.foreignCommits
+    return json
+  }
+
+  private func decode(_ json: String) throws(NavigationError) -> AppSnapshot {
     do {
       return try decoder.decode(AppSnapshot.self, from: Data(json.utf8))
     } catch {
@@ -211,11 +235,31 @@ public final class AppStateStore {
     }
   }
 
+  /// Runs `body` holding the workspace's write lock, so that no other archsh process changes the
+  /// saved state between this one's reading it and saving what `body` made of it.
+  ///
+  /// `body` is told what another process did to the state since this one last read or wrote it,
+  /// so that it can start from what is saved. Inside an `--atomic` run the lock is held already.
+  public func exclusively<T>(_ operation: String, _ body: (Change) throws -> T) throws -> T {
+    try workspace.exclusively(operation) {
+      var change = Change.none
+      if seenForeignCommits != workspace.foreignCommits {
+        let known = lastText
+        let saved = try loadText()
+        if saved != known {
+          change =
+            try saved.map { json throws(NavigationError) in .replaced(try decode(json)) }
+            ?? .cleared
+        }
+      }
+      return try body(change)
+    }
+  }
+
   /// Saves `snapshot`, replacing what was saved.
   ///
   /// This runs after every event. The snapshot is written as `jsonText` (the text JSONEncoder
-  /// makes of it with sorted keys, without its cost: the encoder was 44% of an event's time,
-  /// measured with perf), by a cached statement.
+  /// makes of it with sorted keys), by a cached statement.
   public func save(_ snapshot: AppSnapshot) throws(NavigationError) {
     let json = snapshot.jsonText
     try storage {
@@ -230,19 +274,24 @@ public final class AppStateStore {
         upsert.bind(2, Date().timeIntervalSince1970)
         try upsert.step()
         upsert.finish()
+        seenForeignCommits = workspace.foreignCommits
       }
     }
+    lastText = json
   }
 
   /// Deletes the saved state; returns whether there was one.
   @discardableResult
   public func clear() throws(NavigationError) -> Bool {
-    try storage {
+    let cleared = try storage {
       try workspace.write("clearing the app state") { db in
         try db.execute(sql: "DELETE FROM app_state")
+        seenForeignCommits = workspace.foreignCommits
         return db.changesCount > 0
       }
     }
+    lastText = nil
+    return cleared
   }
 }
 

@@ -69,8 +69,19 @@ public final class DataSourceLibrary {
   }
 
   /// The data source named `name`, loaded from the workspace on first use.
+  ///
+  /// One loaded before is read again when another archsh process has changed the workspace
+  /// since: two shells on one workspace see each other's changes.
   public func open(_ name: String) throws -> OpenDataSource {
-    if let open = loaded[name] { return open }
+    if let open = loaded[name] {
+      do {
+        _ = try open.document.refresh()
+      } catch let error as DataSourceError {
+        loaded[name] = nil
+        throw error
+      }
+      return open
+    }
     let document = try DataSourceDocument.open(
       name: name, in: workspace, materials: materials, tracer: factory.root.tracer)
     let open = factory.openDataSource(document: document)

@@ -32,6 +32,8 @@ public final class DataSourceDocument: @unchecked Sendable {
   private let materials: DataSourceMaterials
   private let tracer: Tracing
   private(set) var layout: [SectionLayout]
+  /// The workspace's `foreignCommits` when this copy was last in step with it.
+  private(set) var seenForeignCommits: UInt64 = 0
 
   /// The most rows a block holds before it splits.
   static let blockLimit = 1024
@@ -110,71 +112,119 @@ public final class DataSourceDocument: @unchecked Sendable {
     }
   }
 
+  /// What the workspace holds of one data source.
+  private struct Stored {
+    var sections: [Section]
+    var layout: [SectionLayout]
+    var registrations: [String: String]
+    var emptyState: EmptyStateSettings?
+  }
+
+  /// Reads the data source named `name` in `db`.
+  private static func read(name: String, _ db: Database, materials: DataSourceMaterials) throws
+    -> Stored
+  {
+    guard
+      let source = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT registrations, background, empty_action_text, empty_action
+          FROM data_source WHERE name = ?
+          """,
+        arguments: [name])
+    else {
+      let names = try String.fetchAll(db, sql: "SELECT name FROM data_source")
+      throw DataSourceError.unknown(name, suggestion: Suggestion.nearest(to: name, among: names))
+    }
+    var sections: [Section] = []
+    var layout: [SectionLayout] = []
+    let sectionRows = try Row.fetchAll(
+      db,
+      sql: "SELECT id, ord, has_data, header, footer FROM ds_section WHERE source = ? ORDER BY ord",
+      arguments: [name])
+    for sectionRow in sectionRows {
+      let id: Int64 = sectionRow["id"]
+      var rows: [RowModel] = []
+      var blockLayouts: [BlockLayout] = []
+      let blocks = try FastStatement(
+        db, "SELECT id, ord, count, rows FROM ds_block WHERE section = ? ORDER BY ord")
+      blocks.bind(1, Int(id))
+      while try blocks.step() {
+        let decoded = try RowCoding.decode(blocks.data(3), decoder: materials.decoder)
+        blockLayouts.append(
+          BlockLayout(id: Int64(blocks.int(0)), order: blocks.double(1), count: decoded.count))
+        rows += decoded
+      }
+      let data: SectionDataModel? =
+        (sectionRow["has_data"] as Bool)
+        ? SectionDataModel(header: sectionRow["header"], footer: sectionRow["footer"]) : nil
+      sections.append(Section(sectionData: data, rows: rows))
+      layout.append(SectionLayout(id: id, order: sectionRow["ord"], blocks: blockLayouts))
+    }
+    let registrations = (source["registrations"] as String?) ?? "{}"
+    return Stored(
+      sections: sections, layout: layout,
+      registrations: (try? JSONSerialization.jsonObject(with: Data(registrations.utf8)))
+        as? [String: String] ?? [:],
+      emptyState: (source["background"] as String?).map {
+        EmptyStateSettings(
+          message: $0, actionText: source["empty_action_text"],
+          action: EmptyStateAction(stored: source["empty_action"]))
+      })
+  }
+
   /// Loads a stored data source.
   static func open(
     name: String, in workspace: Workspace, materials: DataSourceMaterials, tracer: Tracing
   ) throws -> DataSourceDocument {
     try tracer.withSpan("DataSourceController", "load", attributes: [("name", name)]) { span in
       try workspace.read { db in
-        guard
-          let source = try Row.fetchOne(
-            db,
-            sql: """
-              SELECT registrations, background, empty_action_text, empty_action
-              FROM data_source WHERE name = ?
-              """,
-            arguments: [name])
-        else {
-          let names = try String.fetchAll(db, sql: "SELECT name FROM data_source")
-          throw DataSourceError.unknown(
-            name, suggestion: Suggestion.nearest(to: name, among: names))
-        }
-        var sections: [Section] = []
-        var layout: [SectionLayout] = []
-        let sectionRows = try Row.fetchAll(
-          db,
-          sql:
-            "SELECT id, ord, has_data, header, footer FROM ds_section WHERE source = ? ORDER BY ord",
-          arguments: [name])
-        for sectionRow in sectionRows {
-          let id: Int64 = sectionRow["id"]
-          var rows: [RowModel] = []
-          var blockLayouts: [BlockLayout] = []
-          let blocks = try FastStatement(
-            db, "SELECT id, ord, count, rows FROM ds_block WHERE section = ? ORDER BY ord")
-          blocks.bind(1, Int(id))
-          while try blocks.step() {
-            let decoded = try RowCoding.decode(blocks.data(3), decoder: materials.decoder)
-            blockLayouts.append(
-              BlockLayout(id: Int64(blocks.int(0)), order: blocks.double(1), count: decoded.count))
-            rows += decoded
-          }
-          let data: SectionDataModel? =
-            (sectionRow["has_data"] as Bool)
-            ? SectionDataModel(header: sectionRow["header"], footer: sectionRow["footer"]) : nil
-          sections.append(Section(sectionData: data, rows: rows))
-          layout.append(SectionLayout(id: id, order: sectionRow["ord"], blocks: blockLayouts))
-        }
-        let controller = materials.makeController(sections)
-        let registrations = (source["registrations"] as String?) ?? "{}"
-        let object =
-          (try? JSONSerialization.jsonObject(with: Data(registrations.utf8))) as? [String: String]
-          ?? [:]
-        for (modelType, controllerName) in object {
+        let stored = try read(name: name, db, materials: materials)
+        let controller = materials.makeController(stored.sections)
+        for (modelType, controllerName) in stored.registrations {
           if let type = CellControllers.type(named: controllerName) {
             controller.register(dataController: type, for: modelType)
           }
         }
         span.setAttribute("rows", String(controller.totalRowCount))
-        return DataSourceDocument(
-          name: name, controller: controller,
-          emptyState: (source["background"] as String?).map {
-            EmptyStateSettings(
-              message: $0, actionText: source["empty_action_text"],
-              action: EmptyStateAction(stored: source["empty_action"]))
-          }, layout: layout, workspace: workspace, materials: materials, tracer: tracer)
+        let document = DataSourceDocument(
+          name: name, controller: controller, emptyState: stored.emptyState,
+          layout: stored.layout, workspace: workspace, materials: materials, tracer: tracer)
+        document.seenForeignCommits = workspace.foreignCommits
+        return document
       }
     }
+  }
+
+  /// Reads the data source again, without notifying, when another archsh process has committed
+  /// since this one was last in step with the workspace; call it inside a write, which holds the
+  /// workspace's write lock, so that a mutation applies to what the workspace holds.
+  private func catchUp(_ db: Database) throws {
+    guard workspace.foreignCommits != seenForeignCommits else { return }
+    apply(try Self.read(name: name, db, materials: materials))
+    seenForeignCommits = workspace.foreignCommits
+  }
+
+  /// Takes what the workspace holds as this copy's, without notifying.
+  private func apply(_ stored: Stored) {
+    controller.update(allSections: stored.sections, notify: false)
+    for (modelType, controllerName) in stored.registrations {
+      if let type = CellControllers.type(named: controllerName) {
+        controller.register(dataController: type, for: modelType)
+      }
+    }
+    layout = stored.layout
+    emptyState = stored.emptyState
+  }
+
+  /// Reads the data source again when another archsh process has committed since this one was
+  /// last in step with the workspace; returns whether it did. For commands that only read.
+  public func refresh() throws -> Bool {
+    let now = try workspace.lookForForeignCommits()
+    guard now != seenForeignCommits else { return false }
+    apply(try workspace.read { db in try Self.read(name: name, db, materials: materials) })
+    seenForeignCommits = now
+    return true
   }
 
   /// Deletes a stored data source.
@@ -192,15 +242,19 @@ public final class DataSourceDocument: @unchecked Sendable {
 
   /// Registers a cell data controller for a model type, and stores the registration.
   public func register(dataController: CellDataController.Type, for modelType: String) throws {
-    controller.register(dataController: dataController, for: modelType)
-    let object = Dictionary(
-      uniqueKeysWithValues: controller.registeredControllers.map { ($0.modelType, $0.controller) })
-    let json = String(
-      decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-      as: UTF8.self)
     try workspace.write("registering a cell controller") { db in
+      try catchUp(db)
+      controller.register(dataController: dataController, for: modelType)
+      let object = Dictionary(
+        uniqueKeysWithValues: controller.registeredControllers.map {
+          ($0.modelType, $0.controller)
+        })
+      let json = String(
+        decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+        as: UTF8.self)
       try db.execute(
         sql: "UPDATE data_source SET registrations = ? WHERE name = ?", arguments: [json, name])
+      seenForeignCommits = workspace.foreignCommits
     }
   }
 
@@ -230,16 +284,23 @@ public final class DataSourceDocument: @unchecked Sendable {
   /// was not stored.
   public func mutate(_ operation: String, _ body: (DataSourceController) -> Void) throws {
     try tracer.withSpan("DataSourceController", operation, attributes: [("name", name)]) { span in
-      body(controller)
-      let change = controller.lastChange
-      span.setAttribute("sql", Self.sqlSummary(change))
       do {
-        try workspace.write("changing a data source") { db in try persist(change, db) }
+        try workspace.write("changing a data source") { db in
+          // Another process may have changed the data source since this one read it: the
+          // mutation applies to what the workspace holds now.
+          try catchUp(db)
+          body(controller)
+          let change = controller.lastChange
+          span.setAttribute("sql", Self.sqlSummary(change))
+          try persist(change, db)
+          seenForeignCommits = workspace.foreignCommits
+        }
       } catch {
         let fresh = try Self.open(
           name: name, in: workspace, materials: materials, tracer: tracer)
         controller.update(allSections: fresh.controller.sections, notify: false)
         layout = fresh.layout
+        seenForeignCommits = fresh.seenForeignCommits
         throw error
       }
     }

@@ -307,6 +307,8 @@ public final class EventStream: @unchecked Sendable {
   private let currentCommand = Atomic<Int>(0)
   private var exchangeCounter: UInt64 = 0
   private let clock: @Sendable () -> UInt64
+  /// The values this session must never show, which every view of the stream hides.
+  public let secrets = SecretValues()
 
   /// Creates a stream; `clock` returns monotonic nanoseconds.
   public init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {

@@ -290,13 +290,14 @@ public final class ApplicationFactory: @unchecked Sendable {
     core.existing(APIFactory.logBookComponent)
   }
 
-  /// Writes what is held in memory (log lines, the access times of recent reads) before the
-  /// process ends.
+  /// Writes what is held in memory (log lines, the access times of recent reads) and closes the
+  /// workspace, before the process ends.
   public func shutdown() {
     try? builtLogBook?.flush()
     guard let workspace = core.existing(Self.workspaceComponent) else {
       return
     }
     try? workspace.flushPendingTouches()
+    workspace.close()
   }
 }

@@ -50,12 +50,15 @@ public final class LogBook: @unchecked Sendable {
 
   /// The stream each line is also published to.
   let events: EventStream?
+  /// The session's secrets, hidden in every line kept.
+  let secrets: SecretValues
 
   /// Opens the log in `workspace`, reading the tags' settings; lines are also published to
   /// `events`.
   public init(workspace: Workspace, events: EventStream? = nil) throws {
     self.workspace = workspace
     self.events = events
+    secrets = events?.secrets ?? SecretValues()
     let rows = try workspace.read { db in
       try Row.fetchAll(db, sql: "SELECT tag, enabled, threshold FROM logger_settings")
     }

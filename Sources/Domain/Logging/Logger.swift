@@ -117,7 +117,43 @@ struct LogBookHandler: LogHandler {
 
   func log(event: LogEvent) {
     book.append(
-      tag: tag, level: LogLevel(event.level), message: Redaction.scrub(event.message.description))
+      tag: tag, level: LogLevel(event.level),
+      message: book.secrets.hide(Redaction.scrub(event.message.description)))
+  }
+}
+
+/// The values one session must never show: its secret variables' values, the passwords typed at
+/// its prompts, its board's token. Everything that leaves the terminal (the board, recordings,
+/// `trace export`, the log) has them replaced by `<redacted>`.
+public final class SecretValues: Sendable {
+  /// The shortest value looked for: shorter ones would redact ordinary words.
+  public static let shortest = 4
+
+  /// The values, longest first, so that a secret that contains another is hidden whole.
+  private let values = LockedValue<[String]>([])
+
+  /// Creates an empty set.
+  public init() {}
+
+  /// Remembers `value`; one shorter than `shortest` is not remembered.
+  public func remember(_ value: String) {
+    guard value.count >= Self.shortest else { return }
+    var known = values.value
+    guard !known.contains(value) else { return }
+    known.append(value)
+    known.sort { $0.count > $1.count }
+    values.value = known
+  }
+
+  /// `text` with every remembered value replaced by `<redacted>`.
+  public func hide(_ text: String) -> String {
+    let known = values.value
+    guard !known.isEmpty else { return text }
+    var result = text
+    for value in known where result.contains(value) {
+      result = result.replacingOccurrences(of: value, with: "<redacted>")
+    }
+    return result
   }
 }
 

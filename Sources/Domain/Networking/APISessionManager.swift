@@ -146,12 +146,26 @@ public final class APISessionTask: @unchecked Sendable {
   /// Cancels the request: it completes with `cancelled`.
   public func cancel() { control.cancel() }
 
+  /// Whether the request runs on the thread that waits for it, instead of one of its own.
+  private(set) var runsOnWaitingThread = false
+
   /// Waits for the response, cancelling the task when `isCancelled` turns true (Ctrl-C).
   ///
-  /// A suspended task is resumed first.
+  /// A suspended task runs on this thread, which would only wait for it: no other thread is
+  /// woken to send it. A running one is waited for.
   @discardableResult
-  public func wait(isCancelled: @Sendable () -> Bool = { false }) -> APIResponse? {
-    resume()
+  public func wait(isCancelled: @escaping @Sendable () -> Bool = { false }) -> APIResponse? {
+    let runsHere = lock.withLock {
+      guard storedState == .suspended else { return false }
+      storedState = .running
+      runsOnWaitingThread = true
+      return true
+    }
+    if runsHere {
+      control.alsoCancelWhen(isCancelled)
+      start(self)
+      return response
+    }
     while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
       if isCancelled() { cancel() }
     }
@@ -334,8 +348,11 @@ public final class APISessionManager: @unchecked Sendable {
     let timeout = self.timeout
     let deadline =
       DispatchTime.now().uptimeNanoseconds + UInt64(min(timeout, 86_400) * 1_000_000_000)
-    // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own.
-    DispatchQueue.global().async { [self] in
+    // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own,
+    // unless the caller waits for it at once, on its own thread.
+    let run: (@escaping @Sendable () -> Void) -> Void =
+      task.runsOnWaitingThread ? { $0() } : { DispatchQueue.global().async(execute: $0) }
+    run { [self] in
       let result = HTTPTransport.perform(
         method: hop.method, url: hop.url, headers: hop.headers, body: hop.body,
         deadline: deadline, control: task.control)
@@ -406,7 +423,8 @@ public final class APISessionManager: @unchecked Sendable {
             + "only where it was sent"))
     }
     guard let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
-      target.scheme == "http" || target.scheme == "https", target.host?.isEmpty == false
+      let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      target.host?.isEmpty == false
     else {
       return .failure(
         .redirectRefused(from: from, to: shownLocation, reason: "it is not an http or https URL"))
@@ -417,7 +435,7 @@ public final class APISessionManager: @unchecked Sendable {
         .redirectRefused(
           from: from, to: to, reason: "that would be more than \(HTTPLimits.redirects) redirects"))
     }
-    if hop.url.scheme == "https", target.scheme == "http" {
+    if hop.url.scheme?.lowercased() == "https", scheme == "http" {
       return .failure(
         .redirectRefused(
           from: from, to: to, reason: "it leaves https for plain http, where anyone can read it"))

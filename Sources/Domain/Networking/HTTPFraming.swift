@@ -31,17 +31,18 @@ public enum HTTPLimits {
   }
 }
 
-/// One HTTP/1.1 exchange framed by NIOHTTP1, the decoder (llhttp) that SwiftNIO's servers and
+/// HTTP/1.1 exchanges framed by NIOHTTP1, the decoder (llhttp) that SwiftNIO's servers and
 /// clients use, in an `EmbeddedChannel` on the calling thread: the request goes through
 /// `HTTPRequestEncoder` (which refuses header names and values that would break the head), and
 /// the bytes read from the connection, plain or decrypted, through `HTTPResponseDecoder`.
 ///
 /// Every limit of `HTTPLimits` is kept here, and an error names the limit. A response that ended
 /// with bytes after it (an over-long body, a second answer nobody asked for) is whole, but not
-/// `isClean`: its connection must not carry another request.
+/// `isClean`: its connection must not carry another request. A connection keeps its framer, as a
+/// channel keeps its pipeline, while its responses end exactly where their Content-Length says.
 final class HTTPFramer {
   private let channel = EmbeddedChannel()
-  private let bodyLimit: Int
+  private var bodyLimit: Int
   private var head: HTTPResponseHead?
   private var body = ByteBuffer()
   private var response: TransportResponse?
@@ -50,12 +51,28 @@ final class HTTPFramer {
   private var headText: [UInt8] = []
   private var headArrived = false
   private var leftover = false
-  private var fieldCount = 0
+  /// Whether the request was a HEAD: its answer has no body, whatever the head says.
+  private var askedForHead = false
+  /// The body's length the head gave (0 for a HEAD's answer, 1xx, 204 and 304), when the
+  /// response is framed by it; nil for a chunked body, one read to the close, or an interim
+  /// answer before the real one.
+  private var expectedBody: Int?
+  /// The bytes given to the decoder after the head.
+  private var bodyFed = 0
+  /// Whether an interim answer (100 Continue) came before the real one.
+  private var sawInterim = false
+  /// Whether the decoder may frame another exchange: the last response ended exactly. Only on
+  /// the thread that made it: an `EmbeddedChannel` belongs to its thread.
+  private(set) var isReusable = false
+  private let thread = pthread_self()
+
+  /// Whether the calling thread is the one that made this framer, which alone may use it.
+  var isOnItsThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
   /// Whether any byte of a response arrived: a request that got none may be sent again.
   private(set) var receivedAny = false
 
-  /// A framer for one exchange, whose body may be at most `bodyLimit` bytes.
+  /// A framer whose responses' bodies may be at most `bodyLimit` bytes.
   init(bodyLimit: Int = HTTPLimits.bodyBytes) throws {
     self.bodyLimit = bodyLimit
     var limits = NIOHTTPDecoderLimitConfiguration()
@@ -68,11 +85,29 @@ final class HTTPFramer {
       encoderConfiguration: .init(), decoderLimitConfiguration: limits)
   }
 
-  deinit { _ = try? channel.finish(acceptAlreadyClosed: true) }
+  /// Prepares a reusable framer for the next exchange on its connection.
+  func reset(bodyLimit: Int) {
+    self.bodyLimit = bodyLimit
+    head = nil
+    body = ByteBuffer()
+    response = nil
+    wireBytes = 0
+    headText = []
+    headArrived = false
+    leftover = false
+    askedForHead = false
+    expectedBody = nil
+    bodyFed = 0
+    sawInterim = false
+    isReusable = false
+    receivedAny = false
+    framedTwoWays = false
+  }
 
   /// The request's bytes, as NIOHTTP1 encodes them; it also tells the decoder that a HEAD
   /// request's answer has no body.
   func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
+    askedForHead = requestHead.method == .HEAD
     do {
       try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
       if let body, !body.isEmpty {
@@ -85,7 +120,7 @@ final class HTTPFramer {
     var bytes: [UInt8] = []
     while let part = try channel.readOutbound(as: IOData.self) {
       guard case .byteBuffer(let buffer) = part else { continue }
-      bytes += buffer.readableBytesView
+      buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
     }
     return bytes
   }
@@ -127,26 +162,55 @@ final class HTTPFramer {
   /// Gives the decoder a whole head and the bytes after it.
   private func release(head bytes: ArraySlice<UInt8>, rest: ArraySlice<UInt8>) throws {
     var head = Array(bytes)
-    // Lines by their bytes: as Swift characters, CR and LF are one.
-    let lines = head.split(separator: 10, omittingEmptySubsequences: false)
-    func named(_ line: ArraySlice<UInt8>, _ name: String) -> Bool {
-      String(decoding: line.prefix(name.utf8.count + 1), as: UTF8.self).lowercased()
-        == name.lowercased() + ":"
-    }
-    if lines.contains(where: { named($0, "Transfer-Encoding") }),
-      lines.contains(where: { named($0, "Content-Length") })
-    {
+    if Self.hasField("transfer-encoding", in: head), Self.hasField("content-length", in: head) {
       // NIOHTTP1 refuses such a head; curl and requests read it by Transfer-Encoding, which is
       // what HTTP/1.1 asks (RFC 9112, 6.3), and so does archsh, once.
       framedTwoWays = true
-      head = Array(lines.filter { !named($0, "Content-Length") }.joined(separator: [10]))
+      let lines = head.split(separator: 10, omittingEmptySubsequences: false)
+      head = Array(
+        lines.filter { !Self.names("content-length", $0) }.joined(separator: [10]))
     }
     try head.withUnsafeBytes { try process($0[...]) }
+    // From here on, what the decoder is given is the body (or what follows the response).
+    bodyFed = 0
+    if self.head == nil {
+      // An interim answer (100 Continue) came first, and the decoder dropped it: the real head
+      // follows unheld, and its framing is not counted.
+      sawInterim = true
+      expectedBody = nil
+    }
     guard response == nil, !rest.isEmpty else {
       if !rest.isEmpty { leftover = true }
       return
     }
     try Array(rest).withUnsafeBytes { try process($0[...]) }
+  }
+
+  /// Whether a line of `head` starts with `name` (lower-case) and a colon, in any case.
+  private static func hasField(_ name: StaticString, in head: [UInt8]) -> Bool {
+    var start = 0
+    while start < head.count {
+      let end = head[start...].firstIndex(of: 10) ?? head.count
+      if names(name, head[start..<end]) { return true }
+      start = end + 1
+    }
+    return false
+  }
+
+  /// Whether `line` starts with `name` (lower-case) and a colon, in any case.
+  private static func names(_ name: StaticString, _ line: ArraySlice<UInt8>) -> Bool {
+    let count = name.utf8CodeUnitCount
+    guard line.count > count, line[line.startIndex + count] == UInt8(ascii: ":") else {
+      return false
+    }
+    return name.withUTF8Buffer { expected in
+      for offset in 0..<count {
+        var byte = line[line.startIndex + offset]
+        if (65...90).contains(byte) { byte += 32 }
+        if byte != expected[offset] { return false }
+      }
+      return true
+    }
   }
 
   /// Where the head in `bytes` ends (after its empty line), looking from `start`.
@@ -166,6 +230,7 @@ final class HTTPFramer {
 
   private func process(_ bytes: Slice<UnsafeRawBufferPointer>) throws {
     wireBytes += bytes.count
+    bodyFed += bytes.count
     // Chunk framing is small beside its data: anything much past the body limit is not a body.
     if wireBytes > HTTPLimits.headBytes + 2 * bodyLimit + 65_536 {
       throw TransportError.bodyTooLarge(limit: bodyLimit)
@@ -193,6 +258,12 @@ final class HTTPFramer {
   /// Only then is the connection in step for the next request. Asked once the response is whole.
   var isClean: Bool {
     guard response != nil, !leftover else { return false }
+    if let expectedBody {
+      // The head said where the response ends: exactly there, the decoder is at the start of
+      // the next message, and can frame the next exchange.
+      isReusable = bodyFed == expectedBody
+      return isReusable
+    }
     // A decoder in the middle of another message fails at the end of the stream.
     channel.pipeline.fireChannelInactive()
     do {
@@ -229,6 +300,7 @@ final class HTTPFramer {
       case .head(let received):
         try check(received)
         head = received
+        expectedBody = expectedBodyLength(received)
       case .body(var bytes):
         guard body.readableBytes + bytes.readableBytes <= bodyLimit else {
           throw TransportError.bodyTooLarge(limit: bodyLimit)
@@ -241,6 +313,16 @@ final class HTTPFramer {
     }
   }
 
+  /// The body's length `received` gives, when the response is framed by it.
+  private func expectedBodyLength(_ received: HTTPResponseHead) -> Int? {
+    guard !sawInterim else { return nil }
+    let code = received.status.code
+    if askedForHead || code / 100 == 1 || code == 204 || code == 304 { return 0 }
+    guard !received.headers.contains(name: "Transfer-Encoding") else { return nil }
+    guard let text = received.headers.first(name: "Content-Length") else { return nil }
+    return Int(text.trimmingCharacters(in: .whitespaces))
+  }
+
   /// What a head must be to be used: a status of three digits from 100 to 599, one
   /// Content-Length, one that fits the body limit, and no more fields than the limit.
   private func check(_ received: HTTPResponseHead) throws {
@@ -251,13 +333,14 @@ final class HTTPFramer {
     guard received.headers.count <= HTTPLimits.headerFields else {
       throw TransportError.tooManyFields(limit: HTTPLimits.headerFields)
     }
-    let lengths = Set(
-      received.headers["Content-Length"].flatMap { $0.split(separator: ",") }.map {
-        $0.trimmingCharacters(in: .whitespaces)
-      })
-    if lengths.count > 1 { throw TransportError.conflictingLengths(lengths.sorted()) }
-    if let text = lengths.first, let length = Int(text), length > bodyLimit,
-      received.headers["Transfer-Encoding"].isEmpty
+    let values = received.headers["Content-Length"]
+    if values.count > 1 || values.first?.contains(",") == true {
+      let lengths = Set(
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
+      if lengths.count > 1 { throw TransportError.conflictingLengths(lengths.sorted()) }
+    }
+    if let text = values.first, let length = Int(text.trimmingCharacters(in: .whitespaces)),
+      length > bodyLimit, !received.headers.contains(name: "Transfer-Encoding")
     {
       throw TransportError.bodyTooLarge(limit: bodyLimit)
     }
@@ -348,5 +431,37 @@ public enum TerminalText {
 
   private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+  }
+}
+
+/// What archsh makes of a response's bytes, as they would arrive from a connection: for the
+/// response fuzzer (`make fuzz`) and tests, which reach the framing without a socket.
+public enum HTTPResponseBytes {
+  /// Frames `bytes`, handed over `readSize` bytes at a time and then the end of the stream, as
+  /// the answer to a GET; a line that says what came out: the status, the body's size and whether
+  /// the connection stayed in step, or the error's description.
+  public static func describe(_ bytes: [UInt8], readSize: Int, bodyLimit: Int = 1 << 20) -> String {
+    do {
+      let framer = try HTTPFramer(bodyLimit: bodyLimit)
+      _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), body: nil)
+      var offset = 0
+      while offset < bytes.count {
+        let end = min(bytes.count, offset + max(1, readSize))
+        if let response = try bytes[offset..<end].withUnsafeBytes({ try framer.feed($0) }) {
+          let rest = Array(bytes[end...])
+          _ = try rest.withUnsafeBytes { try framer.feed($0) }
+          return Self.line(response, clean: framer.isClean)
+        }
+        offset = end
+      }
+      return Self.line(try framer.endOfStream(), clean: false)
+    } catch {
+      return "error: \(error)"
+    }
+  }
+
+  private static func line(_ response: TransportResponse, clean: Bool) -> String {
+    "status \(response.head.status.code), \(response.body.readableBytes) body bytes"
+      + (clean ? "" : ", not kept")
   }
 }

@@ -94,9 +94,10 @@ enum HTTPTransport {
   static func request(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?
   ) throws(TransportError) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead) {
-    guard url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty
+    let scheme = url.scheme?.lowercased()
+    guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
     else { throw .unsupportedURL }
-    let isTLS = url.scheme == "https"
+    let isTLS = scheme == "https"
     let port = url.port ?? (isTLS ? 443 : 80)
     guard (1...65535).contains(port) else { throw .unsupportedURL }
     // The path as it is written in the URL, percent-escapes kept: a decoded path could hold CR
@@ -145,7 +146,7 @@ enum HTTPTransport {
       return .failure(error)
     }
     let caFile = isTLS ? TLSTrust.shared.caFile : nil
-    let server = "\(url.scheme ?? "http")://\(host):\(port) \(caFile ?? "")"
+    let server = "\(isTLS ? "https" : "http")://\(host.lowercased()):\(port) \(caFile ?? "")"
     let keepsConnection = head.isKeepAlive
     let retryable = idempotentMethods.contains(method.uppercased()) && keepsConnection
     var pooled = ConnectionPools.shared.take(server)
@@ -171,7 +172,13 @@ enum HTTPTransport {
       let framer: HTTPFramer
       let payload: [UInt8]
       do {
-        framer = try HTTPFramer(bodyLimit: bodyLimit)
+        if let kept = connection.framer, kept.isOnItsThread {
+          kept.reset(bodyLimit: bodyLimit)
+          framer = kept
+        } else {
+          framer = try HTTPFramer(bodyLimit: bodyLimit)
+        }
+        connection.framer = nil
         payload = try framer.encode(head, body: body)
       } catch {
         control.detach()
@@ -201,7 +208,8 @@ enum HTTPTransport {
         response.reusedConnection = reused
         let keep =
           keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
-          && connection.isQuiet
+        if keep, framer.isReusable { connection.framer = framer }
+        // The pool keeps it only while nothing waits to be read on it.
         if !keep || !ConnectionPools.shared.put(connection, server: server) { connection.close() }
         return .success(response)
       case .failure(let error):
@@ -216,7 +224,6 @@ enum HTTPTransport {
     from connection: SocketConnection, into framer: HTTPFramer, deadline: UInt64,
     control: ExchangeControl
   ) -> Result<TransportResponse, Error> {
-    var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
       if control.isCancelled { return .failure(TransportError.cancelled) }
       let now = DispatchTime.now().uptimeNanoseconds
@@ -227,13 +234,13 @@ enum HTTPTransport {
       case 1: break
       default: return .failure(control.isCancelled ? TransportError.cancelled : .dropped)
       }
-      let count = chunk.withUnsafeMutableBytes { connection.read($0) }
+      let count = connection.readBuffer.withUnsafeMutableBytes { connection.read($0) }
       if count < 0 {
         return .failure(control.isCancelled ? TransportError.cancelled : TransportError.dropped)
       }
       do {
         if count == 0 { return .success(try framer.endOfStream()) }
-        let whole = try chunk.withUnsafeBytes {
+        let whole = try connection.readBuffer.withUnsafeBytes {
           try framer.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
         }
         if let whole { return .success(whole) }
@@ -254,13 +261,24 @@ public final class ExchangeControl: @unchecked Sendable {
   private let lock = NSLock()
   private var cancelled = false
   private var connection: SocketConnection?
-  private let asks: @Sendable () -> Bool
+  private var asks: @Sendable () -> Bool
 
   /// A control that is also cancelled whenever `isCancelled` answers true (the shell's Ctrl-C).
   public init(isCancelled: @escaping @Sendable () -> Bool = { false }) { asks = isCancelled }
 
   /// Whether the exchange was cancelled.
-  public var isCancelled: Bool { lock.withLock { cancelled } || asks() }
+  public var isCancelled: Bool {
+    let (cancelled, asks) = lock.withLock { (self.cancelled, self.asks) }
+    return cancelled || asks()
+  }
+
+  /// Makes the exchange cancelled also whenever `isCancelled` answers true.
+  func alsoCancelWhen(_ isCancelled: @escaping @Sendable () -> Bool) {
+    lock.withLock {
+      let earlier = asks
+      asks = { earlier() || isCancelled() }
+    }
+  }
 
   /// Cancels the exchange: a blocked read or write on its connection returns at once.
   public func cancel() {

@@ -36,6 +36,7 @@ extension Workspace {
     if version != seenDataVersion {
       forgetStoreBounds()
       seenDataVersion = version
+      foreignCommitCount += 1
     }
   }
 
@@ -54,7 +55,7 @@ extension Workspace {
   }
 
   /// The pager's data version, without a statement: a PRAGMA is prepared again at every step.
-  private func dataVersion(_ db: Database) -> UInt32 {
+  func dataVersion(_ db: Database) -> UInt32 {
     var version: UInt32 = 0
     _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_DATA_VERSION, &version)
     return version

@@ -108,6 +108,39 @@ public final class Workspace: @unchecked Sendable {
   var entryEstimate: Int?
   /// SQLite's data version when this connection last looked or committed.
   var seenDataVersion: UInt32 = 0
+  /// How many times a transaction of this connection found that another connection had committed
+  /// since this one last looked (`foreignCommits`).
+  var foreignCommitCount: UInt64 = 0
+
+  /// A count that grows whenever this connection finds that another connection (another archsh
+  /// process) has committed since it last looked.
+  ///
+  /// What a session holds in memory (a data source, the running app) remembers the count it was
+  /// last in step at; inside a write transaction, a different count means the workspace may hold
+  /// something newer, which is read again before it is changed. Read it on the queue: inside
+  /// `write` or `read`, or through `lookForForeignCommits()`.
+  public var foreignCommits: UInt64 { foreignCommitCount }
+
+  /// Records the data version the workspace has once it is open and migrated: commits after it
+  /// are other connections' until this one writes.
+  private func noteDataVersionAtOpen() {
+    queue.inDatabase { db in seenDataVersion = dataVersion(db) }
+  }
+
+  /// Looks, in a read transaction of its own, whether another connection has committed, and
+  /// returns `foreignCommits` as it then is. Cheap: one statement reads one page.
+  public func lookForForeignCommits() throws -> UInt64 {
+    try readStatement { db in
+      // Inside an atomic run this connection holds the write lock: nobody else commits.
+      guard !db.isInsideTransaction else { return foreignCommitCount }
+      try db.inTransaction(.deferred) {
+        _ = try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_schema LIMIT 1")
+        noteForeignCommits(db)
+        return .commit
+      }
+      return foreignCommitCount
+    }
+  }
 
   /// When each store last had its expired entries removed, by this process.
   private var lastAgeTrim = ByStore<Double>()
@@ -159,6 +192,7 @@ public final class Workspace: @unchecked Sendable {
         throw .cannotOpen(path: path, detail: String(describing: error))
       }
       try migrate()
+      noteDataVersionAtOpen()
       return
     }
     let exists = FileManager.default.fileExists(atPath: path)
@@ -179,6 +213,7 @@ public final class Workspace: @unchecked Sendable {
     guard !isReadOnly else { return }
     try switchToWAL()
     try migrate()
+    noteDataVersionAtOpen()
   }
 
   /// Runs `body` with the database: inside the open atomic transaction, or in a new transaction.
@@ -295,6 +330,47 @@ public final class Workspace: @unchecked Sendable {
         restoreTouches()
       }
     }
+  }
+
+  /// Closes the connection, ending any transaction left open, and folds the write-ahead log back
+  /// into the file (the log is left empty, or removed by the last connection to close), so that
+  /// the file holds everything on its own. Nothing may use the workspace afterwards.
+  public func close() {
+    try? queue.inDatabase { db in
+      if db.isInsideTransaction { try db.rollback() }
+      // The kept statements would hold the connection open past `close`, as a zombie that
+      // never folds the log: it is folded here, and emptied.
+      if !isReadOnly, path != ":memory:" {
+        _ = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+    }
+    try? queue.close()
+  }
+
+  /// Runs `body` holding the write lock for all of it: its reads and writes are one transaction,
+  /// committed when it returns and rolled back when it throws, so that no other process commits
+  /// between what `body` reads and what it writes. Inside an atomic run, `body` just runs.
+  public func exclusively<T>(_ operation: String, _ body: () throws -> T) throws -> T {
+    if isAtomic { return try body() }
+    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }
+    do {
+      try beginAtomic()
+    } catch let error as DatabaseError {
+      throw translate(error, operation: operation)
+    }
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      try? endAtomic(commit: false)
+      throw error
+    }
+    do {
+      try endAtomic(commit: true)
+    } catch let error as DatabaseError {
+      throw translate(error, operation: operation)
+    }
+    return result
   }
 
   /// Whether an atomic transaction is open.
@@ -421,7 +497,7 @@ public final class Workspace: @unchecked Sendable {
       if errno == EEXIST { return }
       throw .cannotOpen(path: path, detail: String(cString: strerror(errno)))
     }
-    close(descriptor)
+    closeDescriptor(descriptor)
   }
 
   /// Gives the write-ahead log and the shared-memory file the database's own mode when this user
@@ -453,4 +529,10 @@ public final class Workspace: @unchecked Sendable {
     guard stat(path, &status) == 0 else { return false }
     return status.st_mode & 0o222 == 0
   }
+}
+
+/// Closes a file descriptor: the C library's `close`, which `Workspace.close()` hides inside the
+/// type.
+private func closeDescriptor(_ descriptor: Int32) {
+  close(descriptor)
 }

@@ -77,17 +77,11 @@ enum PasswordInput {
     }
   }
 
-  /// Ends the process by SIGINT, as Ctrl-C would have, when SIGINT has its default action (a
-  /// script, where no handler is installed); returns when a handler takes it (the prompt).
+  /// Delivers the Ctrl-C that the password prompt read as a byte, as if the terminal had sent it.
   static func deliverInterruptIfUnhandled() {
-    var current = sigaction()
-    guard sigaction(SIGINT, nil, &current) == 0 else { return }
-    #if canImport(Glibc)
-    let isDefault = current.__sigaction_handler.sa_handler == nil
-    #else
-    let isDefault = current.__sigaction_u.__sa_handler == nil
-    #endif
-    if isDefault { raise(SIGINT) }
+    // archsh's own handler notes it: a script stops as Ctrl-C stops it (status 130), and the
+    // prompt takes it as the Ctrl-C it was. Without a handler, the process ends as Ctrl-C ends it.
+    raise(SIGINT)
   }
 
   private static func decode(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -100,8 +100,6 @@ public final class Interpreter {
   /// Step mode carries it over to the interpreter a rebuild makes, so that the board's numbers go
   /// on after a step back instead of starting again from 1.
   var commandCount = 0
-  /// Whether the running command asked for its output to be flushed.
-  private var flushRequested = false
   /// The session's log book, once its factory has built it.
   private var logBook: LogBook?
   var failures = FailurePolicy()
@@ -291,6 +289,19 @@ public final class Interpreter {
     failures.settle(outermost: frames.count <= 1, keepGoing: settings.keepGoing)
   }
 
+  /// Writes the recording still running when the session ends (Ctrl-D, quit, exit, a signal),
+  /// as `record stop` would, and says so: leaving never throws a recording away.
+  public func finishRecordingOnExit() {
+    guard session.recorder != nil else { return }
+    sink.standardError(
+      "archsh: a recording was running: it is written as 'record stop' writes it\n")
+    do {
+      emit(try RecordGroup.finish(session, settings: settings))
+    } catch {
+      sink.standardError("archsh: error: the recording could not be written: \(error)\n")
+    }
+  }
+
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
   /// such as `serve`, whose output must be seen while they run.
   public func announce(_ text: String) {
@@ -298,10 +309,6 @@ public final class Interpreter {
     sink.standardOutput(text + "\n")
     sink.flush()
   }
-
-  /// Asks for the running command's output to be written out as soon as it is printed, even to a
-  /// pipe: for an address another program waits to read, such as the board's.
-  public func flushAfterThisCommand() { flushRequested = true }
 
   /// Shows a progress line on standard error's terminal, replacing the last one; nil clears it.
   ///
@@ -364,6 +371,9 @@ public final class Interpreter {
             ?? String(describing: error)
           text += (text.isEmpty ? "" : "\n") + "error: " + message
         }
+        // What the board and the recorder show: a secret's value never, though the terminal
+        // may show it (`echo $token`).
+        text = session.hidingSecrets(Redaction.scrub(text))
         return .command(
           CommandEvent(
             phase: phase, line: line, output: text, succeeded: error == nil, origin: origin))
@@ -392,13 +402,11 @@ public final class Interpreter {
   ///
   /// In JSON mode a command still prints one document: its output alone, or, when it was traced,
   /// `{"output": ..., "trace": [...]}`.
+  ///
+  /// What a command printed is written out when it ends, even to a pipe or a file, as psql does:
+  /// a script's output appears as it runs, and a signal that ends archsh loses none of it.
   private func emit(_ output: Output) {
-    defer {
-      if flushRequested {
-        flushRequested = false
-        sink.flush()
-      }
-    }
+    defer { sink.flush() }
     // Log lines logged on the event loops are written with the command that caused them. The
     // book, once built, stays the factory's (singletons are never discarded): it is asked for
     // only until then.

@@ -70,6 +70,10 @@ public final class Session {
   /// A recording's replay and step mode's way back fill it. Nil asks the terminal, or reads
   /// standard input's first line when it is not one.
   public var secretAnswers: [String: String]?
+  /// The secrets `set NAME --secret` read from outside the script (a prompt, standard input, the
+  /// environment, recorded answers): a replay's transcript shows `<redacted>` for them, as the
+  /// recording it is compared with does.
+  public let secretsGivenFromOutside = SecretValues()
   /// The recording of what is typed at the prompt, between `record start` and `record stop`.
   public internal(set) var recorder: SessionRecorder?
   /// The live board, while it is open.
@@ -113,6 +117,13 @@ public final class Session {
   public static func trustCertificates(inFile path: String) {
     TLSTrust.shared.caFile = path
   }
+
+  /// Remembers `value` as a secret of this session: the board, recordings, `trace export` and
+  /// the log show `<redacted>` in its place from now on.
+  public func rememberSecret(_ value: String) { tracer.events.secrets.remember(value) }
+
+  /// `text` with this session's secrets replaced by `<redacted>`.
+  public func hidingSecrets(_ text: String) -> String { tracer.events.secrets.hide(text) }
 
   /// Why `text` cannot be the API's base URL (`--api`), or nil when it can.
   public static func problem(withAPI text: String) -> String? {

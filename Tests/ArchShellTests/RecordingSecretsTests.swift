@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// A recording at the prompt keeps every secret out of its files, survives leaving archsh, and is
+/// checkable without a terminal.
+@Suite("recordings keep secrets out and survive leaving", .serialized)
+struct RecordingSecretsTests {
+  @Test(
+    "secrets typed on the line or at a password prompt are named, never written, and given to --check from standard input or the environment; Ctrl-D writes the recording"
+  )
+  func secretsAndLeaving() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    func run(_ line: String) throws {
+      terminal.type(line + "\r")
+      mark = try terminal.waitFor("archsh> ", after: mark)
+    }
+    try run("record start \(home)/tour.ash")
+    try run("set apikey s3cr3t-value --secret")
+    // The terminal may show a secret's value; the recording never holds it.
+    try run("echo $apikey")
+    terminal.type("auth login ada@example.com\r")
+    mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
+    terminal.press("lovelace\r")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    try run("echo done")
+    // Leaving while recording writes the recording, and says so.
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    #expect(terminal.transcript.contains("a recording was running: it is written"))
+    let script = try String(contentsOfFile: home + "/tour.ash", encoding: .utf8)
+    let transcript = try String(contentsOfFile: home + "/tour.out", encoding: .utf8)
+    for text in [script, transcript] {
+      #expect(!text.contains("s3cr3t-value") && !text.contains("lovelace"), "\(text)")
+    }
+    #expect(script.contains("set apikey --secret\n"), "\(script)")
+    #expect(script.contains("set password --secret\nauth login ada@example.com \"${password}\"\n"))
+    #expect(
+      script.contains("# Secrets this walkthrough asks for, in this order: apikey, password."))
+    #expect(transcript.contains("<redacted>"))
+
+    // Checked without a terminal: the secrets in order on standard input...
+    let piped = try Binary.run(
+      ["--check", home + "/tour.ash"], input: "s3cr3t-value\nlovelace\n", home: home)
+    #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
+    #expect(piped.stdout.contains("matches"))
+    // ...or from the environment, named after them.
+    let named = try Binary.run(
+      ["--check", home + "/tour.ash"], input: "", home: home,
+      environment: ["ARCHSH_SECRET_apikey": "s3cr3t-value", "ARCHSH_SECRET_password": "lovelace"])
+    #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
+  }
+
+  @Test("--check and --accept on a file that cannot be read say so, exit 2 and write nothing")
+  func unreadableWalkthrough() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    for mode in ["--check", "--accept"] {
+      let run = try Binary.run([mode, "typo.ash"], directory: directory)
+      #expect(run.status == 2, "\(mode)")
+      #expect(run.stdout.isEmpty)
+      #expect(
+        run.stderr
+          == "archsh: error: cannot read 'typo.ash': no such file (check the walkthrough's path)\n")
+      #expect(!FileManager.default.fileExists(atPath: directory + "/typo.out"))
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// Two archsh processes on one workspace: every data-source mutation and every coordinator event
+/// applies to what the workspace holds when it runs, so that neither loses the other's.
+@Suite("two shells on one workspace lose nothing", .serialized)
+struct SharedWorkspaceTests {
+  /// Starts archsh on `script` without waiting for it.
+  private func start(_ arguments: [String], home: String) throws -> (Process, Pipe, Pipe) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binary.path)
+    process.arguments = arguments
+    process.environment = Binary.environment(home: home)
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return (process, output, errors)
+  }
+
+  @Test(
+    "1,000 data-source rows and 1,000 coordinator pushes from each of two processes at once all stay, each process's in its order"
+  )
+  func interleaved() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/shared.sqlite"
+    let setup = try Binary.run(
+      [
+        "--no-rc", "--db", db, "-c", "ds new todo --rows seed", "-c", "app start", "-c",
+        "app login ada@example.com",
+      ])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let count = 1000
+    var scripts: [String] = []
+    for (name, first) in [("A", 100_000), ("B", 200_000)] {
+      var lines: [String] = []
+      for index in 0..<count {
+        lines.append("ds row add todo 0 999999 \(name)-\(index) --quiet")
+        lines.append("event send discover mediaItemSelected \(first + index)")
+      }
+      let path = directory + "/\(name).ash"
+      try lines.joined(separator: "\n").appending("\n").write(
+        toFile: path, atomically: true, encoding: .utf8)
+      scripts.append(path)
+    }
+    let running = try scripts.map { try start(["--no-rc", "--db", db, "-f", $0], home: directory) }
+    for (process, output, errors) in running {
+      // Drained as they run: a full pipe would stop the process.
+      let box = ErrorText()
+      let reader = DispatchQueue.global()
+      let group = DispatchGroup()
+      reader.async(group: group) { box.text = errors.fileHandleForReading.readDataToEndOfFile() }
+      _ = output.fileHandleForReading.readDataToEndOfFile()
+      group.wait()
+      process.waitUntilExit()
+      #expect(
+        process.terminationStatus == 0, "\(String(decoding: box.text, as: UTF8.self).prefix(500))")
+    }
+    let rows = try Binary.run([
+      "--no-rc", "--json", "--db", db, "-c", "ds render todo --count 5000",
+    ])
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(rows.stdout.utf8)) as? [String: Any])
+    let sections = try #require(document["sections"] as? [[String: Any]])
+    let models = (sections.first?["rows"] as? [[String: Any]] ?? []).compactMap {
+      $0["model"] as? String
+    }
+    #expect(models.count == 1 + 2 * count)
+    #expect(models.first == "seed")
+    for name in ["A", "B"] {
+      // Compared as one text, so that a failure prints where they part, not 2,000 values.
+      let rows = models.filter { $0.hasPrefix(name + "-") }.joined(separator: " ")
+      #expect(
+        rows == (0..<count).map { "\(name)-\($0)" }.joined(separator: " "),
+        "\(name)'s rows are all there, in the order \(name) added them")
+    }
+    let stack = try Binary.run(["--no-rc", "--db", db, "-c", "coord stack discover"])
+    // The table's rows, one screen each (the first line draws the whole stack on one line).
+    let pushed = stack.stdout.split(separator: "\n").filter { !$0.contains("›") }.compactMap {
+      line -> Int? in
+      guard let open = line.range(of: "MediaItem("),
+        let close = line[open.upperBound...].firstIndex(of: ")")
+      else { return nil }
+      return Int(line[open.upperBound..<close])
+    }
+    #expect(pushed.count == 2 * count, "\(stack.stdout.suffix(300))")
+    for first in [100_000, 200_000] {
+      let screens = pushed.filter { ($0 / 100_000) * 100_000 == first }
+      #expect(screens.count == count)
+      #expect(screens == screens.sorted(), "each process's pushes in the order it sent them")
+    }
+  }
+}
+
+/// Bytes one thread reads and another reads after a group wait orders them.
+private final class ErrorText: @unchecked Sendable {
+  var text = Data()
+}

@@ -4,6 +4,7 @@
 // with `swift build --sanitize=fuzzer` (the target exists only when ARCHSH_FUZZ=1).
 import Domain
 
+/// libFuzzer's entry: one input, framed as a server's reply.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   guard count > 0 else { return 0 }

@@ -305,6 +305,7 @@ enum Launcher {
   }
 
   /// The signal that stopped a script: SIGTERM, SIGHUP, or SIGINT (Ctrl-C); nil when none did.
+  ///
   /// The interactive shell reports its own (Ctrl-C there only discards a line).
   static func endingSignal(interactive: Bool) -> Int32? {
     let ending = archsh_terminate_pending()

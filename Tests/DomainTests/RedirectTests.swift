@@ -7,8 +7,7 @@ import Testing
 @Suite("redirects by the rules of curl and requests")
 struct RedirectTests {
   let manager = APISessionManager(
-    dynamicBaseURL: URL(string: "https://api.example.com")!, timeout: 1, logger: nil,
-    tracer: Tracer())
+    dynamicBaseURL: URL(fileURLWithPath: "/"), timeout: 1, logger: nil, tracer: Tracer())
 
   private func hop(_ method: String, _ url: String, body: String? = nil) throws
     -> APISessionManager.Hop

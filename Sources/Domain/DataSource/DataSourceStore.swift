@@ -217,8 +217,9 @@ public final class DataSourceDocument: @unchecked Sendable {
     emptyState = stored.emptyState
   }
 
-  /// Reads the data source again when another archsh process has committed since this one was
-  /// last in step with the workspace; returns whether it did. For commands that only read.
+  /// Reads the data source again when another archsh process has committed since.
+  ///
+  /// Returns whether it did. For commands that only read: a mutation catches up in its write.
   public func refresh() throws -> Bool {
     let now = try workspace.lookForForeignCommits()
     guard now != seenForeignCommits else { return false }

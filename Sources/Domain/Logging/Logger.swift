@@ -122,9 +122,11 @@ struct LogBookHandler: LogHandler {
   }
 }
 
-/// The values one session must never show: its secret variables' values, the passwords typed at
-/// its prompts, its board's token. Everything that leaves the terminal (the board, recordings,
-/// `trace export`, the log) has them replaced by `<redacted>`.
+/// The values one session must never show outside its terminal.
+///
+/// Its secret variables' values, the passwords typed at its prompts, its board's token: everything
+/// that leaves the terminal (the board, recordings, `trace export`, the log) has them replaced by
+/// `<redacted>`.
 public final class SecretValues: Sendable {
   /// The shortest value looked for: shorter ones would redact ordinary words.
   public static let shortest = 4

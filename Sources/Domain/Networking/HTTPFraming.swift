@@ -61,8 +61,9 @@ final class HTTPFramer {
   private var bodyFed = 0
   /// Whether an interim answer (100 Continue) came before the real one.
   private var sawInterim = false
-  /// Whether the decoder may frame another exchange: the last response ended exactly. Only on
-  /// the thread that made it: an `EmbeddedChannel` belongs to its thread.
+  /// Whether the decoder may frame another exchange: the last response ended exactly.
+  ///
+  /// Only on the thread that made it: an `EmbeddedChannel` belongs to its thread.
   private(set) var isReusable = false
   private let thread = pthread_self()
 

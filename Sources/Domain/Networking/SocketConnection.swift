@@ -34,8 +34,9 @@ final class SocketConnection: @unchecked Sendable {
   // safe from any one thread, and `abort` (a shutdown) from another.
   private let lock = NSLock()
   private var connection: OpaquePointer?
-  /// The framer of this connection's exchanges, kept while its responses end exactly; and the
-  /// buffer its reads fill. Only the exchange using the connection touches them.
+  /// The framer of this connection's exchanges, kept while its responses end exactly.
+  ///
+  /// Only the exchange using the connection touches it, and `readBuffer`, which its reads fill.
   var framer: HTTPFramer?
   lazy var readBuffer = [UInt8](repeating: 0, count: 65_536)
 

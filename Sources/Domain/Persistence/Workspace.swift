@@ -127,8 +127,9 @@ public final class Workspace: @unchecked Sendable {
     queue.inDatabase { db in seenDataVersion = dataVersion(db) }
   }
 
-  /// Looks, in a read transaction of its own, whether another connection has committed, and
-  /// returns `foreignCommits` as it then is. Cheap: one statement reads one page.
+  /// Looks whether another connection has committed, and returns `foreignCommits` then.
+  ///
+  /// A read transaction of its own, whose one statement reads one page.
   public func lookForForeignCommits() throws -> UInt64 {
     try readStatement { db in
       // Inside an atomic run this connection holds the write lock: nobody else commits.
@@ -332,9 +333,11 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  /// Closes the connection, ending any transaction left open, and folds the write-ahead log back
-  /// into the file (the log is left empty, or removed by the last connection to close), so that
-  /// the file holds everything on its own. Nothing may use the workspace afterwards.
+  /// Closes the connection, and folds the write-ahead log back into the file.
+  ///
+  /// A transaction left open is rolled back. The log is left empty (or removed by the last
+  /// connection to close), so that the file holds everything on its own. Nothing may use the
+  /// workspace afterwards.
   public func close() {
     try? queue.inDatabase { db in
       if db.isInsideTransaction { try db.rollback() }
@@ -347,9 +350,11 @@ public final class Workspace: @unchecked Sendable {
     try? queue.close()
   }
 
-  /// Runs `body` holding the write lock for all of it: its reads and writes are one transaction,
-  /// committed when it returns and rolled back when it throws, so that no other process commits
-  /// between what `body` reads and what it writes. Inside an atomic run, `body` just runs.
+  /// Runs `body` holding the write lock for all of it.
+  ///
+  /// Its reads and writes are one transaction, committed when it returns and rolled back when it
+  /// throws, so that no other process commits between what `body` reads and what it writes.
+  /// Inside an atomic run, `body` just runs.
   public func exclusively<T>(_ operation: String, _ body: () throws -> T) throws -> T {
     if isAtomic { return try body() }
     guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }

@@ -17,7 +17,8 @@ enum StepMode {
   }
 
   static func run(path: String, options: LaunchOptions) -> Int32 {
-    guard options.database == nil else {
+    // `--db :memory:` names what step mode uses anyway.
+    guard options.database == nil || options.database == ":memory:" else {
       StandardStreams.write(
         "archsh: error: --step runs in a fresh in-memory workspace, so that going back can rebuild it; --db does not apply\n",
         to: 2)

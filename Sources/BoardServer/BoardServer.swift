@@ -185,7 +185,11 @@ public final class BoardHub: @unchecked Sendable {
       defer { clients = [:] }
       return Array(clients.values)
     }
-    for client in all { client.finish() }
+    for client in all {
+      // The page hears that the board was closed, and stops trying to reconnect.
+      _ = client.add("event: closed\ndata: {}\n\n")
+      client.finish()
+    }
   }
 
   private func snapshot(gap: Bool) -> String {
@@ -266,7 +270,9 @@ public final class BoardServer: @unchecked Sendable {
   /// Stops the server and ends every page's stream.
   public func stop() {
     hub.disconnectAll()
-    task.cancel()
+    // The pages' writers get a moment to send the closing event before the server goes.
+    let task = self.task
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { task.cancel() }
   }
 
   static func randomHex(bytes: Int) -> String {

@@ -250,6 +250,18 @@ struct BoardTests {
     #expect(resumedIDs.first == resumeAfter + 1)
   }
 
+  @Test("board close tells every connected page, which then stops reconnecting")
+  func closeTellsPages() throws {
+    let shell = try Shell()
+    defer { shell.quit() }
+    let (port, token) = try Self.openBoard(shell)
+    let events = try Self.get("/events?token=\(token)", port: port)
+    #expect(events.read(until: "event: snapshot").contains("event: snapshot"))
+    shell.send("board close")
+    let ended = events.read(until: "event: closed", seconds: 5)
+    #expect(ended.contains("event: closed\ndata: {}"), "\(ended.suffix(300))")
+  }
+
   @Test("every walkthrough's checked-in pictures are what archsh draws now")
   func picturesAreCurrent() throws {
     let process = Process()

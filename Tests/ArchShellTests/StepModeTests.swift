@@ -134,6 +134,11 @@ struct StepModeTests {
       piped.stderr
         == "archsh: error: --step needs a terminal on standard input, to read the presenter's keys (run the script with -f instead)\n"
     )
+    // --db :memory: names what step mode uses anyway: it is accepted; a file is not.
+    let memory = try Binary.run(["--step", "--db", ":memory:", "-f", "tour.ash"], directory: home)
+    #expect(memory.stderr == piped.stderr)
+    let file = try Binary.run(["--step", "--db", "w.sqlite", "-f", "tour.ash"], directory: home)
+    #expect(file.status == 2 && file.stderr.contains("--db does not apply"))
     let unknown = try Binary.run(["--step", "--from", "Four", "-f", "tour.ash"], directory: home)
     #expect(unknown.status == 2)
     #expect(
@@ -202,6 +207,7 @@ struct StepModeTests {
     let transcript = try String(contentsOfFile: home + "/tour.out", encoding: .utf8)
     #expect(
       script == """
+        # Secrets this walkthrough asks for, in this order: password, token. At a terminal it asks; without one, give them as the lines of standard input, in this order, or as environment variables ARCHSH_SECRET_NAME (for example ARCHSH_SECRET_password).
         # Log in, with a password typed on the line.
         set password --secret
         auth login ada@example.com "${password}"
@@ -217,7 +223,7 @@ struct StepModeTests {
       #expect(!script.contains(secret) && !transcript.contains(secret))
     }
     // The transcript names the walkthrough from its own folder.
-    #expect(transcript.contains("\ntour.ash:5:7: error: unknown verb 'retreive' for 'store'"))
+    #expect(transcript.contains("\ntour.ash:6:7: error: unknown verb 'retreive' for 'store'"))
     let mode = try FileManager.default.attributesOfItem(atPath: home + "/tour.out")[
       .posixPermissions]
     #expect(mode as? Int == 0o600)

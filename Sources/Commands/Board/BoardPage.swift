@@ -1497,11 +1497,13 @@ enum BoardPage {
         computeLinks();
         selVersion++;
       }
+      let boardClosed = false;
       function connect() {
         setStatus(false);
         source = new EventSource('/events?token=' + encodeURIComponent(token));
         source.onopen = () => setStatus(true);
         source.onerror = () => {
+          if (boardClosed) return;
           setStatus(false);
           if (source.readyState === EventSource.CLOSED) {
             // The browser gave up (an error status): try again from a fresh snapshot.
@@ -1510,6 +1512,14 @@ enum BoardPage {
             retry = setTimeout(connect, 3000);
           }
         };
+        source.addEventListener('closed', () => {
+          // 'board close' in archsh: nothing more will come, so the page stops asking.
+          boardClosed = true;
+          source.close();
+          clearTimeout(retry);
+          const st = document.getElementById('status');
+          if (st) st.textContent = 'closed: the board was closed in archsh';
+        });
         source.addEventListener('snapshot', (ev) => {
           let data;
           try { data = JSON.parse(ev.data); } catch (err) { return; }

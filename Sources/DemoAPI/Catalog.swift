@@ -78,10 +78,17 @@ public struct Catalog: Sendable {
       let price = 1_900 + Int((state >> 33) % 150_000)
       products.append(
         CatalogProduct(
-          id: id, name: "\(family.dropLast()) model \(id)", family: family, priceCents: price,
+          id: id, name: "\(Self.singular(family)) model \(id)", family: family,
+          priceCents: price,
           details: "generated product \(id)"))
     }
     self.products = products
+  }
+
+  /// One of a family: "Apple Watches" names an "Apple Watch", "iPhones" an "iPhone".
+  static func singular(_ family: String) -> String {
+    if family.hasSuffix("ches") || family.hasSuffix("shes") { return String(family.dropLast(2)) }
+    return String(family.dropLast())
   }
 
   /// The product with `id`, or nil.

@@ -93,9 +93,10 @@ struct GroupTranscriptTests {
     arguments: transcripts)
   func shapes(_ name: String) throws {
     let (directory, stem, _) = try Self.prepare(name)
+    // Under --json the echo goes to standard error: merged, the lines keep their order.
     let result = try Binary.run(
       ["--db", ":memory:", "--json", "--echo", "--keep-going", "-f", "\(stem).ash"],
-      directory: directory)
+      directory: directory, merge: true)
     var command: Command?
     var checked = 0
     for line in result.stdout.split(separator: "\n") {
@@ -105,7 +106,8 @@ struct GroupTranscriptTests {
         command = found.count == 1 ? found[0].command : nil
         continue
       }
-      guard let command, let shape = command.result,
+      // An error is a document of its own, on standard error: not the command's result.
+      guard let command, let shape = command.result, !line.hasPrefix(#"{"error":"#),
         let parsed = try? StrictJSON.parse(String(line))
       else { continue }
       checked += 1

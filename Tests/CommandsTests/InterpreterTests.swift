@@ -179,7 +179,7 @@ struct InterpreterTests {
       ),
       (
         "set 9x y",
-        "test.ash:1:5: error: bad variable name '9x' (names are letters, digits and '_', not starting with a digit)"
+        "test.ash:1:5: error: bad variable name '9x' (names are ASCII letters, digits and '_', not starting with a digit)"
       ),
       (
         "factory get trcer",

@@ -82,12 +82,18 @@ struct RegistryTests {
 
         Values are text. With --secret, `vars` masks the value and the line is kept out
         of the history file, for passwords and tokens. `set NAME --secret` without a
-        value asks for it on the terminal, without echo (or reads standard input's first
-        line when that is not a terminal): a recorded walkthrough asks this way for the
-        secrets typed while recording.
+        value takes it from $ARCHSH_SECRET_NAME, else asks for it on the terminal,
+        without echo (or reads standard input's next line when that is not a terminal):
+        a recorded walkthrough asks this way for the secrets typed while recording, so
+        '--check' can take them from standard input in order, or from the environment.
+
+        Where a secret's value is shown: at the terminal, what a command prints shows it
+        ('echo $token' prints the value). Everywhere else it is <redacted>: the board, a
+        recording's .ash and .out, a file written by 'trace export', and the log. Values
+        shorter than 4 characters are not looked for.
 
         arguments:
-          NAME    letters, digits and '_', not starting with a digit
+          NAME    ASCII letters, digits and '_', not starting with a digit
           VALUE   the value; quote it when it contains spaces; with --secret it may be left out
 
         options:

@@ -194,7 +194,9 @@ struct WalkthroughTests {
       "set token abc123 --secret",
       "echo \"token: $token\"",
     ])
-    #expect(script == "set token --secret\necho \"token: $token\"\n")
+    #expect(
+      script == secretsHeader("token", first: "token")
+        + "set token --secret\necho \"token: $token\"\n")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
 
@@ -204,7 +206,9 @@ struct WalkthroughTests {
       "set pw lovelace --secret",
       "auth login ada@example.com $pw",
     ])
-    #expect(script == "set pw --secret\nauth login ada@example.com $pw\n")
+    #expect(
+      script == secretsHeader("pw", first: "pw")
+        + "set pw --secret\nauth login ada@example.com $pw\n")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
     #expect(!script.contains("lovelace"))
   }
@@ -215,7 +219,7 @@ struct WalkthroughTests {
       "set token s3cr3t --secert",
       "auth login ada@example.com pass word",
     ])
-    let lines = script.split(separator: "\n").map(String.init)
+    let lines = script.split(separator: "\n").map(String.init).dropFirst()
     #expect(!script.contains("s3cr3t") && !script.contains("word\""), "\(script)")
     #expect(lines.first == "set secret --secret")
     #expect(lines.contains("set token \"${secret}\" --secert"), "\(script)")
@@ -229,7 +233,8 @@ struct WalkthroughTests {
       "  auth login ada@example.com lovelace --nosuch",
       "set  key  abc  --secret", "auth login s3cret",
     ])
-    let lines = script.split(separator: "\n").map(String.init)
+    // The first line names the secrets the walkthrough asks for.
+    let lines = Array(script.split(separator: "\n").map(String.init).dropFirst())
     #expect(!script.contains("lovelace") && !script.contains("abc"))
     #expect(lines.count == 6, "\(script)")
     guard lines.count == 6 else { return }
@@ -245,7 +250,7 @@ struct WalkthroughTests {
       lines[4...5] == ["auth login s3cret", "expect fails \"'auth login' needs a password\""])
     // The error's column is where --nosuch stands in the recorded line, not in the typed one.
     let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
-    #expect(transcript.contains("tour.ash:2:42: error: unknown option '--nosuch'"), "\(transcript)")
+    #expect(transcript.contains("tour.ash:3:42: error: unknown option '--nosuch'"), "\(transcript)")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
 }
@@ -256,4 +261,11 @@ private final class CommandNumbers: EventSubscriber, @unchecked Sendable {
   private var received: [Int] = []
   var numbers: [Int] { lock.withLock { received } }
   func receive(_ event: ArchEvent) { lock.withLock { received.append(event.command) } }
+}
+
+/// The line a recorded walkthrough starts with when it asks for secrets.
+func secretsHeader(_ names: String, first: String) -> String {
+  "# Secrets this walkthrough asks for, in this order: \(names). At a terminal it asks; without "
+    + "one, give them as the lines of standard input, in this order, or as environment variables "
+    + "ARCHSH_SECRET_NAME (for example ARCHSH_SECRET_\(first)).\n"
 }

@@ -152,7 +152,8 @@ enum Builtins {
   }
 
   /// `set`'s variable name.
-  static let setName = Argument("NAME", .name, "letters, digits and '_', not starting with a digit")
+  static let setName = Argument(
+    "NAME", .name, "ASCII letters, digits and '_', not starting with a digit")
 
   /// `set`'s value.
   static let valueArgument = Option.argument(
@@ -188,7 +189,7 @@ enum Builtins {
     guard Lexer.isValidVariableName(name.text) else {
       throw ShellError(
         "bad variable name '\(name.text)'",
-        hint: "names are letters, digits and '_', not starting with a digit", at: name.offset)
+        hint: "names are ASCII letters, digits and '_', not starting with a digit", at: name.offset)
     }
     let isSecret = invocation[secretFlag]
     let value: String

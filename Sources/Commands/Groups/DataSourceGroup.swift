@@ -70,8 +70,8 @@ enum DataSourceGroup {
   static let nameArgument = Argument("NAME", .name, "the data source's name", completion: names)
   static let quiet = Flag("quiet", "do not notify the delegate (notify: false)")
   static let sectionIndex = Argument(
-    "S", .integer(-1_000_000_000...1_000_000_000), "the section index")
-  static let rowIndex = Argument("R", .integer(-1_000_000_000...1_000_000_000), "the row index")
+    "S", .integer(0...1_000_000_000), "the section index")
+  static let rowIndex = Argument("R", .integer(0...1_000_000_000), "the row index")
   static let rowsFlag = Flag("rows", "the words after NAME are rows")
   static let rowWords = Many.arguments(
     "ROW", .text, "rows: text, or a JSON object such as '{\"type\":\"Game\",\"name\":\"Tetris\"}'",
@@ -105,7 +105,7 @@ enum DataSourceGroup {
   static let textArgument = Option.argument("TEXT", .text, "the message")
   /// `section add --at S`.
   static let atOption = Option(
-    "at", .integer(-1_000_000_000...1_000_000_000), value: "S", "where to insert it")
+    "at", .integer(0...1_000_000_000), value: "S", "where to insert it")
   /// `section set @FILE`.
   static let fileArgument = Argument("@FILE", .text, "a JSON array of {header, footer, rows}")
   /// `rows patch S-R=VALUE...`.
@@ -518,12 +518,14 @@ enum DataSourceGroup {
   static let count = Command(
     "count", summary: "totalRowCount, and the rows of each section",
     signature: Signature([nameArgument]),
-    examples: ["ds count shop"], result: .record(["total_row_count", "sections"])
+    examples: ["ds count shop"],
+    result: .record(["total_row_count", "sections", "rows_per_section"])
   ) { invocation in
     let controller = try open(invocation).document.controller
     return .record([
       Field("total_row_count", .int(controller.totalRowCount)),
-      Field("sections", .list(controller.sections.map { .int($0.rows.count) })),
+      Field("sections", .int(controller.sections.count)),
+      Field("rows_per_section", .list(controller.sections.map { .int($0.rows.count) })),
     ])
   }
 
@@ -559,9 +561,9 @@ enum DataSourceGroup {
       cell as its cell view draws it through configure(with:), with its reuse identifier. The \
       collection style draws a grid of cards, with headers and footers as supplementary cells. \
       --from and --count choose a window of rows, counted across sections. Long text is cut to \
-      the width. With no rows, the delegate's background is drawn, without separators. With \
-      --json, the window's rows whole: each section's header and footer, and each row's model \
-      and reuse identifier.
+      the width. With no rows, the delegate's background is drawn, without separators. Under \
+      archsh's global --json (or 'output json'), the window's rows whole: each section's header \
+      and footer, and each row's model and reuse identifier.
       """,
     signature: Signature([
       nameArgument, styleOption, fromOption, countOption, widthOption, renderFormatOption,

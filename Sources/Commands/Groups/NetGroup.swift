@@ -147,7 +147,8 @@ enum NetGroup {
   }
 
   /// `net timeout DURATION`.
-  static let durationArgument = Option.argument("DURATION", .duration, "such as 500ms or 10s")
+  static let durationArgument = Option.argument(
+    "DURATION", .duration(atMost: 86_400), "such as 500ms or 10s (at most a day)")
 
   // MARK: - Commands
 
@@ -257,7 +258,8 @@ enum NetGroup {
         columns: ["method", "url", "status", "bytes"] + (timed ? ["ms"] : []) + ["connection"],
         rows: entries.map { entry in
           [
-            .string(entry.method), .string(entry.url), entry.status.map(Value.int) ?? .null,
+            .string(entry.method), .string(entry.url),
+            entry.status.map(Value.int) ?? .string(entry.outcome),
             .int(entry.bytes),
           ]
             + (timed
@@ -507,7 +509,7 @@ extension Builtins {
 
   /// `serve --user EMAIL:PASSWORD`, repeatable; the password keeps the line out of history.
   static let serveUserOption = Many.option(
-    "user", .text, value: "EMAIL:PASSWORD", "add an account that can log in (repeatable)",
+    "user", .text, value: "EMAIL:PASSWORD", "add an account that can log in",
     secret: true)
   /// `serve --locations N`.
   static let serveLocationsOption = Option(

@@ -218,7 +218,7 @@ enum StoreGroup {
   }
 
   static let retrieve = Command(
-    "retrieve", summary: "print the values of keys, in key order, skipping missing ones",
+    "retrieve", summary: "print the values of keys, in the order given, skipping missing ones",
     discussion: """
       With one key, prints its value. With several, prints a table in the order given, skipping \
       missing keys; it fails only when every key is missing (the seed returns nil). In TTL mode \

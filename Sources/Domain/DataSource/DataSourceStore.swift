@@ -257,6 +257,16 @@ public final class DataSourceDocument: @unchecked Sendable {
         sql: "UPDATE data_source SET registrations = ? WHERE name = ?", arguments: [json, name])
       seenForeignCommits = workspace.foreignCommits
     }
+    announceChange()
+  }
+
+  /// Tells the views (the board's Data sources panel) that the data source changed without a
+  /// delegate notification: a registration, an empty state.
+  private func announceChange() {
+    let name = self.name
+    tracer.events.publish(.dataSource) {
+      .dataSource(DataSourceChange(name: name, notification: nil))
+    }
   }
 
   /// Sets what is shown when there are no rows; nil shows nothing.
@@ -270,6 +280,7 @@ public final class DataSourceDocument: @unchecked Sendable {
         arguments: [settings?.message, settings?.actionText, settings?.action?.stored, name])
     }
     emptyState = settings
+    announceChange()
   }
 
   /// Sets the text shown when there are no rows, without a button; nil shows none.

@@ -156,7 +156,7 @@ public final class NetworkLog: EventSubscriber, @unchecked Sendable {
         NetworkLogEntry(
           method: exchange.method, url: exchange.url, status: exchange.status,
           bytes: exchange.bytes, milliseconds: exchange.milliseconds,
-          reusedConnection: exchange.reusedConnection))
+          reusedConnection: exchange.reusedConnection, failure: exchange.error))
       if entries.count > 100 { entries.removeFirst(entries.count - 100) }
     }
   }
@@ -176,6 +176,14 @@ public struct NetworkLogEntry: Sendable, Equatable {
   public var milliseconds: Double
   /// Whether it went over a connection kept open from an earlier request.
   public var reusedConnection = false
+  /// Why no response arrived, when none did.
+  public var failure: String?
+
+  /// What became of a request that got no status: `cancelled` (Ctrl-C), or `failed`.
+  public var outcome: String {
+    guard status == nil else { return "answered" }
+    return failure?.contains("was cancelled") == true ? "cancelled" : "failed"
+  }
 }
 
 /// Sends requests and deserializes responses, after Lickability's NetworkController (seed 000).

@@ -266,7 +266,7 @@ private struct Scanner {
       guard Self.isValidName(name) || Self.isSpecialName(name) else {
         throw ShellError(
           "bad variable name '\(name)' in '${\(name)}'",
-          hint: "names are letters, digits and '_', not starting with a digit", at: dollar)
+          hint: "names are ASCII letters, digits and '_', not starting with a digit", at: dollar)
       }
       addVariable(name, at: dollar)
       index = end + 1

@@ -143,7 +143,11 @@ extension Interpreter {
   func echo(_ line: LogicalLine) {
     let trimmed = line.text.drop { $0 == " " || $0 == "\t" }
     if trimmed.isEmpty || trimmed.hasPrefix("#") {
-      sink.standardOutput(line.text + "\n")
+      if session.outputMode == .json {
+        sink.standardError(line.text + "\n")
+      } else {
+        sink.standardOutput(line.text + "\n")
+      }
       return
     }
     let physical = line.text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -151,12 +155,45 @@ extension Interpreter {
     for (index, part) in physical.enumerated() {
       text += (index == 0 ? settings.prompt : settings.continuationPrompt) + part + "\n"
     }
-    sink.standardOutput(text)
+    // Under --json, standard output holds only the documents: the echo goes beside the errors.
+    if session.outputMode == .json {
+      sink.standardError(text)
+    } else {
+      sink.standardOutput(text)
+    }
+  }
+
+  /// Prints an error as one JSON document on standard error, under `--json`: the message, the
+  /// hint, and where (the file, line and column in a script; the column at the prompt).
+  private func reportAsJSON(_ error: ShellError, line: LogicalLine) {
+    var fields = [Field("error", .string(error.message))]
+    if let hint = error.hint { fields.append(Field("hint", .string(hint))) }
+    if let frame = frames.last, let name = frame.name, !frame.isInteractive {
+      let location = line.location(of: error.offset ?? 0)
+      fields += [
+        Field("file", .string(name)), Field("line", .int(location.line)),
+        Field("column", .int(location.column)),
+      ]
+      let included = frames.reversed().compactMap(\.includedFrom)
+      if !included.isEmpty {
+        fields.append(Field("included_from", .list(included.map(Value.string))))
+      }
+    } else if let offset = error.offset {
+      fields.append(Field("column", .int(line.location(of: offset).column)))
+    }
+    var text = ""
+    JSONRenderer.write(.object(fields), into: &text)
+    session.recorder?.error(error)
+    sink.standardError(text + "\n")
   }
 
   /// Prints an error: with a caret under its column at the prompt, or as `file:line:col` with the
   /// include chain in a script.
   func report(_ error: ShellError, line: LogicalLine) {
+    if session.outputMode == .json {
+      reportAsJSON(error, line: line)
+      return
+    }
     let label = settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
     guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {
       var text = ""

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// `--json` prints one document per command on standard output, and nothing else; errors are
-/// documents too, on standard error. And smaller repairs a new user met.
+/// Under `--json`, standard output holds only documents.
+///
+/// Errors are documents too, on standard error. And smaller repairs a new user met.
 @Suite("one JSON document per command, and smaller repairs")
 struct JSONDocumentsTests {
   @Test("under --json standard output holds only documents: the echo goes to standard error")

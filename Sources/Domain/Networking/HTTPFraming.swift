@@ -86,6 +86,12 @@ final class HTTPFramer {
       encoderConfiguration: .init(), decoderLimitConfiguration: limits)
   }
 
+  /// Closes the framer's channel, on the thread that made it: a channel and its pipeline hold
+  /// each other until it is closed, so a framer that is not kept must be finished.
+  func finish() {
+    _ = try? channel.finish(acceptAlreadyClosed: true)
+  }
+
   /// Prepares a reusable framer for the next exchange on its connection.
   func reset(bodyLimit: Int) {
     self.bodyLimit = bodyLimit
@@ -444,6 +450,7 @@ public enum HTTPResponseBytes {
   public static func describe(_ bytes: [UInt8], readSize: Int, bodyLimit: Int = 1 << 20) -> String {
     do {
       let framer = try HTTPFramer(bodyLimit: bodyLimit)
+      defer { framer.finish() }
       _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), body: nil)
       var offset = 0
       while offset < bytes.count {

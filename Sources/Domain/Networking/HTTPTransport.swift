@@ -181,6 +181,8 @@ enum HTTPTransport {
         connection.framer = nil
         payload = try framer.encode(head, body: body)
       } catch {
+        connection.framer?.finish()
+        connection.framer = nil
         control.detach()
         if reused {
           _ = ConnectionPools.shared.put(connection, server: server)
@@ -189,6 +191,8 @@ enum HTTPTransport {
         }
         return .failure(error)
       }
+      var keptFramer = false
+      defer { if !keptFramer { framer.finish() } }
       let result: Result<TransportResponse, Error>
       if control.isCancelled {
         result = .failure(TransportError.cancelled)
@@ -208,7 +212,12 @@ enum HTTPTransport {
         response.reusedConnection = reused
         let keep =
           keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
-        if keep, framer.isReusable { connection.framer = framer }
+        // A framer is kept only by the main thread's exchanges (NetworkController's), whose
+        // connections come back to the same thread; any other is finished here, on its thread.
+        if keep, framer.isReusable, Thread.isMainThread {
+          connection.framer = framer
+          keptFramer = true
+        }
         // The pool keeps it only while nothing waits to be read on it.
         if !keep || !ConnectionPools.shared.put(connection, server: server) { connection.close() }
         return .success(response)

@@ -83,6 +83,18 @@ enum Binary {
       stderr: String(decoding: errors, as: UTF8.self))
   }
 
+  /// The first line a child process writes to `pipe` (a test server's ports), without its newline;
+  /// read a byte at a time, so that nothing after it is taken from the pipe.
+  static func firstLine(of pipe: Pipe) -> String {
+    var line = Data()
+    while !line.contains(10) {
+      let byte = pipe.fileHandleForReading.readData(ofLength: 1)
+      guard !byte.isEmpty else { break }
+      line.append(byte)
+    }
+    return String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
+  }
+
   static func makeTemporaryDirectory() throws -> String {
     try Scratch.directory("e2e")
   }

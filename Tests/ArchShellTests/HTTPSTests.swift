@@ -55,15 +55,7 @@ struct HTTPSTests {
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
       try process.run()
-      var line = Data()
-      while !line.contains(10) {
-        let byte = output.fileHandleForReading.readData(ofLength: 1)
-        guard !byte.isEmpty else { break }
-        line.append(byte)
-      }
-      port =
-        Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        ?? 0
+      port = Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0
     }
 
     var url: String { "https://127.0.0.1:\(port)" }

@@ -27,13 +27,7 @@ struct HostileServerTests {
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
       try process.run()
-      var line = Data()
-      while !line.contains(10) {
-        let byte = output.fileHandleForReading.readData(ofLength: 1)
-        guard !byte.isEmpty else { break }
-        line.append(byte)
-      }
-      let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+      let ports = Binary.firstLine(of: output).split(whereSeparator: \.isWhitespace)
         .compactMap { Int($0) }
       main = ports.first ?? 0
       other = ports.dropFirst().first ?? 0

@@ -575,13 +575,11 @@ public enum CleartextWarning {
   /// Warns once when `url` is plain HTTP to a host other than loopback.
   static func check(_ url: URL) {
     guard url.scheme == "http", let host = url.host?.lowercased(), !isLoopback(host) else { return }
-    let handler: (@Sendable (String) -> Void)? = {
-      var current = state.value
+    let handler = state.update { current -> (@Sendable (String) -> Void)? in
       guard !current.warned else { return nil }
       current.warned = true
-      state.value = current
       return current.handler
-    }()
+    }
     handler?(
       "a credential is being sent over plain http:// to \(host), where anyone on the network can "
         + "read it (use https://)")

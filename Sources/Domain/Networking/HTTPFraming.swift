@@ -403,6 +403,9 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     get { lock.withLock { stored } }
     set { lock.withLock { stored = newValue } }
   }
+
+  /// Reads and changes the value in one step, with the lock held.
+  func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }
 
 /// Text from a server made safe for a terminal: control bytes become escapes, so that a body can

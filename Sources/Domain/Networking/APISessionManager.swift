@@ -350,8 +350,10 @@ public final class APISessionManager: @unchecked Sendable {
       DispatchTime.now().uptimeNanoseconds + UInt64(min(timeout, 86_400) * 1_000_000_000)
     // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own,
     // unless the caller waits for it at once, on its own thread.
+    // A thread of its own, not Dispatch's pool: the pool adds threads slowly while its threads
+    // block, so a burst of 50 waited behind one another past their timeout.
     let run: (@escaping @Sendable () -> Void) -> Void =
-      task.runsOnWaitingThread ? { $0() } : { DispatchQueue.global().async(execute: $0) }
+      task.runsOnWaitingThread ? { $0() } : { Thread(block: $0).start() }
     run { [self] in
       let result = HTTPTransport.perform(
         method: hop.method, url: hop.url, headers: hop.headers, body: hop.body,

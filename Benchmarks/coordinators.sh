@@ -54,7 +54,7 @@ PY
 python3 - "$work" "$EVENTS" "$total" "$base" <<'PY'
 import re, statistics, sys
 work, events, total, base = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-shows = [float(m) for m in re.findall(r"^time: ([0-9.]+) ms", open(f"{work}/show.out").read(), re.M)]
+shows = [float(m) for m in re.findall(r"^milliseconds: ([0-9.]+) ms", open(f"{work}/show.out").read(), re.M)]
 assert len(shows) == 50, f"expected 50 timings, got {len(shows)}"
 peer = float(open(f"{work}/peer.out").read())
 spent = total - base

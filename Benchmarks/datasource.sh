@@ -57,7 +57,7 @@ PY
 python3 - "$work" "$ROWS" "$built" "$load" <<'PY'
 import re, statistics, sys
 work, rows, built, load = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-times = [float(m) for m in re.findall(r"^time: ([0-9.]+) ms", open(f"{work}/p7.out").read(), re.M)]
+times = [float(m) for m in re.findall(r"^milliseconds: ([0-9.]+) ms", open(f"{work}/p7.out").read(), re.M)]
 assert len(times) == 200, f"expected 200 timings, got {len(times)}"
 peer = float(open(f"{work}/peer.out").read())
 print(f"== P7: a data source of {rows:,} rows (median of 50 each; goal: 5 ms or less) ==")

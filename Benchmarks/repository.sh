@@ -36,7 +36,7 @@ python3 - "$work/p6.out" "$N" "$start" "$end" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 n = int(sys.argv[2])
-times = [float(t) * (1000 if u == "s" else 1) for t, u in re.findall(r"^time: ([0-9.]+) ?(ms|s)\b", text, re.M)]
+times = [float(t) * (1000 if u == "s" else 1) for t, u in re.findall(r"^milliseconds: ([0-9.]+) ?(ms|s)\b", text, re.M)]
 if len(times) != 10:
     times = [float(t) for t in re.findall(r"([0-9]+\.[0-9]+) ms\s*$", text, re.M)][-10:]
 first, at_scale = min(times[:5]), min(times[5:])

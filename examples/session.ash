@@ -23,7 +23,7 @@ session request GET /echo
 expect contains "dynamic_base_url: http://127.0.0.1:"
 session base
 session request GET /products/1
-expect contains "request: GET http://127.0.0.1:"
+expect contains "request:      GET http://127.0.0.1:"
 session base reset
 
 ## Logs and mistakes

@@ -158,7 +158,12 @@ enum StepMode {
           listenToButtons()
         case .jump:
           clearHint()
-          guard let notes = runner.jumpToNextChapter() else {
+          let total = runner.script.steps.count
+          let jumped = runner.jumpToNextChapter { step in
+            let first = step.lines.first?.text.trimmingCharacters(in: .whitespaces) ?? ""
+            say("replaying step \(step.number) of \(total): \(first)")
+          }
+          guard let notes = jumped else {
             say("this is the last chapter (q quits)")
             continue
           }

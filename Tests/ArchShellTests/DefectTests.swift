@@ -92,7 +92,7 @@ struct DefectTests {
       session request GET /echo -H "Authorization:Bearer $tok"
       session request GET /echo -H 'Authorization: Bearer literalsecret777' -H X-Trace:on
       time session request GET /echo -H "Cookie:session=$tok"
-      trace export --format mermaid \(export)
+      trace export --format mermaid --force \(export)
       trace off
       log show --tag API
       """

@@ -92,7 +92,7 @@ struct EndToEndTests {
     #expect(result.status == 0)
     #expect(
       result.stdout
-        == "[{\"name\":\"b\",\"value\":\"2\"}]\n{\"message\":\"hi\"}\n{\"output\":\"json\"}\n")
+        == "{}\n[{\"name\":\"b\",\"value\":\"2\"}]\n{\"message\":\"hi\"}\n{\"output\":\"json\"}\n")
     for line in result.stdout.split(separator: "\n") {
       #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
     }
@@ -230,6 +230,7 @@ struct NetworkEndToEndTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
       result.stdout == """
+        {}
         {"method":"GET","path":"/products/42","fault":"status 503","times":2,"after":0}
         {"method":"GET","path":"/products/43","fault":"drop the connection","times":1,"after":0}
         {"removed":[{"method":"GET","path":"/products/42"}],"count":1}
@@ -266,8 +267,8 @@ struct NetworkEndToEndTests {
   func embedded() throws {
     let result = try Binary.run(["--db", ":memory:", "-c", "net get /products/4", "-c", "net log"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("status:  200\n"))
-    #expect(result.stdout.contains("code:    OK\n"))
+    #expect(result.stdout.contains("status:       200\n"))
+    #expect(result.stdout.contains("code:         OK\n"))
     #expect(result.stdout.contains(#""name":"iPhone 14""#))
     #expect(result.stdout.contains("GET     http://127.0.0.1:"))
   }

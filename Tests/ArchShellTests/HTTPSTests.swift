@@ -86,7 +86,8 @@ struct HTTPSTests {
         "net get /products/1", "-c", "session request GET /old",
       ])
     #expect(trusted.status == 0, "\(trusted.stderr)")
-    #expect(trusted.stdout.contains("request: GET \(server.url)/products/1\nstatus:  200\n"))
+    #expect(
+      trusted.stdout.contains("request:      GET \(server.url)/products/1\nstatus:       200\n"))
     #expect(trusted.stdout.contains("\"details\":\"over TLS\""))
     // A redirect on an HTTPS server is followed by the same rules as over HTTP: /old answers 307
     // to /products/1 on the same origin.
@@ -121,7 +122,8 @@ struct HTTPSTests {
       ])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(
-      run.stdout.contains("request: HEAD \(server.url)/products/3\nstatus:  200\n"), "\(run.stdout)"
+      run.stdout.contains("request:      HEAD \(server.url)/products/3\nstatus:       200\n"),
+      "\(run.stdout)"
     )
     // The server closed the kept connection during the sleep: the last GET went again on a new
     // one, and nothing (no SIGPIPE from the dead socket) ended archsh.

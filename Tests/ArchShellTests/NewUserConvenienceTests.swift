@@ -137,7 +137,7 @@ struct NewUserConvenienceTests {
     // After the first clear, the POST and /products/2 remain; after the second, /products/2.
     #expect(lines.filter { $0.hasPrefix("POST    /products/1") }.count == 1)
     #expect(lines.filter { $0.hasPrefix("GET     /products/2") }.count == 2)
-    #expect(lines.contains("status:  200"), "\(result.stdout)")
+    #expect(lines.contains("status:       200"), "\(result.stdout)")
 
     let missing = try run("net fault GET /products/1 --drop; net fault clear /products/9")
     #expect(missing.status == 1)

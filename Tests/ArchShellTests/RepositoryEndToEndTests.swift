@@ -44,10 +44,10 @@ struct RepositoryEndToEndTests {
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     #expect(
       result.stdout.contains(
-        "status:  404\n")
+        "status:       404\n")
         && result.stdout.contains("no user with id 6955b900-0000-4000-8000-00000000ffff"))
     #expect(
-      result.stdout.contains("status:  401\n")
+      result.stdout.contains("status:       401\n")
         && result.stdout.contains("a valid bearer token is required for /users/me/locations"))
   }
 }

@@ -92,6 +92,36 @@ struct SharedWorkspaceTests {
       #expect(screens == screens.sorted(), "each process's pushes in the order it sent them")
     }
   }
+
+  @Test("a command that only reads ends at once while another process holds the write lock")
+  func readerDoesNotWaitAtExit() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/held.sqlite"
+    let setup = try Binary.run(["--no-rc", "--db", db, "-c", "ds new todo --rows a b"])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    // An --atomic run holds the write lock until it ends: 4 s here.
+    let holder = try start(
+      [
+        "--no-rc", "--db", db, "--atomic", "-c", "store persist bookmarks a 1", "-c", "echo held",
+        "-c", "sleep 4s",
+      ], home: directory)
+    let held = holder.1.fileHandleForReading
+    var seen = Data()
+    while !String(decoding: seen, as: UTF8.self).contains("held") {
+      let chunk = held.availableData
+      if chunk.isEmpty { break }
+      seen += chunk
+    }
+    let start = ContinuousClock.now
+    let reader = try Binary.run(["--no-rc", "--db", db, "-c", "ds count todo"])
+    let elapsed = ContinuousClock.now - start
+    #expect(reader.status == 0, "\(reader.stderr)")
+    #expect(reader.stdout.contains("total_row_count:  2"), "\(reader.stdout)")
+    // Before, folding the log at exit waited for the lock: about 2 s, or the holder's end.
+    #expect(elapsed < .seconds(1.5), "the reader took \(elapsed)")
+    holder.0.waitUntilExit()
+    #expect(holder.0.terminationStatus == 0)
+  }
 }
 
 /// Bytes one thread reads and another reads after a group wait orders them.

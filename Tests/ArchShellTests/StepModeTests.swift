@@ -57,6 +57,9 @@ struct StepModeTests {
     mark = try terminal.waitFor("Ctrl-C cancelled step 3; the demo goes on", after: mark)
     mark = try terminal.waitFor("── step 4 of 6 · chapter 2/3: Two ──", after: mark)
     terminal.press("j")
+    // Each step j replays is named before it runs, so a long one does not look like a hang.
+    mark = try terminal.waitFor("replaying step 4 of 6: echo four-ran", after: mark)
+    mark = try terminal.waitFor("replaying step 5 of 6: echo five-ran", after: mark)
     mark = try terminal.waitFor("ran the rest of the chapter quietly", after: mark)
     try terminal.waitFor("── step 6 of 6 · chapter 3/3: Three ──", after: mark)
     // The output of the steps j ran quietly is not shown; their lines were, in their headers.

@@ -44,6 +44,7 @@ struct CoordCommandTests {
     harness.script(["output json", "coord stack app", "coord stack discover"])
     #expect(
       harness.sink.combined == """
+        {}
         [{"coordinator":"AppConfigurator","name":"app","stack":"(empty)"},[{"position":null,"screen":"Alert(server)","role":"presented","visible":true}]]
         [{"coordinator":"DiscoverFlowCoordinator","name":"discover","stack":"Discover › MediaItem(3)"},[{"position":0,"screen":"Discover","role":"pushed","visible":false},{"position":1,"screen":"MediaItem(3)","role":"top","visible":false}]]
 
@@ -56,6 +57,7 @@ struct CoordCommandTests {
     harness.script(["output json", "coord tree"])
     #expect(
       harness.sink.combined == """
+        {}
         {"name":"app","type":"AppConfigurator","flow":"main","screen":null,"stack":[],"tab":null,"presents":"Alert(server)","visible":true,"children":[{"name":"tabbar","type":"TabBarContainer","flow":null,"screen":"TabBar","stack":["TabBar"],"tab":"discover","presents":null,"visible":false,"children":[{"name":"discover","type":"DiscoverFlowCoordinator","flow":null,"screen":"MediaItem(3)","stack":["Discover","MediaItem(3)"],"tab":null,"presents":null,"visible":false,"children":[]},{"name":"favourites","type":"FavouritesFlowCoordinator","flow":null,"screen":"Favourites","stack":["Favourites"],"tab":null,"presents":null,"visible":false,"children":[]},{"name":"profile","type":"ProfileFlowCoordinator","flow":null,"screen":"Profile","stack":["Profile"],"tab":null,"presents":null,"visible":false,"children":[]}]}]}
 
         """)
@@ -69,6 +71,7 @@ struct CoordCommandTests {
     ])
     #expect(
       harness.sink.combined == """
+        {}
         {"events":[{"component":"Presenter(Alert)","action":"sends","subject":"dismissTapped","text":"sends dismissTapped"},{"component":"AppConfigurator","action":"dismisses","subject":"Alert(server)","text":"dismisses Alert(server)"}]}
         {"events":[{"component":"Presenter(MediaItem)","action":"sends","subject":"backTapped","text":"sends backTapped"},{"component":"DiscoverFlowCoordinator","action":"pops","subject":"MediaItem(3)","text":"pops MediaItem(3)"},{"component":"DiscoverFlowCoordinator","action":"stack","subject":"Discover","text":"stack: Discover"}]}
 

@@ -266,6 +266,9 @@ struct InterpreterTests {
     ])
     #expect(
       harness.sink.stdout == """
+        {}
+        {}
+        {}
         [{"name":"a","value":"1"},{"name":"b","value":"2"}]
         {"message":"hi"}
         {"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"}
@@ -287,6 +290,7 @@ struct InterpreterTests {
     #expect(
       harness.sink.combined == """
         created store 'scratch'
+        {}
         {"store":"scratch","dropped":true,"entries":1,"bytes":1}
         {"tag":"API","threshold":"Warning"}
         {"tag":"API","enabled":false}
@@ -322,6 +326,7 @@ struct InterpreterTests {
     #expect(lines.contains("tracing is off"))
     #expect(
       lines.drop { $0 != "tracing is off" }.dropFirst().joined(separator: "\n") == """
+        {}
         {"repository":"r","dropped":true}
         {"logged_in":false}
         {"path":"\(directory)/t.mmd","format":"mermaid"}
@@ -338,6 +343,7 @@ struct InterpreterTests {
     #expect(
       harness.sink.combined == """
         created shop: 1 section, 3 rows
+        {}
         {"name":"menu","sections":1,"rows":2}
 
         """)
@@ -393,7 +399,7 @@ struct InterpreterTests {
     let lines = harness.sink.stdout.split(separator: "\n")
     #expect(lines.count == 2)
     #expect(lines[0] == "hi")
-    #expect(lines[1].hasPrefix("time: ") && lines[1].hasSuffix(" ms"))
+    #expect(lines[1].hasPrefix("milliseconds: ") && lines[1].hasSuffix(" ms"))
   }
 
   @Test("with tracing on, a command that drives a controller is followed by its tree")
@@ -468,11 +474,12 @@ struct JSONTracingTests {
     let lines = harness.sink.stdout.replacingOccurrences(
       of: #""milliseconds":[0-9.e+-]+"#, with: #""milliseconds":#"#, options: .regularExpression
     ).split(separator: "\n")
-    #expect(lines.count == 2)
-    #expect(lines[0] == #"{"tracing":true}"#)
+    #expect(lines.count == 3)
+    #expect(lines[0] == "{}")
+    #expect(lines[1] == #"{"tracing":true}"#)
     // Each span is its fields: the component, the operation, the attributes, the duration.
     #expect(
-      lines[1]
+      lines[2]
         == ##"{"output":{"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"},"trace":[{"component":"archsh","operation":"factory get tracer","attributes":{},"failure":null,"milliseconds":#,"children":[{"component":"ApplicationFactory","operation":"make tracer","attributes":{"lifetime":"singleton","instance":"shared"},"failure":null,"milliseconds":#,"children":[]}]}]}"##
     )
   }

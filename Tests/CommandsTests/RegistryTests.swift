@@ -17,7 +17,7 @@ struct RegistryTests {
   func commandHelp() {
     #expect(
       run("help trace export").stdout == """
-        usage: trace export [FILE] [--format FORMAT] [--last N] [--no-timings]
+        usage: trace export [FILE] [--format FORMAT] [--last N] [--no-timings] [--force]
 
         Write what was traced since 'trace on' as a sequence diagram.
 
@@ -26,7 +26,8 @@ struct RegistryTests {
         lifeline per controller, and opens in any browser; Mermaid is text for a
         Markdown renderer. Without --format, a FILE ending in .svg gets SVG and anything
         else Mermaid. Without FILE, the diagram is printed. The file is created with
-        mode 0600.
+        mode 0600. An existing FILE is replaced only with --force, as 'record start'
+        does.
 
         arguments:
           FILE   where to write the diagram
@@ -35,12 +36,14 @@ struct RegistryTests {
           --format FORMAT   svg or mermaid; by default FILE's extension decides
           --last N          only the last N commands that were traced
           --no-timings      leave durations out, so that the diagram is the same on every run
+          --force           replace FILE when it exists
 
         examples:
           trace export trace.svg
           trace export --last 1 update.svg
           trace export --format mermaid
           trace export --format mermaid trace.mmd
+          trace export trace.svg --force
 
         """)
   }
@@ -266,7 +269,9 @@ struct CompleterTests {
   @Test("options, choice values and live values complete from the declarations")
   func arguments() {
     #expect(
-      completer.complete("trace export --") == ["--format", "--help", "--last", "--no-timings"])
+      completer.complete("trace export --") == [
+        "--force", "--format", "--help", "--last", "--no-timings",
+      ])
     #expect(completer.complete("trace export --format ") == ["mermaid", "svg"])
     #expect(completer.complete("output ") == ["json", "table"])
     #expect(
@@ -340,7 +345,7 @@ struct CompleterTests {
     #expect(completer.complete("trace export -- --") == [])
     #expect(
       completer.complete("trace export --format=mermaid --") == [
-        "--help", "--last", "--no-timings",
+        "--force", "--help", "--last", "--no-timings",
       ])
   }
 

@@ -413,7 +413,9 @@ enum Builtins {
     "time", summary: "run a command and print how long it took",
     signature: Signature([commandLine]),
     examples: ["time help", "time factory get tracer"],
-    result: .oneOf([.sequence([.passthrough, .record(["time"])]), .record(["time"])])
+    result: .oneOf([
+      .sequence([.passthrough, .record(["milliseconds"])]), .record(["milliseconds"]),
+    ])
   ) { invocation in
     // Parsing parsed the timed command too, and refused a `time` inside `time`.
     guard let timed = invocation.parsed.inner.first else {
@@ -425,7 +427,7 @@ enum Builtins {
     let nanoseconds =
       elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     let timing = Output.record([
-      Field("time", .string(TraceRendering.formatDuration(UInt64(max(0, nanoseconds)))))
+      Field("milliseconds", .milliseconds(Double(max(0, nanoseconds)) / 1_000_000))
     ])
     return output == .empty ? timing : .sequence([output, timing])
   }

@@ -172,9 +172,10 @@ enum NetGroup {
     signature: Signature([requestPathArgument, fullFlag]),
     examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"],
     result: .oneOf([
-      .record(["request", "status", "bytes", "time", "code", "info", "data", "json_error"]),
+      .record(["request", "status", "bytes", "milliseconds", "code", "info", "data", "json_error"]),
       .record([
-        "request", "status", "bytes", "time", "code", "info", "data", "json_error", "headers",
+        "request", "status", "bytes", "milliseconds", "code", "info", "data", "json_error",
+        "headers",
         "body",
       ]),
     ])
@@ -187,8 +188,7 @@ enum NetGroup {
       Field("request", .string("GET \(response.response?.url.absoluteString ?? path.text)")),
       Field("status", response.response.map { .int($0.statusCode) } ?? .null),
       Field("bytes", .int(body.count)),
-      Field(
-        "time", .string(TraceRendering.formatDuration(UInt64(response.milliseconds * 1_000_000)))),
+      Field("milliseconds", .milliseconds(response.milliseconds)),
     ]
     if case .failure(let error) = response.result {
       throw ShellError(error.description, at: path.offset)

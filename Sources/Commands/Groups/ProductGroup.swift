@@ -61,7 +61,7 @@ enum ProductGroup {
       """,
     signature: Signature([target]),
     examples: ["product update 42", "product fetch /products/7"],
-    result: .record(["id", "name", "family", "price", "details", "cached_as"])
+    result: .record(["id", "name", "family", "price", "currency", "details", "cached_as"])
   ) { invocation in
     let word = try invocation[target]
     let api = invocation.session.factory.api
@@ -90,7 +90,7 @@ enum ProductGroup {
     "show", summary: "show a product from the cache only (ProductUpdater.product(from:))",
     signature: Signature([target]),
     examples: ["product show 42"],
-    result: .record(["id", "name", "family", "price", "details", "cached_as"])
+    result: .record(["id", "name", "family", "price", "currency", "details", "cached_as"])
   ) { invocation in
     let (product, key) = try cached(invocation)
     return .record(fields(product, invocation.session) + [Field("cached_as", .string(key))])
@@ -104,9 +104,12 @@ enum ProductGroup {
       "product list --limit 5", "product list --offset 15 --limit 3", "product list --cached",
     ],
     result: .oneOf([
-      .rows(["id", "name", "family", "price"]),
-      .sequence([.rows(["id", "name", "family", "price"]), .record(["offset", "count", "total"])]),
-      .rows(["id", "name", "price", "cached_as"]),
+      .rows(["id", "name", "family", "price", "currency"]),
+      .sequence([
+        .rows(["id", "name", "family", "price", "currency"]),
+        .record(["offset", "count", "total"]),
+      ]),
+      .rows(["id", "name", "price", "currency", "cached_as"]),
     ])
   ) { invocation in
     let session = invocation.session
@@ -116,11 +119,15 @@ enum ProductGroup {
         key, product -> [Value] in
         [
           product.map { .int($0.id) } ?? .null, .string(product?.name ?? "(not a product)"),
-          product.map { .string(translator.translate(product: $0).formattedPrice) } ?? .null,
+          product.map {
+            .amount(
+              cents: $0.priceCents, formatted: translator.translate(product: $0).formattedPrice)
+          } ?? .null,
+          product.map { .string($0.currency) } ?? .null,
           .string(key),
         ]
       }
-      return .table(Table(columns: ["id", "name", "price", "cached_as"], rows: rows))
+      return .table(Table(columns: ["id", "name", "price", "currency", "cached_as"], rows: rows))
     }
     let offset = invocation[offsetOption] ?? 0
     let limit = invocation[limitOption] ?? 20
@@ -137,11 +144,13 @@ enum ProductGroup {
     }
     session.listedProductIDs = envelope.data.map(\.id)
     let table = Table(
-      columns: ["id", "name", "family", "price"],
+      columns: ["id", "name", "family", "price", "currency"],
       rows: envelope.data.map {
         [
           .int($0.id), .string($0.name), .string($0.family),
-          .string(translator.translate(product: $0).formattedPrice),
+          .amount(
+            cents: $0.priceCents, formatted: translator.translate(product: $0).formattedPrice),
+          .string($0.currency),
         ]
       })
     guard let info = envelope.info else { return .table(table) }
@@ -165,13 +174,15 @@ enum ProductGroup {
       badge for the price tier (Premium from $1,000, Value up to $150).
       """,
     signature: Signature([target]),
-    examples: ["product translate 42"], result: .record(["title", "subtitle", "price", "badge"])
+    examples: ["product translate 42"],
+    result: .record(["title", "subtitle", "price", "currency", "badge"])
   ) { invocation in
     let (product, _) = try cached(invocation)
     let model = invocation.session.factory.model.productTranslator().translate(product: product)
     return .record([
       Field("title", .string(model.title)), Field("subtitle", .string(model.subtitle)),
-      Field("price", .string(model.formattedPrice)),
+      Field("price", .amount(cents: product.priceCents, formatted: model.formattedPrice)),
+      Field("currency", .string(product.currency)),
       Field("badge", model.badge.map(Value.string) ?? .null),
     ])
   }
@@ -183,7 +194,9 @@ enum ProductGroup {
       .formattedPrice
     return [
       Field("id", .int(product.id)), Field("name", .string(product.name)),
-      Field("family", .string(product.family)), Field("price", .string(price)),
+      Field("family", .string(product.family)),
+      Field("price", .amount(cents: product.priceCents, formatted: price)),
+      Field("currency", .string(product.currency)),
       Field("details", .string(product.details)),
     ]
   }

@@ -95,7 +95,8 @@ enum SessionGroup {
     ],
     result: .oneOf([
       .record([
-        "request", "status", "time", "request_headers", "headers", "body", "dynamic_base_url",
+        "request", "status", "milliseconds", "request_headers", "headers", "body",
+        "dynamic_base_url",
       ])
     ])
   ) { invocation in
@@ -236,7 +237,7 @@ enum SessionGroup {
     var fields = [
       Field("request", .string("\(response.method) \(response.url.absoluteString)")),
       Field("status", .int(status)),
-      Field("time", .string(String(format: "%.2f ms", response.milliseconds))),
+      Field("milliseconds", .milliseconds(response.milliseconds)),
     ]
     if let base = response.redirectedBaseURL {
       fields.append(Field("dynamic_base_url", .string(base.absoluteString)))

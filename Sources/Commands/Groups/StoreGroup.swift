@@ -94,7 +94,8 @@ enum StoreGroup {
   static let oneKey = Option.argument("KEY", .name, "one key", completion: keyNames)
 
   /// `limits --bytes`.
-  static let byteLimitOption = Option("bytes", .bytes, value: "N", "the byte limit, such as 50MB")
+  static let byteLimitOption = Option(
+    "bytes", .bytes, value: "N", "the byte limit, such as 50MB; 0 for none")
 
   /// `limits --age`.
   static let ageLimitOption = Option(
@@ -133,7 +134,7 @@ enum StoreGroup {
         rows: summaries.map { store in
           [
             .string(store.name), .int(store.entries), .int(store.bytes),
-            .int(store.limits.byteLimit),
+            shownByteLimit(store.limits.byteLimit),
             .string(Quantities.format(duration: store.limits.ageLimit)), .bool(store.limits.ttl),
           ]
         }))
@@ -316,11 +317,17 @@ enum StoreGroup {
     return .record([Field("store", .string(store.text)), Field("bytes", .int(count))])
   }
 
+  /// A byte limit for people: `none` for PINCache's 0, which means no limit; JSON keeps the number.
+  static func shownByteLimit(_ bytes: Int) -> Value {
+    bytes == 0 ? .excerpt(shown: "none", whole: .int(0)) : .int(bytes)
+  }
+
   static let limits = Command(
     "limits", summary: "show or change a store's byte limit, age limit and TTL mode",
     discussion: """
       Without options, shows the limits. A lower byte limit trims at once, least recently \
-      accessed first. The age limit counts from each entry's creation; 0 means none. In TTL \
+      accessed first; a byte limit of 0 means none, as in PINCache. The age limit counts from \
+      each entry's creation; 0 means none. In TTL \
       mode an entry past its age limit reads as missing; otherwise it stays readable until \
       'store trim STORE --expired' removes it.
       """,
@@ -346,7 +353,8 @@ enum StoreGroup {
       : try controller.changeLimits(byteLimit: byteLimit, ageLimit: ageLimit, ttl: ttl)
     let limits = change.limits
     let record = Output.record([
-      Field("store", .string(controller.identifier)), Field("byte_limit", .int(limits.byteLimit)),
+      Field("store", .string(controller.identifier)),
+      Field("byte_limit", shownByteLimit(limits.byteLimit)),
       Field("age_limit", .string(Quantities.format(duration: limits.ageLimit))),
       Field("ttl", .bool(limits.ttl)),
     ])

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// Registers the group: the linker gathers it with every other (`GroupRegistration`).
 @used @section("archsh_groups")
@@ -59,6 +60,9 @@ enum TraceGroup {
   static let noTimingsFlag = Flag(
     "no-timings", "leave durations out, so that the diagram is the same on every run")
 
+  /// `export --force`: the same rule as `record start`'s, so that no file is replaced unasked.
+  static let forceFlag = Flag("force", "replace FILE when it exists")
+
   /// `export`'s file to write.
   static let fileArgument = Option.argument("FILE", .path, "where to write the diagram")
 
@@ -69,12 +73,13 @@ enum TraceGroup {
       and duration; events become notes. SVG is drawn by archsh itself, one lifeline per \
       controller, and opens in any browser; Mermaid is text for a Markdown renderer. Without \
       --format, a FILE ending in .svg gets SVG and anything else Mermaid. Without FILE, the \
-      diagram is printed. The file is created with mode 0600.
+      diagram is printed. The file is created with mode 0600. An existing FILE is replaced only \
+      with --force, as 'record start' does.
       """,
-    signature: Signature([formatOption, lastOption, noTimingsFlag, fileArgument]),
+    signature: Signature([formatOption, lastOption, noTimingsFlag, forceFlag, fileArgument]),
     examples: [
       "trace export trace.svg", "trace export --last 1 update.svg", "trace export --format mermaid",
-      "trace export --format mermaid trace.mmd",
+      "trace export --format mermaid trace.mmd", "trace export trace.svg --force",
     ], result: .oneOf([.diagram, .record(["path", "format"])])
   ) { invocation in
     let file = invocation[fileArgument]
@@ -88,6 +93,11 @@ enum TraceGroup {
       : TraceRendering.mermaid(Array(spans))
     guard let file else { return .diagram(format: format.rawValue, text: diagram) }
     let path = invocation.paths.resolve(file.text)
+    if !invocation[forceFlag], FileManager.default.fileExists(atPath: path) {
+      throw ShellError(
+        "'\(invocation.paths.shown(file.text))' exists",
+        hint: "choose another name, or add --force to replace it", at: file.offset)
+    }
     do throws(ShellError) {
       // A file outlives the session: a secret's value never goes into one.
       try PrivateFile.write(invocation.session.hidingSecrets(diagram) + "\n", to: path)

@@ -6,7 +6,7 @@ import Domain
 /// Each command declares it next to its examples; `help --json GROUP VERB` shows it, and a test
 /// runs every example in JSON mode and checks what it printed against it.
 public indirect enum ResultShape: Sendable, Equatable {
-  /// Prints nothing.
+  /// Prints nothing for people, and `{}` under `--json` (one document per command).
   case nothing
   /// `{"message": …}`: text that is the whole of the data, such as `echo`'s.
   case message
@@ -98,7 +98,7 @@ extension ResultShape {
       return nil
     }
     switch self {
-    case .nothing: return false
+    case .nothing: return value == .object([])
     case .passthrough, .value: return true
     case .message: return names(value) == ["message"]
     case .record(let allowed): return within(value, allowed)

@@ -150,3 +150,20 @@ extension Output {
 func plural(_ count: Int, _ noun: String) -> String {
   "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
+
+extension Value {
+  /// A duration: people read it as `7.18 ms` or `2.51 s`, JSON carries the milliseconds as a
+  /// number, under a key that names the unit (`milliseconds`).
+  static func milliseconds(_ milliseconds: Double) -> Value {
+    let nanoseconds = UInt64(max(0, milliseconds * 1_000_000))
+    return .excerpt(
+      shown: TraceRendering.formatDuration(nanoseconds),
+      whole: .double((milliseconds * 1000).rounded() / 1000))
+  }
+
+  /// An amount of money: people read it formatted (`$1,199.00`), JSON carries the number in the
+  /// currency's units (`1199`); the currency goes in a field of its own (`currency`).
+  static func amount(cents: Int, formatted: String) -> Value {
+    .excerpt(shown: formatted, whole: .double(Double(cents) / 100))
+  }
+}

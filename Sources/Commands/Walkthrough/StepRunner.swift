@@ -101,14 +101,19 @@ public final class StepRunner {
 
   /// Runs the rest of this chapter quietly and stops at the first step of the next one; nil when
   /// there is no next chapter.
-  public func jumpToNextChapter() -> Notes? {
+  ///
+  /// `progress` hears of each step before it runs, so that a long one (a `sleep 5s`) shows which
+  /// step is replaying instead of looking like a hang.
+  public func jumpToNextChapter(
+    progress: (WalkthroughScript.Step) -> Void = { _ in }
+  ) -> Notes? {
     let chapter = step?.chapter ?? -1
     guard
       let next = script.steps.indices.first(where: {
         $0 >= current && (script.steps[$0].chapter ?? -1) > chapter
       })
     else { return nil }
-    return runQuietly(until: next)
+    return runQuietly(until: next, progress: progress)
   }
 
   /// Runs every step before `chapter`'s first quietly, for `--from`.
@@ -117,10 +122,13 @@ public final class StepRunner {
     return runQuietly(until: first)
   }
 
-  private func runQuietly(until target: Int) -> Notes {
+  private func runQuietly(
+    until target: Int, progress: (WalkthroughScript.Step) -> Void = { _ in }
+  ) -> Notes {
     var notes: Notes = []
     let quiet = Interpreter(session: session, sink: TranscriptSink(), settings: settings)
     while current < target {
+      progress(script.steps[current])
       if let note = replay(script.steps[current], in: quiet) { notes.append(note) }
       ran[current] = true
       current += 1

@@ -8,7 +8,7 @@ import Foundation
 public enum Transcript {
   /// `text` with its volatile values made constant, so two runs compare equal.
   ///
-  /// Durations become `#.## ms`, clock times `<time>`, `<clock>` and `<http-date>`, the embedded
+  /// Durations become `#.## ms` (and `"milliseconds":#` in JSON), clock times `<time>`, `<clock>` and `<http-date>`, the embedded
   /// API's or the board's port `127.0.0.1:PORT` (a Linux ephemeral port has five digits, so column
   /// widths stay the same), a token redacted to its last four hex digits `…XXXX`, and the rule
   /// under a table's last column (as wide as its longest value, which may hold a duration) `---`.
@@ -22,6 +22,7 @@ public enum Transcript {
 
   private static let rules: [(String, String)] = [
     (#"\d+\.\d+ (ms|s)\b"#, "#.## $1"),
+    (#""milliseconds":[0-9.e+-]+"#, #""milliseconds":#"#),
     (#"127\.0\.0\.1:\d{5}\b"#, "127.0.0.1:PORT"),
     (#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, "<time>"),
     (#"\b\d\d:\d\d:\d\d\.\d{3}\b"#, "<clock>"),

@@ -343,7 +343,11 @@ public final class Workspace: @unchecked Sendable {
       if db.isInsideTransaction { try db.rollback() }
       // The kept statements would hold the connection open past `close`, as a zombie that
       // never folds the log: it is folded here, and emptied.
-      if !isReadOnly, path != ":memory:" {
+      // The fold never waits: while another process holds a lock it cannot run, and waiting
+      // for it kept a command that only read for seconds at exit. That process folds the log
+      // when it closes.
+      if !isReadOnly, path != ":memory:", let connection = db.sqliteConnection {
+        sqlite3_busy_timeout(connection, 0)
         _ = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
       }
     }

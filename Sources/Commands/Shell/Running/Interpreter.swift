@@ -234,7 +234,7 @@ public final class Interpreter {
     } catch {
       // A linter fails and still shows its findings.
       let shown = (error as? FailureWithOutput)?.output ?? .empty
-      emit(shown)
+      emit(shown, failed: true)
       // A command that did not parse may still be an `expect`, which the failure policy treats
       // as the expectation failing.
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
@@ -400,12 +400,15 @@ public final class Interpreter {
 
   /// Prints a command's output and the trace trees it caused.
   ///
-  /// In JSON mode a command still prints one document: its output alone, or, when it was traced,
-  /// `{"output": ..., "trace": [...]}`.
+  /// In JSON mode every command prints one document: its output alone (`{}` when it has none),
+  /// or, when it was traced, `{"output": ..., "trace": [...]}`.
   ///
   /// What a command printed is written out when it ends, even to a pipe or a file, as psql does:
   /// a script's output appears as it runs, and a signal that ends archsh loses none of it.
-  private func emit(_ output: Output) {
+  ///
+  /// A command that `failed` has its document on standard error: under `--json` it prints no
+  /// `{}` for its empty output.
+  private func emit(_ output: Output, failed: Bool = false) {
     defer { sink.flush() }
     // Log lines logged on the event loops are written with the command that caused them. The
     // book, once built, stays the factory's (singletons are never discarded): it is asked for
@@ -431,11 +434,13 @@ public final class Interpreter {
     case .json:
       let renderer = JSONRenderer()
       if trees.isEmpty {
-        if output != .empty {
-          let text = renderer.render(output) + "\n"
-          session.recorder?.output(text)
-          sink.standardOutput(text)
-        }
+        // One document per command, as the README promises: a command with nothing to say, such
+        // as `set` or `store persist`, prints an empty object, so that a program reading line by
+        // line stays in step with the commands it sent.
+        if output == .empty && failed { return }
+        let text = (output == .empty ? "{}" : renderer.render(output)) + "\n"
+        session.recorder?.output(text)
+        sink.standardOutput(text)
         return
       }
       let document = Value.object([

@@ -211,6 +211,10 @@ struct BoardTests {
     shell.send("ds row add shop 0 0 'Gift card'")
     text = try ended("ds row add shop 0 0 'Gift card'", then: #"class=\"row touched\""#)
     #expect(text.contains(#""kind":"datasource","name":"shop","notification":"mutated("#))
+    // Registering a cell controller redraws the panel at once, not at the next mutation.
+    shell.send("ds register shop Text BasicCell")
+    text = try ended(
+      "ds register shop Text BasicCell", then: #""panel":"datasource","title":"shop""#)
     shell.send("app start")
     text = try ended("app start", then: #""panel":"coordinators""#)
     #expect(text.contains("data-coordinator="))

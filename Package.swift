@@ -23,7 +23,6 @@ let package = Package(
       name: "Domain",
       dependencies: [
         "CTLS",
-        "CRegistry",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -44,21 +43,23 @@ let package = Package(
       ]
     ),
     // The board's web server, on Hummingbird: the page and its event stream, behind a token.
-    // Like DemoAPI it knows nothing of Domain; Commands hands it JSON.
+    // Like DemoAPI it knows nothing of Domain; Commands hands it JSON. The page is three files
+    // (Page/board.html, board.css, board.js), compiled into the binary: nothing is read from disk
+    // at run time.
     .target(
       name: "BoardServer",
       dependencies: [
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [
+        .embedInCode("Page/board.html"), .embedInCode("Page/board.css"),
+        .embedInCode("Page/board.js"),
       ]
     ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer", "CRegistry"]),
-    // The bounds of the linker sections where each group file registers its group, and each
-    // feature its migrations, so that a new binding edits no central list (`@used @section`,
-    // SE-0492).
-    .target(name: "CRegistry"),
+    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer"]),
     // libedit, through its readline-compatible API, loaded with dlopen when a terminal session
     // starts, so that scripts and -c load no terminal library; with the signal flags and
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and

@@ -236,9 +236,10 @@ public final class BoardServer: @unchecked Sendable {
     self.task = task
   }
 
-  /// Starts a server on `port` (0 for any free one) serving `page`, whose `__NONCE__` is replaced
-  /// by each response's script nonce.
-  public static func start(port: Int, page: String, hub: BoardHub) throws -> BoardServer {
+  /// Starts a server on `port` (0 for any free one) serving the board's page (`BoardPage`), whose
+  /// `__NONCE__` is replaced by each response's script nonce.
+  public static func start(port: Int, hub: BoardHub) throws -> BoardServer {
+    let page = BoardPage.document
     let token = randomHex(bytes: 16)
     let bound = Bound()
     var logger = Logger(label: "archsh.board")
@@ -459,4 +460,23 @@ struct BoardResponder: HTTPResponder {
     for index in x.indices { difference |= x[index] ^ y[index] }
     return difference == 0
   }
+}
+
+/// The board's page: `Page/board.html` with `board.css` and `board.js` put in its place, one
+/// self-contained document, so that the Content-Security-Policy allows nothing but its own nonce.
+///
+/// The three files are compiled into the binary (SwiftPM's `embedInCode`); a browser, a linter or
+/// an editor reads them as what they are.
+enum BoardPage {
+  /// The whole document, `__NONCE__` still in it.
+  static let document: String = {
+    let html = String(decoding: PackageResources.board_html, as: UTF8.self)
+    return
+      html
+      .replacingOccurrences(
+        of: "/*@board.css@*/\n", with: String(decoding: PackageResources.board_css, as: UTF8.self)
+      )
+      .replacingOccurrences(
+        of: "/*@board.js@*/\n", with: String(decoding: PackageResources.board_js, as: UTF8.self))
+  }()
 }

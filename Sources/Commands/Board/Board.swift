@@ -37,7 +37,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     guard port == 0 || LoopbackPort.isFree(port) else {
       throw BoardServerError.couldNotStart(port: port)
     }
-    let server = try BoardServer.start(port: port, page: BoardPage.html, hub: BoardHub())
+    let server = try BoardServer.start(port: port, hub: BoardHub())
     let board = Board(server: server, events: session.tracer.events)
     board.events.subscribe(board, to: EventKinds.all)
     board.drawAll(session, command: 0)

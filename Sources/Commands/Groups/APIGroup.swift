@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let aPIGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("api", order: 150) { APIGroup.group }, to: groups)
-}
-
 /// `api`: BDModules' API convention.
 enum APIGroup {
   static let group = CommandGroup(

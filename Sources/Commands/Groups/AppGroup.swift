@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let appGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("app", order: 180) { AppGroup.group }, to: groups)
-}
-
 /// `app`: AppConfigurator, the root of the MVC+C coordinators (seed 004).
 enum AppGroup {
   static let group = CommandGroup(

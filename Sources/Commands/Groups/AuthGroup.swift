@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let authGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("auth", order: 80) { AuthGroup.group }, to: groups)
-}
-
 /// `auth`: BDModules' OAuth2 against the demo API: OAuth2SessionManager and AccountUserProvider.
 enum AuthGroup {
   static let group = CommandGroup(

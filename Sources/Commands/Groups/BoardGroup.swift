@@ -1,12 +1,6 @@
 import BoardServer
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let boardGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("board", order: 220) { BoardGroup.group }, to: groups)
-}
-
 /// `board`: the live page that follows the session.
 enum BoardGroup {
   static let group = CommandGroup(

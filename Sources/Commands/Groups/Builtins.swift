@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let builtinsRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("", order: 0) { Builtins.group }, to: groups)
-}
-
 /// The shell's own commands: variables, help, scripts, expectations and settings.
 enum Builtins {
   static let group = CommandGroup(

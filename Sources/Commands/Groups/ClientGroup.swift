@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let clientGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("client", order: 130) { ClientGroup.group }, to: groups)
-}
-
 /// `client`: BDModules' APIServiceClient.
 enum ClientGroup {
   static let group = CommandGroup(

@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let coordGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("coord", order: 190) { CoordGroup.group }, to: groups)
-}
-
 /// `coord`: the coordinator tree and the navigation stacks.
 enum CoordGroup {
   static let group = CommandGroup(

@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let dataSourceGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("ds", order: 160) { DataSourceGroup.group }, to: groups)
-}
-
 /// `ds`: DataSourceController and TableViewDataSource, stored in the workspace and drawn as text.
 enum DataSourceGroup {
   static let group = CommandGroup(

@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let databaseGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("db", order: 30) { DatabaseGroup.group }, to: groups)
-}
-
 /// `db`: the SQLite workspace that holds everything a session builds.
 enum DatabaseGroup {
   static let group = CommandGroup(

@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let eventGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("event", order: 200) { EventGroup.group }, to: groups)
-}
-
 /// `event`: what a screen's presenter sends its coordinator.
 enum EventGroup {
   static let group = CommandGroup(

@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let factoryGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("factory", order: 20) { FactoryGroup.group }, to: groups)
-}
-
 /// `factory`: the composition root that builds every controller, after BDModules' factories.
 enum FactoryGroup {
   static let group = CommandGroup(

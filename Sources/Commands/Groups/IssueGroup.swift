@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let issueGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("issue", order: 170) { IssueGroup.group }, to: groups)
-}
-
 /// `issue`: MagazineIssueUpdater, fetching issues and their assets.
 enum IssueGroup {
   static let group = CommandGroup(

@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let logGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("log", order: 110) { LogGroup.group }, to: groups)
-}
-
 /// `log`: BDModules' Logger: tags, levels, and the lines kept in the workspace.
 enum LogGroup {
   static let group = CommandGroup(

@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let modelGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("model", order: 120) { ModelGroup.group }, to: groups)
-}
-
 /// `model`: BDModules' value and model objects, field mappers and ModelFactory.
 enum ModelGroup {
   static let group = CommandGroup(

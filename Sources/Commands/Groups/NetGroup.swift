@@ -2,12 +2,6 @@ import DemoAPI
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let netGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("net", order: 60) { NetGroup.group }, to: groups)
-}
-
 /// `net`: NetworkController over real HTTP, against the embedded DemoAPI or another server.
 enum NetGroup {
   static let group = CommandGroup(

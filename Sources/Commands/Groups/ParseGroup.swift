@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let parseGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("parse", order: 50) { ParseGroup.group }, to: groups)
-}
-
 /// `parse`: Lickability's Parser type: a file or JSON in, models out.
 enum ParseGroup {
   static let group = CommandGroup(

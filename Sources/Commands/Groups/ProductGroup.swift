@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let productGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("product", order: 70) { ProductGroup.group }, to: groups)
-}
-
 /// `product`: ProductUpdater and its Translator, over the API in use and the `productCache` store.
 enum ProductGroup {
   static let group = CommandGroup(

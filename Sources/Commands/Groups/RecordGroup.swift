@@ -1,11 +1,5 @@
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let recordGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("record", order: 230) { RecordGroup.group }, to: groups)
-}
-
 /// `record`: turns what is typed at the prompt into a verified walkthrough.
 enum RecordGroup {
   static let group = CommandGroup(

@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let repoGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("repo", order: 140) { RepoGroup.group }, to: groups)
-}
-
 /// `repo`: BDModules' Repository: paged collections kept in the workspace.
 enum RepoGroup {
   static let group = CommandGroup(

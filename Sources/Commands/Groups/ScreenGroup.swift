@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let screenGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("screen", order: 210) { ScreenGroup.group }, to: groups)
-}
-
 /// `screen`: the screen a coordinator shows, drawn through its provider, and row selection.
 enum ScreenGroup {
   static let group = CommandGroup(

@@ -2,12 +2,6 @@ import DemoAPI
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let sessionGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("session", order: 100) { SessionGroup.group }, to: groups)
-}
-
 /// `session`: BDModules' APISessionManager: `performRequest` against the dynamic base URL.
 enum SessionGroup {
   static let group = CommandGroup(

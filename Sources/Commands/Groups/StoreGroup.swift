@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let storeGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("store", order: 40) { StoreGroup.group }, to: groups)
-}
-
 /// `store`: PersistenceController, a set of named stores with PINCache's semantics on SQLite.
 enum StoreGroup {
   static let group = CommandGroup(

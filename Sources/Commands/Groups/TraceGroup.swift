@@ -1,12 +1,6 @@
 import Domain
 import Foundation
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let traceGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("trace", order: 10) { TraceGroup.group }, to: groups)
-}
-
 /// `trace`: watch the controllers move.
 ///
 /// Each command is followed by the tree of spans it caused.

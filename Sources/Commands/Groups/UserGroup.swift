@@ -1,11 +1,5 @@
 import Domain
 
-/// Registers the group: the linker gathers it with every other (`GroupRegistration`).
-@used @section("archsh_groups")
-let userGroupRegistration: GroupRegistration = { groups in
-  GroupRegistrations.add(LazyCommandGroup("user", order: 90) { UserGroup.group }, to: groups)
-}
-
 /// `user`: BDModules' UserAPI, with the credential and the user `auth login` keeps.
 enum UserGroup {
   static let group = CommandGroup(

@@ -6,15 +6,12 @@ import Synchronization
 public struct LazyCommandGroup: Sendable {
   /// The group word, for example `store`; empty for the builtins.
   public let name: String
-  /// Where `help` lists it: smaller first.
-  public let order: Int
   /// Builds the group; its name must be `name`.
   public let make: @Sendable () -> CommandGroup
 
-  /// Declares a group by name, with its place in the help and what builds it.
-  public init(_ name: String, order: Int = 0, make: @escaping @Sendable () -> CommandGroup) {
+  /// Declares a group by name, with what builds it.
+  public init(_ name: String, make: @escaping @Sendable () -> CommandGroup) {
     self.name = name
-    self.order = order
     self.make = make
   }
 }

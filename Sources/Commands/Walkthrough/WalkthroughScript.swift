@@ -131,11 +131,10 @@ public enum Walkthroughs {
       .map { ($0 as NSString).standardizingPath }
   }
 
+  /// The running binary's path, symbolic links resolved: Foundation asks `/proc/self/exe` on
+  /// Linux and `_NSGetExecutablePath` on macOS.
   private static func executablePath() -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    Bundle.main.executableURL?.resolvingSymlinksInPath().path
   }
 
   /// One walkthrough: its name, file, summary and chapters.

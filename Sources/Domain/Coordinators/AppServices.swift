@@ -335,9 +335,3 @@ extension AppStateStore {
         """)
   }
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let appStateMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add([AppStateStore.migration], to: list)
-}

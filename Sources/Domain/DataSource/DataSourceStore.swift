@@ -633,10 +633,3 @@ extension DataSourceDocument {
         """)
   }
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let dataSourceMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add(
-    [DataSourceDocument.migration, DataSourceDocument.emptyStateMigration], to: list)
-}

@@ -218,9 +218,3 @@ extension LogBook {
         """)
   }
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let logMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add([LogBook.migration], to: list)
-}

@@ -114,10 +114,3 @@ extension EmbeddedAPIState {
         """)
   }
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let embeddedAPIMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add(
-    [EmbeddedAPIState.migration, EmbeddedAPIState.addressMigration], to: list)
-}

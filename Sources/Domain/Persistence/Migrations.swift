@@ -1,10 +1,9 @@
-import CRegistry
 import GRDB
 
 /// One named schema change of the workspace.
 ///
-/// Each feature declares its own next to its storage code and registers them there
-/// (`MigrationRegistration`); `WorkspaceSchema.migrations` gathers them all, in order.
+/// Each feature declares its own next to its storage code; `WorkspaceSchema.migrations` lists
+/// them all, in version order.
 struct Migration: Sendable {
   /// The name recorded in the workspace once applied.
   ///
@@ -17,50 +16,24 @@ struct Migration: Sendable {
   let migrate: @Sendable (Database) throws -> Void
 }
 
-/// What a feature places in the `archsh_migrations` linker section, next to its storage code: a
-/// function that adds its migrations to the list it is given.
-///
-/// ```swift
-/// @used @section("archsh_migrations")
-/// let repositoryMigrations: MigrationRegistration = { list in
-///   MigrationRegistrations.add([RepositoryStore.migration], to: list)
-/// }
-/// ```
-typealias MigrationRegistration = SectionRegistration
-
-/// Reading the migrations' section.
-enum MigrationRegistrations {
-  /// Adds `migrations` to the list a registration was given.
-  static func add(_ migrations: [Migration], to list: UnsafeMutableRawPointer) {
-    LinkerSection.add(migrations, to: list)
-  }
-
-  /// Every migration placed in the section, ordered by the number its identifier starts with
-  /// (`v7-repositories` is the seventh).
-  static func all() -> [Migration] {
-    let migrations = LinkerSection.collect(
-      Migration.self, from: archsh_migrations_start(), to: archsh_migrations_stop())
-    // A workspace without its schema would be opened as empty: none found means the linker dropped
-    // the section, a defect of the build that no input can cause.
-    precondition(
-      !migrations.isEmpty, "no migration was registered: the archsh_migrations section is empty")
-    return migrations.sorted { number($0.identifier) < number($1.identifier) }
-  }
-
-  /// The number after the `v` of an identifier; identifiers without one sort last.
-  static func number(_ identifier: String) -> Int {
-    Int(identifier.dropFirst().prefix { $0.isNumber }) ?? Int.max
-  }
-}
-
-/// The workspace's schema: every feature's migrations, each registered next to its storage code.
+/// The workspace's schema: every feature's migrations, each declared next to its storage code.
 enum WorkspaceSchema {
   /// Every migration, in the order they are applied.
   ///
   /// A new migration takes the next number; none is renamed, renumbered or removed, since
   /// workspaces record the identifiers they have applied. A test checks that the numbers run
   /// from 1 without a gap.
-  static let migrations: [Migration] = MigrationRegistrations.all()
+  static let migrations: [Migration] =
+    PersistenceController.migrations.prefix(2) + [
+      DataSourceDocument.migration,  // v3
+      AppStateStore.migration,  // v4
+      LogBook.migration,  // v5
+      EmbeddedAPIState.migration,  // v6
+      RepositoryStore.migration,  // v7
+      EmbeddedAPIState.addressMigration,  // v8
+      RepositoryStore.textPagingMigration,  // v9
+      DataSourceDocument.emptyStateMigration,  // v10
+    ] + PersistenceController.migrations.dropFirst(2)
 
   /// A migrator with every migration registered, in order.
   static var migrator: DatabaseMigrator {

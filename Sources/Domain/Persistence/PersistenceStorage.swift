@@ -110,9 +110,3 @@ extension PersistenceController {
     },
   ]
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let persistenceMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add(PersistenceController.migrations, to: list)
-}

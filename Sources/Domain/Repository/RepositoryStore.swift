@@ -423,10 +423,3 @@ extension RepositoryStore {
         """)
   }
 }
-
-/// Registers this feature's migrations with the workspace's schema (`MigrationRegistration`).
-@used @section("archsh_migrations")
-let repositoryMigrations: MigrationRegistration = { list in
-  MigrationRegistrations.add(
-    [RepositoryStore.migration, RepositoryStore.textPagingMigration], to: list)
-}

@@ -1,2 +1,0 @@
-// The section bounds are declared in the header; this file gives the target its one C source.
-#include "CRegistry.h"

@@ -6,10 +6,10 @@
 ## performRequest
 # Parameters go in the query for GET, HEAD and DELETE, and in a JSON body otherwise.
 session request GET /echo -p q=swift -p page=2
-expect contains "query: {q: swift, page: 2}"
+expect contains '"query":{"q":"swift","page":"2"}'
 session request DELETE /echo -p id=7
 session request POST /echo -p name=Ada -H X-Client:archsh
-expect contains "parameters: {name: Ada}"
+expect contains '"parameters":{"name":"Ada"}'
 
 # Files go as multipart parts, beside the parameters; each part arrives with its name, file name,
 # type and size. --json prints the whole response, headers and body included.

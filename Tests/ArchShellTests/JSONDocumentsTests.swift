@@ -128,4 +128,20 @@ struct JSONDocumentsTests {
     #expect(
       try String(contentsOfFile: home + "/t.mmd", encoding: .utf8).hasPrefix("sequenceDiagram"))
   }
+
+  @Test("a response body reads as JSON: an array keeps its brackets and a string its quotes")
+  func bodiesAreJSON() throws {
+    let run = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "-c", "set pw lovelace --secret", "-c",
+        "auth login ada@example.com $pw", "-c", "session request GET /users/me/locations --auth",
+      ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let body = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("body:") })
+    #expect(
+      body.hasPrefix(#"body:         {"code":"OK","data":[{"type":"Location","id":""#),
+      "\(body.prefix(200))")
+    #expect(
+      body.hasSuffix(#"}],"info":{"offset":0,"count":20,"total":100}}"#), "\(body.suffix(200))")
+  }
 }

@@ -145,6 +145,6 @@ struct OutputEndToEndTests {
   func emptyList() throws {
     let result = try Binary.run(["--db", ":memory:", "-c", "session request GET /echo"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("parameters: {}, parts: []}}"), "\(result.stdout)")
+    #expect(result.stdout.contains(#""parameters":{},"parts":[]}}"#), "\(result.stdout)")
   }
 }

@@ -234,9 +234,14 @@ enum NetGroup {
   }
 
   static let log = Command(
-    "log", summary: "list the last requests: method, URL, status, bytes, time and connection",
+    "log",
+    summary:
+      "list NetworkController's last requests: method, URL, status, bytes, time and connection",
     discussion: """
-      The connection is 'new', or 'reused' when the request went over a connection kept open \
+      Only the requests NetworkController sent: 'net get', 'product update' and 'product \
+      list'. APISessionManager's exchanges, and OAuth2Authorization's through it ('session \
+      request', 'auth', 'user', 'repo', 'client', 'api lint'), are in 'log show --tag API' \
+      and on the board's Network panel. The connection is 'new', or 'reused' when the request went over a connection kept open \
       from an earlier one (keep-alive: at most 4 idle connections per server, 16 in all). \
       --no-timings leaves the time out, so that the list is the same on every run, as in a \
       transcript.

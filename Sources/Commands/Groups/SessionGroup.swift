@@ -256,7 +256,14 @@ enum SessionGroup {
   /// A body as a value: its JSON, else its text, else its size.
   static func bodyValue(_ data: Data) -> Value {
     if data.isEmpty { return .null }
-    if let json = try? StrictJSON.parse(data) { return JSONRenderer.value(fromJSON: json) }
+    if let json = try? StrictJSON.parse(data) {
+      // People read the body as JSON, which says what each value is: an array keeps its
+      // brackets and a string its quotes. JSON output carries the same value, structured.
+      let value = JSONRenderer.value(fromJSON: json)
+      var text = ""
+      JSONRenderer.write(value, into: &text)
+      return .excerpt(shown: text, whole: value)
+    }
     if let text = String(data: data, encoding: .utf8) { return .string(text) }
     return .string("\(data.count) bytes")
   }

@@ -216,7 +216,7 @@ public enum Redaction {
     // which was 14% of a script of 100,000 'store retrieve' lines (perf).
     guard holdsAny(secretMarkers, in: text) else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
-    for (field, keep) in secretFields where result.contains(field) {
+    for (field, keep) in secretFields where holds(field, in: result) {
       result = redactAfter("\"\(field)\":\"", in: result, terminators: "\"", keep: keep)
       result = redactAfter("\"\(field)\": \"", in: result, terminators: "\"", keep: keep)
       result = redactAfter("\(field)=", in: result, terminators: "& \t\r\n\",;", keep: keep)
@@ -233,24 +233,38 @@ public enum Redaction {
     var text = text
     return text.withUTF8 { haystack in
       guard let base = haystack.baseAddress else { return false }
-      for needle in needles where occurs(needle, in: base, count: haystack.count) { return true }
+      for needle in needles
+      where occurs(needle.utf8Start, needle.utf8CodeUnitCount, in: base, count: haystack.count) {
+        return true
+      }
       return false
     }
   }
 
-  /// Whether `needle` occurs in the `count` bytes at `base`.
-  private static func occurs(_ needle: StaticString, in base: UnsafePointer<UInt8>, count: Int)
-    -> Bool
-  {
-    let length = needle.utf8CodeUnitCount
+  /// Whether `needle` occurs in `text`, comparing UTF-8 bytes.
+  static func holds(_ needle: String, in text: String) -> Bool {
+    var text = text
+    var needle = needle
+    return text.withUTF8 { haystack in
+      needle.withUTF8 { wanted in
+        guard let base = haystack.baseAddress, let start = wanted.baseAddress else { return false }
+        return occurs(start, wanted.count, in: base, count: haystack.count)
+      }
+    }
+  }
+
+  /// Whether the `length` bytes at `needle` occur in the `count` bytes at `base`.
+  private static func occurs(
+    _ needle: UnsafePointer<UInt8>, _ length: Int, in base: UnsafePointer<UInt8>, count: Int
+  ) -> Bool {
     guard length > 0, count >= length else { return false }
     // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
-    let first = Int32(needle.utf8Start.pointee)
+    let first = Int32(needle.pointee)
     let last = base + (count - length)
     var cursor = base
     while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
       let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
-      if memcmp(candidate, needle.utf8Start, length) == 0 { return true }
+      if memcmp(candidate, needle, length) == 0 { return true }
       cursor = candidate + 1
     }
     return false
@@ -261,10 +275,12 @@ public enum Redaction {
   static func redactAfter(_ marker: String, in text: String, terminators: String, keep: Int)
     -> String
   {
-    guard text.contains(marker) else { return text }
+    guard holds(marker, in: text) else { return text }
     var output = ""
     var rest = Substring(text)
-    while let range = rest.range(of: marker) {
+    // The standard library's search, on the string's own UTF-8: Foundation's `range(of:)` copied
+    // every log line to UTF-16 first, 15% of an authorized request's time (perf, P9).
+    while let range = rest.firstRange(of: marker) {
       output += rest[..<range.upperBound]
       rest = rest[range.upperBound...]
       let end = rest.firstIndex { terminators.contains($0) } ?? rest.endIndex

@@ -5,7 +5,7 @@ import Foundation
 /// resolved, which is what `factory graph` draws.
 ///
 /// Dependencies are recorded, never declared. While a product's builder runs, the core knows it as
-/// the requester (the thread's own value, so concurrent builds on other threads do not mix); every
+/// the requester (a task-local value, so concurrent builds on other threads do not mix); every
 /// product requested through the core meanwhile is recorded as injected into it.
 final class FactoryCore: @unchecked Sendable {
   let tracer: Tracer
@@ -20,36 +20,17 @@ final class FactoryCore: @unchecked Sendable {
   /// The last dependency recorded in `resolved`, by slot.
   private var lastResolved: (product: Int, dependency: Int)?
 
-  /// The product whose builder is running on a thread, and the core that runs it; no core when
-  /// none is.
-  ///
-  /// A builder is synchronous: it runs to its end on the thread that called it, so the thread's
-  /// own value is the builder's. A task-local value, which it was, allocated on every build and
-  /// cost about 700 instructions a command that builds a controller (callgrind).
-  private final class Requester {
-    var core: ObjectIdentifier?
-    var slot = -1
-    var product = ""
+  /// The product whose builder is running, and the core that runs it.
+  private struct Requester: Sendable {
+    var core: ObjectIdentifier
+    var slot: Int
+    var product: String
   }
 
-  /// The key of each thread's `Requester`, released when the thread ends.
-  private static let requesterKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { pointer in
-      if let pointer { Unmanaged<Requester>.fromOpaque(pointer).release() }
-    }
-    return key
-  }()
-
-  /// This thread's requester, made at its first build.
-  private static var requester: Requester {
-    if let pointer = pthread_getspecific(requesterKey) {
-      return Unmanaged<Requester>.fromOpaque(pointer).takeUnretainedValue()
-    }
-    let requester = Requester()
-    pthread_setspecific(requesterKey, Unmanaged.passRetained(requester).toOpaque())
-    return requester
-  }
+  /// The requester of the builder running now, if any: a task-local value, so that builds on
+  /// other threads or tasks do not mix (a builder is synchronous, and runs to its end where it
+  /// was called).
+  @TaskLocal private static var requester: Requester?
 
   init(tracer: Tracer) {
     self.tracer = tracer
@@ -154,20 +135,17 @@ final class FactoryCore: @unchecked Sendable {
   private func building<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows
     -> T
   {
-    let requester = Self.requester
-    let outer = (requester.core, requester.slot, requester.product)
-    requester.core = ObjectIdentifier(self)
-    requester.slot = declaration.slot
-    requester.product = declaration.name
-    defer { (requester.core, requester.slot, requester.product) = outer }
-    let instance = try make()
+    let requester = Requester(
+      core: ObjectIdentifier(self), slot: declaration.slot, product: declaration.name)
+    let instance = try Self.$requester.withValue(requester) { try make() }
     lock.withLock { count(declaration.slot) }
     return instance
   }
 
   private func noteRequest<T>(_ declaration: ComponentDeclaration<T>) {
-    let requester = Self.requester
-    guard requester.core == ObjectIdentifier(self), requester.slot != declaration.slot else {
+    guard let requester = Self.requester, requester.core == ObjectIdentifier(self),
+      requester.slot != declaration.slot
+    else {
       return
     }
     lock.withLock {

@@ -262,10 +262,9 @@ struct DefectTests {
       ["--no-rc", "--db", database, "-c", "store keys productCache"], home: home)
     let lines = keys.stdout.split(separator: "\n").dropFirst(2)
     #expect(lines.count == 1, "\(keys.stdout)")
-    guard let key = lines.first,
-      let port = key.split(separator: ":").dropFirst(2).first?
-        .split(separator: "/").first
-    else { return }
+    let key = try #require(lines.first)
+    let port = try #require(
+      key.split(separator: ":").dropFirst(2).first?.split(separator: "/").first)
 
     // The last port is taken now: the next run listens elsewhere and moves the entry there.
     let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -4,6 +4,16 @@ import Testing
 
 @testable import Commands
 
+/// A new empty directory under the system's temporary directory.
+func temporaryDirectory() throws -> String {
+  try Scratch.directory("tests")
+}
+
+/// Durations vary from run to run; transcripts compare them as `#.## ms`.
+func normalizeDurations(_ text: String) -> String {
+  text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
+}
+
 @Suite("Interpreter")
 struct InterpreterTests {
   @Test("variables interpolate in words and double quotes; $? is the last status")
@@ -452,35 +462,5 @@ struct InterpreterTests {
     #expect(
       harness.sink.stderr
         == "test.ash:1:1: error: nothing has been traced (start with 'trace on')\n")
-  }
-}
-
-/// A new empty directory under the system's temporary directory.
-func temporaryDirectory() throws -> String {
-  try Scratch.directory("tests")
-}
-
-/// Durations vary from run to run; transcripts compare them as `#.## ms`.
-func normalizeDurations(_ text: String) -> String {
-  text.replacingOccurrences(of: #"\d+\.\d+ (ms|s)\b"#, with: "#.## $1", options: .regularExpression)
-}
-
-@Suite("JSON and tracing")
-struct JSONTracingTests {
-  @Test("in JSON mode a traced command is still one document: its output and its trace")
-  func tracedJSON() {
-    let harness = Harness()
-    harness.script(["output json", "trace on", "factory get tracer"])
-    let lines = harness.sink.stdout.replacingOccurrences(
-      of: #""milliseconds":[0-9.e+-]+"#, with: #""milliseconds":#"#, options: .regularExpression
-    ).split(separator: "\n")
-    #expect(lines.count == 3)
-    #expect(lines[0] == "{}")
-    #expect(lines[1] == #"{"tracing":true}"#)
-    // Each span is its fields: the component, the operation, the attributes, the duration.
-    #expect(
-      lines[2]
-        == ##"{"output":{"name":"tracer","factory":"ApplicationFactory","type":"Tracer","scope":"singleton","instance":"the shared instance","id":"#1","summary":"records the spans that controllers report"},"trace":[{"component":"archsh","operation":"factory get tracer","attributes":{},"failure":null,"milliseconds":#,"children":[{"component":"ApplicationFactory","operation":"make tracer","attributes":{"lifetime":"singleton","instance":"shared"},"failure":null,"milliseconds":#,"children":[]}]}]}"##
-    )
   }
 }

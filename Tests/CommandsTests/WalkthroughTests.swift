@@ -236,8 +236,7 @@ struct WalkthroughTests {
     // The first line names the secrets the walkthrough asks for.
     let lines = Array(script.split(separator: "\n").map(String.init).dropFirst())
     #expect(!script.contains("lovelace") && !script.contains("abc"))
-    #expect(lines.count == 6, "\(script)")
-    guard lines.count == 6 else { return }
+    try #require(lines.count == 6, "\(script)")
     #expect(
       lines.prefix(2) == [
         "set password --secret", "auth login ada@example.com \"${password}\" --nosuch",

@@ -64,15 +64,17 @@ private final class AppHarness {
 }
 
 // The expected trees, built the way the tests read them.
-private func app(
+func app(
   _ child: CoordinatorState, presented: Screen? = nil
 ) -> CoordinatorState {
   CoordinatorState("AppConfigurator", stack: [], presented: presented, children: [child])
 }
-private func login(_ stack: [Screen] = [.login]) -> CoordinatorState {
+
+func login(_ stack: [Screen] = [.login]) -> CoordinatorState {
   CoordinatorState("LoginFlowCoordinator", stack: stack)
 }
-private func main(
+
+func main(
   tab: Tab = .discover, discover: [Screen] = [.discover], favourites: [Screen] = [.favourites],
   profile: [Screen] = [.profile]
 ) -> CoordinatorState {
@@ -93,7 +95,25 @@ private let mainFlowStarts = [
   "FavouritesFlowCoordinator starts with Favourites",
   "TabBarContainer appends ProfileFlowCoordinator and starts it",
   "ProfileFlowCoordinator starts with Profile",
+
 ]
+
+/// Every value an object stores, through its superclasses, and inside arrays and optionals.
+private func storedValues(_ subject: Any) -> [Any] {
+  var values: [Any] = []
+  var mirror: Mirror? = Mirror(reflecting: subject)
+  while let current = mirror {
+    for child in current.children {
+      values.append(child.value)
+      let inner = Mirror(reflecting: child.value)
+      if inner.displayStyle == .collection || inner.displayStyle == .optional {
+        values += inner.children.map(\.value)
+      }
+    }
+    mirror = current.superclassMirror
+  }
+  return values
+}
 
 @Suite("MVC+C coordinators, TestStore-style")
 struct CoordinatorTests {
@@ -473,47 +493,5 @@ struct CoordinatorTests {
     #expect(coordinator.component == "DiscoverFlowCoordinator")
     #expect(coordinator.operation == "handles mediaItemSelected(2)")
     #expect(coordinator.events == ["pushes MediaItem(2)", "stack: Discover › MediaItem(2)"])
-  }
-}
-
-/// Every value an object stores, through its superclasses, and inside arrays and optionals.
-private func storedValues(_ subject: Any) -> [Any] {
-  var values: [Any] = []
-  var mirror: Mirror? = Mirror(reflecting: subject)
-  while let current = mirror {
-    for child in current.children {
-      values.append(child.value)
-      let inner = Mirror(reflecting: child.value)
-      if inner.displayStyle == .collection || inner.displayStyle == .optional {
-        values += inner.children.map(\.value)
-      }
-    }
-    mirror = current.superclassMirror
-  }
-  return values
-}
-
-@Suite("the saved app state's JSON")
-struct AppSnapshotJSONTests {
-  @Test("jsonText is exactly what JSONFactory's encoder writes, escapes included")
-  func sameAsTheEncoder() throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let snapshots = [
-      AppSnapshot(flow: "login", selectedTab: nil, alert: nil, stacks: ["login": ["Login"]]),
-      AppSnapshot(
-        flow: "main", selectedTab: .discover, alert: "Alert(network)",
-        stacks: [
-          "tabbar": ["TabBar"], "discover": ["Discover", "MediaItem(5)"], "profile": [],
-          "odd": [
-            "a \"quoted\" \\ back/slash", "tab\there\nnew\u{01}line é 🎬",
-            "back\u{08}space form\u{0C}feed",
-          ],
-        ]),
-    ]
-    for snapshot in snapshots {
-      let expected = String(decoding: try encoder.encode(snapshot), as: UTF8.self)
-      #expect(snapshot.jsonText == expected)
-    }
   }
 }

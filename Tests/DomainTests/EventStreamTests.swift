@@ -101,7 +101,10 @@ struct EventStreamTests {
         requestBody: nil, status: 200, responseBody: Data("{}".utf8), bytes: 2)
     }
     #expect(reader.events.count == 1)
-    guard case .http(let exchange) = reader.events.first?.payload else { return }
+    guard case .http(let exchange) = reader.events.first?.payload else {
+      Issue.record("no HTTP exchange was read: \(reader.events)")
+      return
+    }
     #expect(exchange.phase == .answered && exchange.requestHeaders.isEmpty)
     #expect(exchange.responseBody == nil && exchange.bytes == 2)
   }

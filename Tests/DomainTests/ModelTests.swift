@@ -38,7 +38,10 @@ struct ModelTests {
     #expect(profile["firstName"] == .json(.string("Ada")))
     guard case .object(let start)? = object["startLocation"],
       case .object(let end)? = object["endLocation"]
-    else { return }
+    else {
+      Issue.record("the locations are not objects: \(object)")
+      return
+    }
     #expect((start as? ModelObject)?.pagingId == nil)
     #expect((end as? ModelObject)?.pagingId == "abc")
     #expect(start["title"] == .json(.string("703 Bradford Way")))

@@ -508,3 +508,15 @@ extension Builtins {
     return .empty
   }
 }
+
+/// What `expect` checks of the previous command.
+enum ExpectCheck: String, ChoiceWord {
+  /// It succeeded and its output contains TEXT.
+  case contains
+  /// It succeeded and its output is exactly TEXT.
+  case equals
+  /// It succeeded.
+  case succeeds
+  /// It failed, with an error message containing TEXT if given.
+  case fails
+}

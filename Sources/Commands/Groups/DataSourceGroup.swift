@@ -717,3 +717,30 @@ enum DataSourceGroup {
     }
   }
 }
+
+/// How `ds render` draws a data source.
+enum RenderFormat: String, ChoiceWord {
+  /// Text for the terminal.
+  case text
+  /// An SVG picture.
+  case svg
+  /// An HTML page, as the board draws it.
+  case html
+}
+
+/// The layout `ds render` draws a data source in.
+enum RenderStyle: String, ChoiceWord {
+  /// A table view: one row under another.
+  case table
+  /// A collection view: rows side by side.
+  case collection
+}
+
+/// A cell data controller `ds register` takes, by the name DataSourceController's Domain gives it.
+struct CellControllerChoice: ChoiceWord {
+  /// The controller's name, such as `DetailCell`.
+  let word: String
+
+  /// Every controller Domain knows.
+  static var allCases: [CellControllerChoice] { CellControllers.names.map(Self.init) }
+}

@@ -267,3 +267,38 @@ enum RepoGroup {
     return .record(fields)
   }
 }
+
+/// `repo new --order`: the words for the seed's orderings.
+enum OrderWord: String, ChoiceWord {
+  /// No order asked of the API.
+  case none
+  /// Oldest first.
+  case asc
+  /// Newest first.
+  case desc
+
+  /// The seed's ordering.
+  var ordering: RepositoryDefinition.Ordering {
+    switch self {
+    case .none: return .none
+    case .asc: return .ascending
+    case .desc: return .descending
+    }
+  }
+}
+
+/// `repo new --mode`: the words for the seed's paging modes.
+enum PagingWord: String, ChoiceWord {
+  /// By offset.
+  case standard
+  /// By cursor.
+  case realtime
+
+  /// The seed's paging mode.
+  var paging: RepositoryDefinition.PagingMode {
+    switch self {
+    case .standard: return .standard
+    case .realtime: return .realtime
+    }
+  }
+}

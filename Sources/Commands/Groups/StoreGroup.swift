@@ -418,3 +418,11 @@ enum StoreGroup {
       identifier: invocation[storeArgument].text)
   }
 }
+
+/// A setting turned on or off, such as `store limits --ttl`.
+enum Switch: String, ChoiceWord {
+  /// On.
+  case on
+  /// Off.
+  case off
+}

@@ -117,3 +117,11 @@ enum TraceGroup {
     return spans
   }
 }
+
+/// How `trace export` writes a trace.
+enum TraceFormat: String, ChoiceWord {
+  /// A Mermaid sequence diagram.
+  case mermaid
+  /// An SVG picture.
+  case svg
+}

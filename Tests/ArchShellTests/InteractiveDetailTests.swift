@@ -1,0 +1,269 @@
+import Foundation
+import Testing
+
+@Suite("interactive details on a pseudo-terminal", .serialized)
+struct InteractiveDetailTests {
+  private func start(_ extra: [String: String] = [:]) throws -> PseudoTerminal {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    environment.removeValue(forKey: "NO_COLOR")
+    for (key, value) in extra { environment[key] = value }
+    let terminal = try PseudoTerminal([Binary.path, "--no-rc"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    return terminal
+  }
+
+  @Test(
+    "auth login asks for the password without echo, and neither it nor a token is saved in history")
+  func passwordPrompt() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    let mark = terminal.mark
+    terminal.type("auth login ada@example.com\r")
+    try terminal.waitFor("password for ada@example.com: ", after: mark)
+    let typed = terminal.mark
+    terminal.press("lovelace\r")
+    let shown = try terminal.waitFor("stored_in:", after: typed)
+    try terminal.waitFor("archsh> ", after: shown)
+    #expect(!terminal.transcript[typed...].contains("lovelace"), "\(terminal.transcript)")
+    terminal.type("auth login ada@example.com lovelace\r")
+    try terminal.waitFor("archsh> ", after: terminal.waitFor("stored_in:", after: shown))
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
+    #expect(saved.contains("auth\\040login\\040ada@example.com\n"))
+    #expect(!saved.contains("lovelace"))
+  }
+
+  @Test(
+    "a password typed the moment its prompt shows is read; what is typed after its Enter is discarded, not run"
+  )
+  func passwordTypedAhead() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    for round in 1...5 {
+      terminal.type("auth login ada@example.com\r")
+      mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
+      // No pause: the password, and the password again (typed twice, without echo), in one write.
+      terminal.type("lovelace\rlovelace\r")
+      mark = try terminal.waitFor("stored_in:", after: mark)
+      mark = try terminal.waitFor("archsh> ", after: mark)
+      terminal.press("echo round \(round)\r")
+      mark = try terminal.waitFor("\nround \(round)\r\n", after: mark)
+    }
+    #expect(!terminal.transcript.contains("lovelace"), "\(terminal.transcript)")
+    #expect(!terminal.transcript.contains("unknown command"), "\(terminal.transcript)")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
+    #expect(!saved.contains("lovelace"))
+  }
+
+  @Test(
+    "without libedit the prompt still reads lines, says in one line what is off, and Ctrl-C discards a line"
+  )
+  func withoutLibedit() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    environment["ARCHSH_LIBEDIT"] = "libedit-missing.so.9"
+    let terminal = try PseudoTerminal([Binary.path, "--no-rc"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    // "\r\n" is one Character.
+    let warning = terminal.transcript.split(separator: "\r\n").filter { $0.contains("are off") }
+    #expect(
+      warning == [
+        "archsh: line editing, history and Tab completion are off: libedit-missing.so.9: cannot open shared object file: No such file or directory (hint: install libedit, 'apt-get install libedit2')"
+      ], "\(terminal.transcript)")
+    terminal.type("echo still here\r")
+    mark = try terminal.waitFor(
+      "archsh> ", after: terminal.waitFor("\nstill here\r\n", after: mark))
+    terminal.type("echo discarded")
+    terminal.press("\u{03}")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    terminal.type("echo after\r")
+    try terminal.waitFor("\nafter\r\n", after: mark)
+    #expect(!terminal.transcript.contains("\ndiscarded"), "\(terminal.transcript)")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
+  func unicodeAndContinuation() throws {
+    let terminal = try start()
+    var mark = terminal.mark
+    terminal.type("echo café ☕ \\\r")
+    mark = try terminal.waitFor("...> ", after: mark)
+    terminal.type("naïve\r")
+    try terminal.waitFor("café ☕ naïve\r\n", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("colour on a terminal: bold table headers and a red error label; NO_COLOR turns it off")
+  func colour() throws {
+    let coloured = try start()
+    var mark = coloured.mark
+    coloured.type("set a 1; vars; ech\r")
+    mark = try coloured.waitFor("\u{1B}[1mname  value\u{1B}[0m", after: mark)
+    try coloured.waitFor("\u{1B}[1;31merror:\u{1B}[0m unknown command 'ech'", after: mark)
+    coloured.press("\u{04}")
+    #expect(try coloured.waitForExit() == 0)
+
+    let plain = try start(["NO_COLOR": "1"])
+    mark = plain.mark
+    plain.type("set a 1; vars; ech\r")
+    try plain.waitFor("error: unknown command 'ech'", after: mark)
+    #expect(!plain.transcript.contains("\u{1B}[1m"))
+    plain.press("\u{04}")
+    #expect(try plain.waitForExit() == 0)
+  }
+
+  @Test("Ctrl-R searches the history")
+  func reverseSearch() throws {
+    let terminal = try start()
+    var mark = terminal.mark
+    terminal.type("echo first-entry\r")
+    mark = try terminal.waitFor("archsh> ", after: terminal.waitFor("first-entry\r\n", after: mark))
+    terminal.type("echo second\r")
+    mark = try terminal.waitFor("archsh> ", after: terminal.waitFor("second\r\n", after: mark))
+    terminal.press("\u{12}")
+    terminal.type("first")
+    try terminal.waitFor("echo first-entry", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("first-entry\r\n", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("Tab quotes a name with a space, and completes the file names of @FILE and source")
+  func quotedCompletion() throws {
+    // A short folder, so that the typed lines fit the terminal's 80 columns.
+    let folder = "/tmp/ash-" + UUID().uuidString.prefix(6)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createDirectory(
+      atPath: folder + "/sub dir", withIntermediateDirectories: true)
+    try "hello notes".write(toFile: folder + "/my notes.txt", atomically: false, encoding: .utf8)
+    try "echo sourced-from-sub-dir\n".write(
+      toFile: folder + "/sub dir/inner.ash", atomically: false, encoding: .utf8)
+    let terminal = try start()
+
+    // "App" completes to the tag, quoted, so that the next word is the level.
+    var mark = terminal.mark
+    terminal.press("log level App\t")
+    mark = try terminal.waitFor("'Application Lifecycle' ", after: mark)
+    terminal.type("Warning\r")
+    mark = try terminal.waitFor(
+      "Application Lifecycle: lines at Warning and above are kept", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // @FILE completes a file name with a space, quoting the whole word.
+    mark = terminal.mark
+    terminal.press("store persist generalCache note @\(folder)/my\t")
+    mark = try terminal.waitFor(" notes.txt' ", after: mark)
+    terminal.type("\r")
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
+    terminal.type("store retrieve generalCache note\r")
+    mark = try terminal.waitFor("hello notes\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // source: a directory keeps its quote open, and the next Tab goes on inside it.
+    mark = terminal.mark
+    terminal.press("source \(folder)/su\t")
+    mark = try terminal.waitFor("b dir/", after: mark)
+    terminal.press("in\t")
+    mark = try terminal.waitFor("ner.ash' ", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("sourced-from-sub-dir\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("Tab completes coordinator names, the screen's events and their product ids")
+  func coordinatorCompletion() throws {
+    let terminal = try start()
+    var mark = terminal.mark
+    terminal.type("app start --session s3cr3t\r")
+    mark = try terminal.waitFor("ProfileFlowCoordinator [profile]  Profile", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    // "disc" completes to the coordinator, "media" to Discover's event
+    mark = terminal.mark
+    terminal.press("event send disc\t")
+    mark = try terminal.waitFor("over ", after: mark)
+    terminal.press("media\t")
+    mark = try terminal.waitFor("ItemSelected ", after: mark)
+    // Its argument is a product id: Tab twice lists the ids Discover shows
+    terminal.press("1\t\t")
+    mark = try terminal.waitFor("15", after: mark)
+    // The listing is followed by the line drawn again; Ctrl-C then discards it
+    mark = try terminal.waitFor("archsh> event send discover mediaItemSelected 1", after: mark)
+    terminal.press("\u{03}")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+
+    terminal.type("event send discover mediaItemSelected 4\r")
+    mark = try terminal.waitFor(
+      "~ DiscoverFlowCoordinator stack: Discover › MediaItem(4)", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    // Now the top screen is MediaItem(4): its events complete, and Discover's no longer do
+    mark = terminal.mark
+    terminal.press("event send discover ba\t")
+    mark = try terminal.waitFor("ckTapped ", after: mark)
+    terminal.type("\r")
+    mark = try terminal.waitFor("~ DiscoverFlowCoordinator pops MediaItem(4)", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    // The half-typed line discarded by Ctrl-C never ran
+    #expect(!terminal.transcript.contains("pushes MediaItem(1)"))
+  }
+
+  @Test("Ctrl-C during a slow request cancels it and returns to the prompt; Tab offers product ids")
+  func cancelRequest() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: environment)
+    try terminal.waitFor("archsh> ")
+    var mark = terminal.mark
+    terminal.type("net fault GET /products/4 --delay 30s\r")
+    mark = try terminal.waitFor("fault added", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+
+    mark = terminal.mark
+    let start = Date()
+    terminal.type("product update 4\r")
+    try terminal.waitFor("product update 4\r\n", after: mark)
+    Thread.sleep(forTimeInterval: 0.5)
+    terminal.press("\u{03}")
+    mark = try terminal.waitFor(
+      "error: cannot update 4: the request to http://127.0.0.1:", after: mark, seconds: 5)
+    mark = try terminal.waitFor("/products/4 was cancelled (nothing is cached for it)", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    #expect(Date().timeIntervalSince(start) < 10)
+
+    // The session goes on; the ids of the last listing complete.
+    mark = terminal.mark
+    terminal.type("product list --offset 40 --limit 2\r")
+    mark = try terminal.waitFor("products 41–42 of 100", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    mark = terminal.mark
+    terminal.press("product show 4\t\t")
+    try terminal.waitFor("41", after: mark)
+    terminal.press("\u{03}")
+    terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+}

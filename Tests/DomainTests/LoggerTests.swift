@@ -1,0 +1,72 @@
+import DemoAPI
+import Foundation
+import Testing
+
+@testable import Domain
+
+@Suite("the BDModules Logger")
+struct LoggerTests {
+  @Test("each tag's switch and threshold decide which lines are kept; settings persist")
+  func thresholds() throws {
+    let path = NSTemporaryDirectory() + "archsh-log-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let book = try LogBook(workspace: try Workspace(path: path))
+    let api = Logger(tag: "API", book: book)
+    let oauth = Logger(tag: "OAuth2", book: book)
+    let model = Logger(tag: "Model", book: book)
+    api.thresholdLevel = .warning
+    oauth.enabled = false
+    for logger in [api, oauth, model] {
+      logger.logVerbose("\(logger.tag) verbose")
+      logger.logInfo("\(logger.tag) info")
+      logger.logWarning("\(logger.tag) warning")
+      logger.logError("\(logger.tag) error")
+    }
+    let lines = try book.lines()
+    #expect(
+      lines.map { "\($0.tag) \($0.level) \($0.message)" } == [
+        "API Warning API warning", "API Error API error", "Model Info Model info",
+        "Model Warning Model warning", "Model Error Model error",
+      ])
+    #expect(lines.map(\.number) == [1, 2, 3, 4, 5])
+    #expect(try book.lines(tag: "Model", afterNumber: 3).map(\.number) == [4, 5])
+
+    // A later session reads the same settings and lines.
+    let reopened = try LogBook(workspace: try Workspace(path: path))
+    #expect(Logger(tag: "API", book: reopened).thresholdLevel == .warning)
+    #expect(Logger(tag: "OAuth2", book: reopened).enabled == false)
+    #expect(try reopened.lines().count == 5)
+  }
+
+  @Test("tokens, passwords and Authorization values are redacted before a line is kept")
+  func redaction() {
+    let token = String(repeating: "ab12", count: 16)
+    let scrubbed = Redaction.scrub(
+      "Authorization: Bearer \(token); body {\"access_token\":\"\(token)\",\"password\":\"lovelace\"}"
+        + " form refresh_token=\(token)&password=lovelace&client_secret=archsh-demo-secret")
+    #expect(!scrubbed.contains(token))
+    #expect(!scrubbed.contains("lovelace"))
+    #expect(!scrubbed.contains("archsh-demo-secret"))
+    #expect(
+      scrubbed
+        == "Authorization: Bearer …ab12; body {\"access_token\":\"…ab12\",\"password\":\"…\"}"
+        + " form refresh_token=…ab12&password=…&client_secret=…")
+    #expect(Redaction.scrub("nothing secret here") == "nothing secret here")
+  }
+
+  @Test("the byte search finds a marker at either end, after a near miss, and not past the text")
+  func markerSearch() {
+    #expect(Redaction.holdsAny(["oken"], in: "oken"))
+    #expect(Redaction.holdsAny(["oken"], in: "a token"))
+    #expect(Redaction.holdsAny(["oken"], in: "oke okeoken x"))
+    #expect(!Redaction.holdsAny(["oken"], in: "a toke"))
+    #expect(!Redaction.holdsAny(["oken"], in: "oke"))
+    #expect(!Redaction.holdsAny(["oken"], in: ""))
+    #expect(Redaction.holdsAny(["assword"], in: "ünïcödé password"))
+    // The markers of a secret, looked for in one pass: any one of them is enough.
+    #expect(Redaction.holdsAny(Redaction.secretMarkers, in: "grant_type=x&client_secret=y"))
+    #expect(Redaction.holdsAny(Redaction.secretMarkers, in: "Authorization: Bearer abcd"))
+    #expect(!Redaction.holdsAny(Redaction.secretMarkers, in: "a plain value, Bear, toke, pass"))
+    #expect(!Redaction.holdsAny([], in: "token"))
+  }
+}

@@ -1,0 +1,27 @@
+import CTLS
+import DemoAPI
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+@testable import Domain
+
+@Suite("a loopback port's availability")
+struct LoopbackPortTests {
+  @Test("a port a server listens on is taken; once it stops, the port is free again")
+  func takenThenFree() throws {
+    let api = try DemoAPI.start()
+    let port = try #require(api.baseURL.port)
+    #expect(!LoopbackPort.isFree(port))
+    api.stop()
+    var free = false
+    for _ in 0..<500 where !free {
+      free = LoopbackPort.isFree(port)
+      if !free { Thread.sleep(forTimeInterval: 0.02) }
+    }
+    #expect(free)
+    #expect(!LoopbackPort.isFree(0))
+  }
+}

@@ -4,8 +4,10 @@ SHELL := /bin/bash
 # Swift toolchain links against.
 GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
 PACKAGES := libedit2 libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
-ARCHSH_RELEASE := .build/release/archsh
+# The release build has a build folder of its own: sharing .build with the debug build made each
+# switch between them (make test, then make run) recompile every module, 2 min 45 s here.
+RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+ARCHSH_RELEASE := .build-release/release/archsh
 
 .PHONY: run test lint format deps build release order bench stress fuzz docs clean
 
@@ -79,4 +81,4 @@ fuzz: deps
 	Fuzz/run.sh
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-release .build-fuzz

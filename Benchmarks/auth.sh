@@ -8,7 +8,7 @@
 # refresh, 100 replays.
 # Usage: Benchmarks/auth.sh PATH/TO/archsh [REQUESTS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 N=${2:-1000}
 work=$(mktemp -d)
 server=""

@@ -3,7 +3,7 @@
 # archsh holds over about 100,000 events (20,000 persists, five events each), next to the same
 # session with the board closed. Usage: Benchmarks/board.sh PATH/TO/archsh [PERSISTS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 N=${2:-20000}
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/../scripts/apt-install" python3 time

@@ -6,7 +6,7 @@
 # Next to Python's sqlite3 doing the same 2,000 snapshot UPSERTs, in the same run.
 # Usage: Benchmarks/coordinators.sh PATH/TO/archsh [EVENTS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 EVENTS=${2:-2000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,7 +5,7 @@
 # makes (an UPDATE of one 512-row block), in the same run.
 # Usage: Benchmarks/datasource.sh PATH/TO/archsh [ROWS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 ROWS=${2:-1000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,7 +6,7 @@
 # a delayed ACK.
 # Usage: Benchmarks/https.sh PATH/TO/archsh [GETS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 N=${2:-1000}
 work=$(mktemp -d)
 server=""

@@ -6,7 +6,7 @@
 # The same script against archsh's embedded API (in its own process) is shown beside.
 # Usage: Benchmarks/products.sh PATH/TO/archsh [UPDATES]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 N=${2:-1000}
 work=$(mktemp -d)
 server=""

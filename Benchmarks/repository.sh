@@ -5,7 +5,7 @@
 # WAL), de-duplicating by identity. Each figure is the best of 5 fetches.
 # Usage: Benchmarks/repository.sh PATH/TO/archsh [ELEMENTS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 N=${2:-1000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

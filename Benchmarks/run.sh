@@ -4,7 +4,7 @@
 # ARCHSH_BASELINE=PATH/TO/older/archsh adds an older binary to the start-up and memory runs, so that
 # a figure that misses its goal can be compared with the binary before the change, in one run.
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 BASELINE=${ARCHSH_BASELINE:-}
 # BENCH_QUICK=1 (make bench BENCH_QUICK=1, which CI runs): tiny sizes, to check that every
 # benchmark still runs to its end; its figures mean nothing.

@@ -5,7 +5,7 @@
 # peers taking turns, because a single run on a shared machine varies by a tenth.
 # Usage: Benchmarks/store.sh PATH/TO/archsh [LINES] [REPS]
 set -euo pipefail
-ARCHSH=${1:-.build/release/archsh}
+ARCHSH=${1:-.build-release/release/archsh}
 LINES=${2:-100000}
 REPS=${3:-$([ "$LINES" -ge 10000 ] && echo 3 || echo 1)}
 work=$(mktemp -d)

@@ -7,6 +7,7 @@ import NIOCore
 /// What one page has yet to be sent: the frames since its writer last took them, in one buffer,
 /// so that a burst goes out in a few large writes rather than one write per event.
 final class PageQueue: @unchecked Sendable {
+  // @unchecked: `pending` and `isFinished` are only touched while `lock` is held.
   private let lock = NSLock()
   private var pending = ByteBuffer()
   private var isFinished = false
@@ -53,6 +54,7 @@ final class PageQueue: @unchecked Sendable {
 
 /// The writer's side of a page's wake-ups, iterated from one task at a time.
 final class WakeIterator: @unchecked Sendable {
+  // @unchecked: `iterator` is only advanced by its page's stream, one `next()` at a time.
   private var iterator: AsyncStream<Void>.Iterator
   init(_ iterator: AsyncStream<Void>.Iterator) { self.iterator = iterator }
   /// Waits for frames; false once the queue has ended.
@@ -66,6 +68,7 @@ final class WakeIterator: @unchecked Sendable {
 /// then the history in order. A page that reconnects with `Last-Event-ID` gets what it missed, or
 /// a snapshot marked `gap` when that is no longer held.
 public final class BoardHub: @unchecked Sendable {
+  // @unchecked: the history, `clients` and counters are only touched while `lock` is held.
   private struct Message {
     let id: UInt64
     let json: String
@@ -212,7 +215,7 @@ public final class BoardHub: @unchecked Sendable {
 ///
 /// It answers a request that carries the token and names this server in its `Host`. Nothing it
 /// serves runs a command.
-public final class BoardServer: @unchecked Sendable {
+public final class BoardServer: Sendable {
   /// The port it listens on.
   public let port: Int
   /// The token every request must carry.
@@ -303,6 +306,7 @@ public enum BoardServerError: Error, CustomStringConvertible {
 
 /// The one thing a page may ask archsh to do: go to the next step or back one, in step mode.
 public final class StepControl: @unchecked Sendable {
+  // @unchecked: `handler` is only read or set while `lock` is held.
   /// What the page can ask.
   public enum Action: String, Sendable {
     /// Run the step shown, as Enter does.
@@ -332,6 +336,7 @@ public final class StepControl: @unchecked Sendable {
 
 /// The port the server bound, once it is known.
 final class Bound: @unchecked Sendable {
+  // @unchecked: `port` and `done` are only touched while `condition` is locked.
   private let condition = NSCondition()
   private var port: Int?
   private var done = false

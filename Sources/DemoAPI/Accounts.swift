@@ -17,6 +17,7 @@ public protocol TokenStorage: AnyObject, Sendable {
 /// lives until it is used, when a new pair replaces it. They are held in memory, and saved to
 /// the `TokenStorage` when one is given.
 public final class Accounts: @unchecked Sendable {
+  // @unchecked: accounts, tokens and counters are only touched with `lock` held, or in init.
   /// One account: what a password grant checks, and what `GET /users/me` answers.
   public struct Account: Sendable, Equatable {
     /// The id, in the convention's UUID form.

@@ -8,7 +8,7 @@ import ServiceLifecycle
 ///
 /// It serves the demo catalog in the BDModules response convention. It shares nothing with the
 /// Domain layer but the wire format.
-public final class DemoAPI: @unchecked Sendable {
+public final class DemoAPI: Sendable {
   /// Where the server listens, such as `http://127.0.0.1:49152`.
   public let baseURL: URL
   /// The faults it injects; `net fault` adds to them.
@@ -208,6 +208,7 @@ public enum DemoAPIError: Error, CustomStringConvertible {
 
 /// The port the server bound, handed from its start-up callback to the thread that waits for it.
 final class BoundPort: @unchecked Sendable {
+  // @unchecked: `port` and `done` are only touched while `condition` is locked.
   private let condition = NSCondition()
   private var port: Int?
   private var done = false

@@ -75,6 +75,7 @@ public struct Fault: Sendable, Equatable {
 /// The faults a running demo API injects, shared between the shell that adds them and the server
 /// that applies them.
 public final class FaultTable: @unchecked Sendable {
+  // @unchecked: `faults` is only touched while `lock` is held.
   private let lock = NSLock()
   private var faults: [Fault] = []
 

@@ -7,6 +7,7 @@ import Hummingbird
 /// Paging ids run from 1 (the oldest) up; a location inserted on demand takes the next one, so
 /// Realtime paging picks it up.
 public final class LocationCatalog: @unchecked Sendable {
+  // @unchecked: `stored` is only touched while `lock` is held.
   private let lock = NSLock()
   private var stored: Int
 

@@ -9,6 +9,7 @@ import Foundation
 /// executor, and the tasks it starts for its connections inherit the preference, so the server
 /// always has its own threads, whatever the rest of the process is waiting for.
 final class ServerThreads: TaskExecutor, @unchecked Sendable {
+  // @unchecked: `waiting` and `next` are only touched while `condition` is locked.
   /// The threads every demo API in the process shares.
   static let shared = ServerThreads(count: 2)
 

@@ -36,7 +36,7 @@ struct ConnectionPoolTests {
 
   @Test("a connection idle for 30 s is closed, not reused")
   func idleLimit() {
-    let clock = LockedValue<UInt64>(0)
+    let clock = LockedBox<UInt64>(0)
     let pool = ConnectionPool<Fake>(
       isOpen: { !$0.closed }, close: { $0.closed = true }, now: { clock.value })
     let old = Fake("old")

@@ -88,7 +88,7 @@ struct RedirectTests {
 
   @Test("a credential over plain http to another machine warns once; loopback never")
   func cleartextWarning() throws {
-    let said = LockedValue<[String]>([])
+    let said = LockedBox<[String]>([])
     CleartextWarning.handler = { message in said.value.append(message) }
     defer { CleartextWarning.handler = nil }
     CleartextWarning.check(try #require(URL(string: "http://127.0.0.1:8080/users/me")))

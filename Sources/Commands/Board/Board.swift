@@ -9,6 +9,7 @@ import Foundation
 /// visible screen, the factory graph with what the command built or reused, the data source it
 /// touched, and its trace as a sequence diagram). Secrets were redacted where the events were made.
 public final class Board: EventSubscriber, @unchecked Sendable {
+  // @unchecked: `lock` guards the event state; `events` and `lastDrawn` stay on the command thread.
   let server: BoardServer
   private var events: EventStream
   private let lock = NSLock()

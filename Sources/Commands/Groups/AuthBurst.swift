@@ -122,6 +122,7 @@ struct BurstRun {
 
 /// Collects the timeline from the event loops and worker threads.
 private final class Recorder: @unchecked Sendable {
+  // @unchecked: `entries` and `outcomes` are only touched while `lock` is held.
   private let lock = NSLock()
   private var entries: [(UInt64, Int?, String)] = []
   private var outcomes: [Int: OAuth2Authorization.Outcome] = [:]

@@ -35,6 +35,7 @@ public final class CommandRegistry: Sendable {
 
   /// One group: built on first use, then kept with its verb index.
   private final class Slot: @unchecked Sendable {
+    // @unchecked: `built` is only read or set while `lock` is held; the rest are `let`s.
     let name: String
     private let make: @Sendable () -> CommandGroup
     private let lock = NSLock()

@@ -617,6 +617,7 @@ extension Signature {
 /// Such a read silently gives nothing, so it is always a bug; `TypedParameterTests` runs every
 /// help example inside `collect` and expects none.
 final class UndeclaredReads: @unchecked Sendable {
+  // @unchecked: `reads` is only touched while `lock` is held.
   /// The record of the task running `collect`, if any.
   @TaskLocal static var current: UndeclaredReads?
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Something that happened to one request on its way through `OAuth2Authorization`, for a
 /// timeline.
@@ -34,6 +35,7 @@ public enum AuthorizationEvent: Sendable, Equatable {
 ///   too, but its check can never be true; archsh makes it work, so that a late 401 does not
 ///   spend the refresh token a second time.
 public final class OAuth2Authorization: @unchecked Sendable {
+  // @unchecked: `isRefreshing`, `waiters`, `latest` and `refreshes` are only touched under `lock`.
   /// What a caller gets: the response (any status), or the refresh's error.
   public typealias Outcome = Result<APIResponse, OAuth2Error>
   /// Builds one request: given the `Authorization` header to send (nil when logged out), the span
@@ -270,11 +272,11 @@ public final class OAuth2Authorization: @unchecked Sendable {
   }
 }
 
-private final class OutcomeBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: OAuth2Authorization.Outcome?
+/// The outcome a waiting caller reads once the completion has written it.
+private final class OutcomeBox: Sendable {
+  private let stored = Mutex<OAuth2Authorization.Outcome?>(nil)
   var value: OAuth2Authorization.Outcome? {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
+    get { stored.withLock { $0 } }
+    set { stored.withLock { $0 = newValue } }
   }
 }

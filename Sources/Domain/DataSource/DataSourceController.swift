@@ -52,6 +52,7 @@ extension DataSourceControllerDelegate {
 /// a section that does not exist appends a new one-row section and notifies a whole reload (the
 /// documentation says it notifies the section).
 public final class DataSourceController: @unchecked Sendable {
+  // @unchecked: no lock: only the thread running commands builds, mutates and reads it.
   /// What the last mutation changed, so that the store can write only that.
   enum Change: Equatable {
     case none
@@ -305,6 +306,7 @@ public protocol TableViewDataSourceDelegate: AnyObject {
 /// collection's state only on empty↔non-empty transitions, and out-of-range access logs an
 /// assertion message and gives a blank cell instead of crashing.
 public final class TableViewDataSource<Element: Sendable>: @unchecked Sendable {
+  // @unchecked: no lock: `collection`, `delegate` and `log` must be used from one thread at a time.
   /// The elements, in row order.
   public private(set) var collection: [Element]
   /// Hears about transitions.

@@ -19,6 +19,7 @@ struct DataSourceMaterials {
 /// row mutation rewrites one block (a few hundred rows) whatever the size of the data source, and
 /// no mutation renumbers every row. A block that grows past the limit splits in two.
 public final class DataSourceDocument: @unchecked Sendable {
+  // @unchecked: no lock: its `var`s (`layout`, ...) are only touched on the command thread.
   /// The data source's name.
   public let name: String
   /// The controller, with its sections and registrations.

@@ -300,6 +300,7 @@ public protocol EventSubscriber: AnyObject, Sendable {
 /// Publishing checks one atomic word first: with no reader of that kind the event is never even
 /// made, so a closed board costs a load and a branch per fact.
 public final class EventStream: @unchecked Sendable {
+  // @unchecked: `subscribers`, `sequence`, `exchangeCounter` are only touched while `lock` is held.
   private let interest = Atomic<UInt32>(0)
   private let lock = NSLock()
   private var subscribers: [(kinds: EventKinds, subscriber: any EventSubscriber)] = []

@@ -381,6 +381,7 @@ public final class APIFactory: Factory {
 /// The base URL a redirect swapped in, shared with the session managers' redirection blocks,
 /// which run on the event loops.
 private final class RedirectedBaseURL: @unchecked Sendable {
+  // @unchecked: `stored` is only touched while `lock` is held.
   private let lock = NSLock()
   private var stored: URL?
 

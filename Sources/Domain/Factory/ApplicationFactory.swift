@@ -10,6 +10,7 @@ import Foundation
 /// what its builder resolves, and `factory graph` draws that (`graph()`). A singleton's
 /// construction is reported to the tracer under the name of the factory that built it.
 public final class ApplicationFactory: @unchecked Sendable {
+  // @unchecked: `core`, `handedOut` are locked; the lazy factories are made on the command thread.
   let core: FactoryCore
   /// What the factory was built with.
   public let configuration: ApplicationConfiguration

@@ -8,6 +8,7 @@ import Foundation
 /// the requester (a task-local value, so concurrent builds on other threads do not mix); every
 /// product requested through the core meanwhile is recorded as injected into it.
 final class FactoryCore: @unchecked Sendable {
+  // @unchecked: every `var` (`singletons`, `resolved`, ...) is only touched while `lock` is held.
   let tracer: Tracer
   private let lock = NSLock()
   /// The built singletons and how many times each product was built, by the product's slot
@@ -184,6 +185,7 @@ enum FactorySlots {
   static func existing(_ name: String) -> Int? { registry.slot(for: name, adding: false) }
 
   private final class Registry: @unchecked Sendable {
+    // @unchecked: `slots` is only touched while `lock` is held.
     private let lock = NSLock()
     private var slots: [String: Int] = [:]
 

@@ -77,6 +77,7 @@ extension ApplicationFactory {
 
 /// The surveys made so far in this process: one with the embedded API, one with `--api`.
 private final class SurveyCache: @unchecked Sendable {
+  // @unchecked: `surveys` is only touched while `lock` is held.
   private let lock = NSLock()
   private var surveys: [Bool: FactorySurvey] = [:]
 

@@ -31,6 +31,7 @@ public struct LoggerSetting: Sendable, Equatable {
 /// Lines arrive from any thread, event loops included, so they are held in memory and written in
 /// one transaction by `flush()`, which the shell calls after each command.
 public final class LogBook: @unchecked Sendable {
+  // @unchecked: `settings` and `pending` are only touched while `lock` is held once init returns.
   /// The tags archsh's loggers use, with what logs under each.
   public static let knownTags: [(tag: String, summary: String)] = [
     ("API", "APISessionManager: [REQUEST] and [RESPONSE] lines"),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// BDModules' log levels, from the most to the least talkative.
 public enum LogLevel: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
@@ -132,7 +133,7 @@ public final class SecretValues: Sendable {
   public static let shortest = 4
 
   /// The values, longest first, so that a secret that contains another is hidden whole.
-  private let values = LockedValue<[String]>([])
+  private let values = Mutex<[String]>([])
 
   /// Creates an empty set.
   public init() {}
@@ -140,16 +141,16 @@ public final class SecretValues: Sendable {
   /// Remembers `value`; one shorter than `shortest` is not remembered.
   public func remember(_ value: String) {
     guard value.count >= Self.shortest else { return }
-    var known = values.value
-    guard !known.contains(value) else { return }
-    known.append(value)
-    known.sort { $0.count > $1.count }
-    values.value = known
+    values.withLock { known in
+      guard !known.contains(value) else { return }
+      known.append(value)
+      known.sort { $0.count > $1.count }
+    }
   }
 
   /// `text` with every remembered value replaced by `<redacted>`.
   public func hide(_ text: String) -> String {
-    let known = values.value
+    let known = values.withLock { $0 }
     guard !known.isEmpty else { return text }
     var result = text
     for value in known where result.contains(value) {

@@ -15,6 +15,7 @@ public indirect enum ModelValue: Equatable, Sendable {
 /// An object with a `type` and no identity, after BDModules' `ValueObject`: two are equal when
 /// their dictionaries are equal.
 public class ValueObject: Equatable, @unchecked Sendable {
+  // @unchecked: only `let`s of Sendable values; unchecked only because the class is not final.
   /// The API's `type`, such as `Location`.
   public let type: String
   /// The mapped fields, by model key, in the order of the type's field mappers.
@@ -56,6 +57,7 @@ public class ValueObject: Equatable, @unchecked Sendable {
 /// from `paging_id`; two are the same object when their type and uuid are equal, whatever their
 /// other fields.
 public final class ModelObject: ValueObject, Hashable, @unchecked Sendable {
+  // @unchecked: adds only `let`s (`uuid`, `pagingId`); a subclass cannot be checked Sendable.
   /// The object's id: any non-empty string, as in the original (`ModelObject.uuid: String`);
   /// a time-sortable UUID is the convention, which `api lint` checks.
   public let uuid: String

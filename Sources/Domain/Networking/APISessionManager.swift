@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// A file sent as one part of a multipart upload (BDModules' `MultipartFile`).
 public protocol MultipartFile: Sendable {
@@ -94,6 +95,7 @@ public struct APIResponse: Sendable {
 /// One request made by `performRequest`: created suspended, started by `resume()`, as a
 /// URLSession data task is.
 public final class APISessionTask: @unchecked Sendable {
+  // @unchecked: `storedState` and `storedResponse` are only touched while `lock` is held.
   /// Where a task is in its life.
   public enum State: Sendable, Equatable {
     /// Created, not started.
@@ -188,6 +190,7 @@ public final class APISessionTask: @unchecked Sendable {
 /// multipart parts, with the parameters as text parts beside them. Each request is logged:
 /// `[REQUEST]` and `[RESPONSE]` at Info, failures at Warning, the `Authorization` value redacted.
 public final class APISessionManager: @unchecked Sendable {
+  // @unchecked: `storedBaseURL` is under `lock`; `redirectionHandler` is set once, before any request.
   /// The HTTP methods the seed has.
   public enum Method: String, CaseIterable, Sendable {
     /// `HEAD`.
@@ -565,19 +568,19 @@ public final class APISessionManager: @unchecked Sendable {
 /// The warning, once per process, that a credential is about to cross a network in clear text:
 /// over `http://` to a host that is not this machine.
 public enum CleartextWarning {
-  private static let state = LockedValue<(warned: Bool, handler: (@Sendable (String) -> Void)?)>(
+  private static let state = Mutex<(warned: Bool, handler: (@Sendable (String) -> Void)?)>(
     (false, nil))
 
   /// Where the warning goes (the shell writes it to standard error); nil keeps it silent.
   public static var handler: (@Sendable (String) -> Void)? {
-    get { state.value.handler }
-    set { state.value.handler = newValue }
+    get { state.withLock { $0.handler } }
+    set { state.withLock { $0.handler = newValue } }
   }
 
   /// Warns once when `url` is plain HTTP to a host other than loopback.
   static func check(_ url: URL) {
     guard url.scheme == "http", let host = url.host?.lowercased(), !isLoopback(host) else { return }
-    let handler = state.update { current -> (@Sendable (String) -> Void)? in
+    let handler = state.withLock { current -> (@Sendable (String) -> Void)? in
       guard !current.warned else { return nil }
       current.warned = true
       return current.handler

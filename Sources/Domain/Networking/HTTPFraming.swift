@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import Synchronization
 
 /// The limits every response is held to, whatever server sends it.
 public enum HTTPLimits {
@@ -15,12 +16,12 @@ public enum HTTPLimits {
   /// How many redirects one request follows, as curl's and requests' defaults are near.
   public static let redirects = 10
 
-  private static let storedBodyBytes = LockedValue(defaultBodyBytes)
+  private static let storedBodyBytes = Mutex(defaultBodyBytes)
 
   /// The largest body read, for every framing (Content-Length, chunked, read to the close).
   public static var bodyBytes: Int {
-    get { storedBodyBytes.value }
-    set { storedBodyBytes.value = max(1, newValue) }
+    get { storedBodyBytes.withLock { $0 } }
+    set { storedBodyBytes.withLock { $0 = max(1, newValue) } }
   }
 
   /// A byte count as its limit is named: `80 KiB`, `64 MiB`, `1500 bytes`.
@@ -389,23 +390,6 @@ final class HTTPFramer {
       return parts[1].trimmingCharacters(in: .whitespaces)
     }
   }
-}
-
-/// A value behind a lock, for settings read from any thread.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
-  // @unchecked: `stored` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var stored: Value
-
-  init(_ value: Value) { stored = value }
-
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
-  }
-
-  /// Reads and changes the value in one step, with the lock held.
-  func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }
 
 /// Text from a server made safe for a terminal: control bytes become escapes, so that a body can

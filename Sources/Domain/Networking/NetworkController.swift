@@ -137,6 +137,7 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
 
 /// `net log`'s reader of the event stream: the last 100 exchanges NetworkController answered.
 public final class NetworkLog: EventSubscriber, @unchecked Sendable {
+  // @unchecked: `entries` is only touched while `lock` is held.
   private let lock = NSLock()
   private var entries: [NetworkLogEntry] = []
 
@@ -196,6 +197,7 @@ public struct NetworkLogEntry: Sendable, Equatable {
 /// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
 /// `message` when the body follows the BDModules convention.
 public final class NetworkController: @unchecked Sendable {
+  // @unchecked: `storedTimeout` is only touched while `lock` is held; the rest are `let`s.
   /// The URL that relative paths are resolved against.
   public let baseURL: URL
   private let tracer: Tracing

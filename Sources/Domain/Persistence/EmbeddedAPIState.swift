@@ -7,7 +7,7 @@ import GRDB
 ///
 /// The file has mode 0600, like everything in the workspace; the `user` store holds the same
 /// tokens on the app's side.
-public final class EmbeddedAPIState: @unchecked Sendable {
+public final class EmbeddedAPIState: Sendable {
   private let workspace: Workspace
 
   /// Opens the state in `workspace`.

@@ -17,7 +17,7 @@ import GRDB
 /// - PINCache forbids two caches with one name; the seed promises that controllers with the same
 ///   identifier are safe and share data. On SQLite they do: the data lives in the workspace.
 /// - The byte count of a key is the length of its value, not its allocated size on disk.
-public final class PersistenceController: @unchecked Sendable {
+public final class PersistenceController: Sendable {
   /// The seed's store identifiers; a workspace starts with these stores.
   public enum Identifier: String, CaseIterable, Sendable {
     /// General-purpose cache.

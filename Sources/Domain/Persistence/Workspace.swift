@@ -65,6 +65,7 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
 /// The write-behind access times are in AccessTimeBuffer.swift, `db info` and the integrity check
 /// in WorkspaceInfo.swift.
 public final class Workspace: @unchecked Sendable {
+  // @unchecked: caches and counts stay on `queue`; touch, trim and atomic state use `stateLock`.
   /// The path given, or `:memory:`.
   public let path: String
   /// Whether the file could not be opened for writing.

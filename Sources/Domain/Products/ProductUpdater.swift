@@ -7,7 +7,7 @@ import Foundation
 /// `productCache` store under `url.absoluteString`; `product(from:)` reads that copy from disk
 /// only. A failed update leaves the cached copy as it was: nothing is written until a product has
 /// been decoded.
-public final class ProductUpdater: @unchecked Sendable {
+public final class ProductUpdater: Sendable {
   /// The seed's error, for a completion that outlives its updater.
   public enum Error: Swift.Error, Equatable, CustomStringConvertible {
     /// The updater was deallocated, but must be kept around to complete the operation.
@@ -146,6 +146,7 @@ public final class ProductUpdater: @unchecked Sendable {
 /// The coders an updater is built with: the cached form of a model is its own JSON, keys sorted,
 /// with the wire's field names (JSONFactory's encoder).
 struct ModelCoders: @unchecked Sendable {
+  // @unchecked: immutable; the coders are set up before init and nothing reconfigures them.
   let decoder: JSONDecoder
   let encoder: JSONEncoder
 }
@@ -154,7 +155,7 @@ struct ModelCoders: @unchecked Sendable {
 ///
 /// archsh persists what it fetches: the issue in the `issues` store and each asset in
 /// `issueAssets`, both under their URL.
-public final class MagazineIssueUpdater: @unchecked Sendable {
+public final class MagazineIssueUpdater: Sendable {
   private let networkController: NetworkController
   private let issues: PersistenceController
   private let assets: PersistenceController

@@ -127,6 +127,7 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
 /// ignored by a unique index, so de-duplication costs one index probe per element, whatever the
 /// repository holds. The seed rebuilds an ordered set of every element on each page instead.
 public final class RepositoryStore: @unchecked Sendable {
+  // @unchecked: `inFlight` is only touched while `lock` is held; every other property is a `let`.
   private let workspace: Workspace
   private let decoder: JSONDecoder
   private let encoder: JSONEncoder

@@ -8,6 +8,7 @@ import Foundation
 /// The shape follows swift-distributed-tracing's `Span`, without its task-local context: archsh
 /// runs one command at a time, so the tracer keeps the current span on a stack.
 public final class Span: @unchecked Sendable {
+  // @unchecked: `stored*` are only used under `lock`; `isDetachedRoot` is set before it is shared.
   /// The controller or object that did the work, for example `ProductUpdater`.
   public let component: String
   /// What it did, for example `updateProduct` or `GET /products/42`.

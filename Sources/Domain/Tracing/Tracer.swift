@@ -43,6 +43,7 @@ extension Tracing {
 /// two uses: the shell drains the new ones after each command to print them, and `trace export`
 /// turns everything since `trace on` into a diagram.
 public final class Tracer: Tracing, @unchecked Sendable {
+  // @unchecked: `stacks` is only touched while `lock` is held; everything else is a `let`.
   private let lock = NSLock()
   private let spanLock: NSLock
   private let clock: @Sendable () -> UInt64
@@ -231,6 +232,7 @@ public final class Tracer: Tracing, @unchecked Sendable {
 
 /// `trace`'s reader of the event stream: the root spans completed since `trace on`.
 public final class TraceRecorder: EventSubscriber, @unchecked Sendable {
+  // @unchecked: `pending` and `all` are only touched while `lock` is held.
   private let lock = NSLock()
   private var pending: [Span] = []
   private var all: [Span] = []

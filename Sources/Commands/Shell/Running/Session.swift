@@ -152,11 +152,12 @@ public final class Session {
 
 /// The factory, for the embedded API's start-up closure, which is made before the factory is.
 private final class RootHolder: @unchecked Sendable {
+  // @unchecked: Session.init sets `factory` before the factory can run the closure that reads it.
   weak var factory: ApplicationFactory?
 }
 
 /// The demo API's tokens in the workspace's `embedded_api` table.
-private final class WorkspaceTokenStorage: TokenStorage, @unchecked Sendable {
+private final class WorkspaceTokenStorage: TokenStorage, Sendable {
   private let state: EmbeddedAPIState
   init(_ workspace: Workspace) { state = EmbeddedAPIState(workspace: workspace) }
   init(_ state: EmbeddedAPIState) { self.state = state }

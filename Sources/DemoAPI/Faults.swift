@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fault the demo API injects into the requests it matches, so that error paths travel over real
 /// HTTP.
@@ -74,24 +75,22 @@ public struct Fault: Sendable, Equatable {
 
 /// The faults a running demo API injects, shared between the shell that adds them and the server
 /// that applies them.
-public final class FaultTable: @unchecked Sendable {
-  // @unchecked: `faults` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var faults: [Fault] = []
+public final class FaultTable: Sendable {
+  private let faults: Mutex<[Fault]> = Mutex([])
 
   /// Creates an empty table.
   public init() {}
 
   /// Adds a fault; the first added fault that matches a request applies to it.
-  public func add(_ fault: Fault) { lock.withLock { faults.append(fault) } }
+  public func add(_ fault: Fault) { faults.withLock { faults in faults.append(fault) } }
 
   /// The faults still active, in the order they were added.
-  public var active: [Fault] { lock.withLock { faults } }
+  public var active: [Fault] { faults.withLock { faults in faults } }
 
   /// Removes every fault and returns how many there were.
   @discardableResult
   public func clear() -> Int {
-    lock.withLock {
+    faults.withLock { faults in
       defer { faults.removeAll() }
       return faults.count
     }
@@ -102,7 +101,7 @@ public final class FaultTable: @unchecked Sendable {
   /// returns them, in the order they were added.
   @discardableResult
   public func clear(path: String, method: String? = nil) -> [Fault] {
-    lock.withLock {
+    faults.withLock { faults in
       let method = method?.uppercased()
       let removed = faults.filter { $0.path == path && (method == nil || $0.method == method) }
       faults.removeAll { $0.path == path && (method == nil || $0.method == method) }
@@ -112,7 +111,7 @@ public final class FaultTable: @unchecked Sendable {
 
   /// The fault that applies to a request, counting it as used (the server calls this).
   public func take(method: String, path: String) -> Fault? {
-    lock.withLock {
+    faults.withLock { faults in
       guard let index = faults.firstIndex(where: { $0.matches(method: method, path: path) }) else {
         return nil
       }

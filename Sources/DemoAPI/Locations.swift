@@ -1,29 +1,28 @@
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// The demo user's favourite locations: `count` of them, computed from their paging id, so that
 /// a million cost no memory and page k costs what page 0 does.
 ///
 /// Paging ids run from 1 (the oldest) up; a location inserted on demand takes the next one, so
 /// Realtime paging picks it up.
-public final class LocationCatalog: @unchecked Sendable {
-  // @unchecked: `stored` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var stored: Int
+public final class LocationCatalog: Sendable {
+  private let stored: Mutex<Int>
 
   /// Creates a catalog of `count` locations.
-  public init(count: Int = 100) { stored = max(0, count) }
+  public init(count: Int = 100) { stored = Mutex(max(0, count)) }
 
   /// How many locations there are.
   public var count: Int {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = max(0, newValue) } }
+    get { stored.withLock { stored in stored } }
+    set { stored.withLock { stored in stored = max(0, newValue) } }
   }
 
   /// Adds `n` new locations at the top (the newest paging ids); returns the new count.
   @discardableResult
   public func insert(_ n: Int) -> Int {
-    lock.withLock {
+    stored.withLock { stored in
       stored += max(0, n)
       return stored
     }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Synchronization
 
 /// The type of a value an argument or option takes; parsing checks it and errors name it.
 public enum ValueType: Sendable, Equatable {
@@ -616,8 +617,7 @@ extension Signature {
 ///
 /// Such a read silently gives nothing, so it is always a bug; `TypedParameterTests` runs every
 /// help example inside `collect` and expects none.
-final class UndeclaredReads: @unchecked Sendable {
-  // @unchecked: `reads` is only touched while `lock` is held.
+final class UndeclaredReads: Sendable {
   /// The record of the task running `collect`, if any.
   @TaskLocal static var current: UndeclaredReads?
 
@@ -628,18 +628,17 @@ final class UndeclaredReads: @unchecked Sendable {
     return reads.take()
   }
 
-  private let lock = NSLock()
-  private var reads: Set<String> = []
+  private let reads = Mutex<Set<String>>([])
 
   /// Records that `name` was read from a signature declaring only `declared`.
   func record(_ name: String, declared: [String]) {
     let entry = "\(name) (declared: \(declared.joined(separator: ", ")))"
-    lock.withLock { _ = reads.insert(entry) }
+    reads.withLock { _ = $0.insert(entry) }
   }
 
   /// What was recorded, which is then forgotten.
   func take() -> [String] {
-    lock.withLock {
+    reads.withLock { reads in
       defer { reads = [] }
       return reads.sorted()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
 /// updaters that fetch through it.
@@ -380,13 +381,11 @@ public final class APIFactory: Factory {
 
 /// The base URL a redirect swapped in, shared with the session managers' redirection blocks,
 /// which run on the event loops.
-private final class RedirectedBaseURL: @unchecked Sendable {
-  // @unchecked: `stored` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var stored: URL?
+private final class RedirectedBaseURL: Sendable {
+  private let stored = Mutex<URL?>(nil)
 
   var url: URL? {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
+    get { stored.withLock { $0 } }
+    set { stored.withLock { $0 = newValue } }
   }
 }

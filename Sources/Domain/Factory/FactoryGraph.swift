@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The factories' products with what each one's builder resolved, and what this session has built:
 /// what `factory list` and `factory graph` draw.
@@ -76,15 +77,13 @@ extension ApplicationFactory {
 }
 
 /// The surveys made so far in this process: one with the embedded API, one with `--api`.
-private final class SurveyCache: @unchecked Sendable {
-  // @unchecked: `surveys` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var surveys: [Bool: FactorySurvey] = [:]
+private final class SurveyCache: Sendable {
+  private let surveys = Mutex<[Bool: FactorySurvey]>([:])
 
   func survey(embedded: Bool, make: () -> FactorySurvey) -> FactorySurvey {
-    if let known = lock.withLock({ surveys[embedded] }) { return known }
+    if let known = surveys.withLock({ $0[embedded] }) { return known }
     let made = make()
-    lock.withLock { surveys[embedded] = made }
+    surveys.withLock { $0[embedded] = made }
     return made
   }
 }

@@ -18,10 +18,16 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
-    // The architecture itself: controllers, factories, tracing. No terminal, no shell words.
+    // What archsh needs to run the architecture and the seeds do not describe, knowing nothing
+    // of Domain: for now the strict JSON reader (issue 38 moves the transports, the raw-SQLite
+    // layer and the event bus here next).
+    .target(name: "Plumbing"),
+    // The architecture itself: controllers, factories, coordinators, data sources. No terminal,
+    // no shell words.
     .target(
       name: "Domain",
       dependencies: [
+        "Plumbing",
         "CTLS",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -59,7 +65,7 @@ let package = Package(
       ]
     ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Domain", "DemoAPI", "BoardServer"]),
+    .target(name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"]),
     // libedit, through its readline-compatible API, loaded with dlopen when a terminal session
     // starts, so that scripts and -c load no terminal library; with the signal flags and
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and
@@ -104,16 +110,16 @@ let package = Package(
     // What every test target shares: the directory their files go in.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
-      name: "DomainTests", dependencies: ["Domain", "DemoAPI", "TestSupport", "CTLS"],
+      name: "DomainTests", dependencies: ["Plumbing", "Domain", "DemoAPI", "TestSupport", "CTLS"],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "CommandsTests",
       dependencies: [
-        "Commands", "Domain", "BoardServer", "TestSupport",
+        "Commands", "Plumbing", "Domain", "BoardServer", "TestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(
-      name: "ArchShellTests", dependencies: ["ArchShell", "Commands", "TestSupport"],
+      name: "ArchShellTests", dependencies: ["ArchShell", "Commands", "Plumbing", "TestSupport"],
       exclude: ["Fixtures"]),
   ]
 )

@@ -1,6 +1,7 @@
 import Commands
 import Domain
 import Foundation
+import Plumbing
 import Testing
 
 /// One transcript per command group, `Tests/Transcripts/GROUP.txt`, in the style of cockroachdb's

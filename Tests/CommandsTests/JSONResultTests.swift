@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 import Testing
 
 @testable import Commands

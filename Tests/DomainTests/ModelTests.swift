@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 import Testing
 
 @Suite("BDModules' models: field mappers, value and model objects, ModelFactory")

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 import Testing
 
 @testable import Domain

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// `api`: BDModules' API convention.
 enum APIGroup {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// `ds`: DataSourceController and TableViewDataSource, stored in the workspace and drawn as text.
 enum DataSourceGroup {

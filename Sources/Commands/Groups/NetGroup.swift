@@ -1,6 +1,7 @@
 import DemoAPI
 import Domain
 import Foundation
+import Plumbing
 
 /// `net`: NetworkController over real HTTP, against the embedded DemoAPI or another server.
 enum NetGroup {

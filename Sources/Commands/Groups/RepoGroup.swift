@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// `repo`: BDModules' Repository: paged collections kept in the workspace.
 enum RepoGroup {

@@ -1,6 +1,7 @@
 import DemoAPI
 import Domain
 import Foundation
+import Plumbing
 
 /// `session`: BDModules' APISessionManager: `performRequest` against the dynamic base URL.
 enum SessionGroup {

@@ -1,4 +1,5 @@
 import Domain
+import Plumbing
 
 /// Renders outputs as JSON: one compact document per command, with keys in a stable order.
 ///

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// Value and model objects as output: a record of the type and identity, a table of the mapped
 /// fields, and the mapping's warnings.

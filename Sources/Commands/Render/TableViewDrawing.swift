@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// Draws a DataSourceController as UIKit would show it, in text: a grouped table view, or a collection view of cards.
 ///

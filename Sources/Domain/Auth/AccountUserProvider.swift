@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// The logged-in account: its email, its OAuth2 credential and its `User`, kept in the
 /// workspace's `user` store (BDModules' `AccountUserProvider`, which keeps its `AccountUser`, the

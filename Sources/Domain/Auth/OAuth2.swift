@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// An OAuth2 credential: the access token that opens protected routes and the refresh token that
 /// gets the next one (BDModules' `OAuth2Credential`).

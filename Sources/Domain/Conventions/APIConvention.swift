@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// One way a response departs from BDModules' API convention.
 public struct ConventionFinding: Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 extension IndexPath {
   /// A row in a section, as UIKit's `IndexPath(row:section:)` makes it.

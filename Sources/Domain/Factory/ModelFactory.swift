@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// Decoding and mapping, after BDModules' ModelFactory: the translator that turns products into
 /// cell view models, and the parsers that turn files and JSON into models.

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// How one API field becomes one model field, after BDModules' `APIFieldMapper`.
 public struct APIFieldMapper: Sendable, Equatable {

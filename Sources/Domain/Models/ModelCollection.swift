@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// A mapped object and what the mapping reported.
 public struct MappedObject: Sendable {

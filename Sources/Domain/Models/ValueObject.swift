@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// A mapped field's value: JSON as it came, a nested value object, or an array of them.
 public indirect enum ModelValue: Equatable, Sendable {

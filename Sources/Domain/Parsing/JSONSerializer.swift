@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// Writes JSON values as text, after BDModules' `JSONSerializer`: compact for storage, or
 /// pretty-printed (two spaces) for people; members keep their order.

@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import Plumbing
 #endif
 
 /// A value that a command takes as one word: text as written, `@PATH` for a file's contents, `@@`

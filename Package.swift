@@ -19,22 +19,24 @@ let package = Package(
   ],
   targets: [
     // What archsh needs to run the architecture and the seeds do not describe, knowing nothing
-    // of Domain: for now the strict JSON reader (issue 38 moves the transports, the raw-SQLite
+    // of Domain: the strict JSON reader and the HTTP/1.1 transport (issue 38 moves the raw-SQLite
     // layer and the event bus here next).
-    .target(name: "Plumbing"),
+    .target(
+      name: "Plumbing",
+      dependencies: [
+        "CTLS",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ]),
     // The architecture itself: controllers, factories, coordinators, data sources. No terminal,
     // no shell words.
     .target(
       name: "Domain",
       dependencies: [
         "Plumbing",
-        "CTLS",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOHTTP1", package: "swift-nio"),
-        .product(name: "NIOEmbedded", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -140,5 +142,5 @@ if ProcessInfo.processInfo.environment["ARCHSH_FUZZ"] == "1" {
     .executableTarget(name: "ShellFuzz", dependencies: ["Commands"], path: "Fuzz/ShellFuzz"))
   // The response path: bytes from a server in, a response or an error out.
   package.targets.append(
-    .executableTarget(name: "ResponseFuzz", dependencies: ["Domain"], path: "Fuzz/ResponseFuzz"))
+    .executableTarget(name: "ResponseFuzz", dependencies: ["Plumbing"], path: "Fuzz/ResponseFuzz"))
 }

@@ -2,7 +2,7 @@
 // The first byte chooses how many bytes each read hands over (1 to 256), so that every split of a
 // head, a chunk or a status line is tried; the rest is what the server sent. Built by Fuzz/run.sh
 // with `swift build --sanitize=fuzzer` (the target exists only when ARCHSH_FUZZ=1).
-import Domain
+import Plumbing
 
 /// libFuzzer's entry: one input, framed as a server's reply.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -7,6 +7,7 @@ import NIOPosix
 import Testing
 
 @testable import Domain
+@testable import Plumbing
 
 @Suite("framing responses with NIOHTTP1")
 struct HTTPFramerTests {

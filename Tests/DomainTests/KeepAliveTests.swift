@@ -7,6 +7,7 @@ import NIOPosix
 import Testing
 
 @testable import Domain
+@testable import Plumbing
 
 /// A server whose queue of connections is full: a new connection waits, unanswered.
 private final class FullBacklog {

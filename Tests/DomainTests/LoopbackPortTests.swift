@@ -7,6 +7,7 @@ import NIOPosix
 import Testing
 
 @testable import Domain
+@testable import Plumbing
 
 @Suite("a loopback port's availability")
 struct LoopbackPortTests {

@@ -7,6 +7,7 @@ import NIOPosix
 import Testing
 
 @testable import Domain
+@testable import Plumbing
 
 /// A name whose lookup takes three seconds: the resolver stands in for getaddrinfo for it, and
 /// forwards every other name.

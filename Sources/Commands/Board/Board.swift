@@ -1,6 +1,7 @@
 import BoardServer
 import Domain
 import Foundation
+import Plumbing
 
 /// The live board: a page on 127.0.0.1 that follows the session.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// A demo API the process runs itself, on 127.0.0.1, for the networking controllers to talk to.
 ///

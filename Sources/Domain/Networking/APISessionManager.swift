@@ -1,5 +1,5 @@
 import Foundation
-import NIOCore
+import Plumbing
 import Synchronization
 
 /// A file sent as one part of a multipart upload (BDModules' `MultipartFile`).

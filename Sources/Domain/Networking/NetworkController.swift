@@ -1,7 +1,5 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import Plumbing
 
 /// A request for NetworkController: a method, a path (or an absolute URL), headers and a body.
 public struct NetworkRequest: Sendable {

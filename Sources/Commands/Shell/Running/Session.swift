@@ -1,6 +1,7 @@
 import DemoAPI
 import Domain
 import Foundation
+import Plumbing
 
 /// How command output is printed.
 public enum OutputMode: String, Sendable, CaseIterable {

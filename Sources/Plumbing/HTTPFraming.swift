@@ -41,7 +41,7 @@ public enum HTTPLimits {
 /// with bytes after it (an over-long body, a second answer nobody asked for) is whole, but not
 /// `isClean`: its connection must not carry another request. A connection keeps its framer, as a
 /// channel keeps its pipeline, while its responses end exactly where their Content-Length says.
-final class HTTPFramer {
+public final class HTTPFramer {
   private let channel = EmbeddedChannel()
   private var bodyLimit: Int
   private var head: HTTPResponseHead?
@@ -69,13 +69,13 @@ final class HTTPFramer {
   private let thread = pthread_self()
 
   /// Whether the calling thread is the one that made this framer, which alone may use it.
-  var isOnItsThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+  public var isOnItsThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
   /// Whether any byte of a response arrived: a request that got none may be sent again.
   private(set) var receivedAny = false
 
   /// A framer whose responses' bodies may be at most `bodyLimit` bytes.
-  init(bodyLimit: Int = HTTPLimits.bodyBytes) throws {
+  public init(bodyLimit: Int = HTTPLimits.bodyBytes) throws {
     self.bodyLimit = bodyLimit
     var limits = NIOHTTPDecoderLimitConfiguration()
     limits.maxHeaderListSize = HTTPLimits.headBytes
@@ -89,12 +89,12 @@ final class HTTPFramer {
 
   /// Closes the framer's channel, on the thread that made it: a channel and its pipeline hold
   /// each other until it is closed, so a framer that is not kept must be finished.
-  func finish() {
+  public func finish() {
     _ = try? channel.finish(acceptAlreadyClosed: true)
   }
 
   /// Prepares a reusable framer for the next exchange on its connection.
-  func reset(bodyLimit: Int) {
+  public func reset(bodyLimit: Int) {
     self.bodyLimit = bodyLimit
     head = nil
     body = ByteBuffer()
@@ -114,7 +114,7 @@ final class HTTPFramer {
 
   /// The request's bytes, as NIOHTTP1 encodes them; it also tells the decoder that a HEAD
   /// request's answer has no body.
-  func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
+  public func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
     askedForHead = requestHead.method == .HEAD
     do {
       try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
@@ -134,7 +134,7 @@ final class HTTPFramer {
   }
 
   /// Takes bytes read from the connection; the response once it is whole.
-  func feed(_ bytes: UnsafeRawBufferPointer) throws -> TransportResponse? {
+  public func feed(_ bytes: UnsafeRawBufferPointer) throws -> TransportResponse? {
     guard response == nil else {
       if !bytes.isEmpty { leftover = true }
       return response
@@ -248,7 +248,7 @@ final class HTTPFramer {
 
   /// The server closed the connection: a body read to the close ends here; anything else
   /// unfinished was dropped.
-  func endOfStream() throws -> TransportResponse {
+  public func endOfStream() throws -> TransportResponse {
     if let response { return response }
     if !headArrived, !headText.isEmpty {
       headArrived = true
@@ -264,7 +264,7 @@ final class HTTPFramer {
   /// Whether the response ended exactly where the bytes read did.
   ///
   /// Only then is the connection in step for the next request. Asked once the response is whole.
-  var isClean: Bool {
+  public var isClean: Bool {
     guard response != nil, !leftover else { return false }
     if let expectedBody {
       // The head said where the response ends: exactly there, the decoder is at the start of

@@ -19,17 +19,19 @@ public final class TLSTrust: @unchecked Sendable {
 
 /// Why a connection could not be made, in the system's or OpenSSL's words (a name that does not
 /// resolve, a network that cannot be reached, a certificate that is not accepted).
-struct SocketError: Error, Equatable, CustomStringConvertible {
-  let description: String
+public struct SocketError: Error, Equatable, CustomStringConvertible {
+  /// The reason, in one line.
+  public let description: String
 }
 
 /// Why a TLS handshake failed: the library, the handshake or the certificate, in OpenSSL's words.
-struct TLSError: Error, Equatable, CustomStringConvertible {
-  let description: String
+public struct TLSError: Error, Equatable, CustomStringConvertible {
+  /// The reason, in one line.
+  public let description: String
 }
 
 /// One blocking connection, plain or over TLS (CTLS), closed once.
-final class SocketConnection: @unchecked Sendable {
+public final class SocketConnection: @unchecked Sendable {
   // @unchecked: `connection` is only read or changed with `lock` held; the C calls on it are
   // safe from any one thread, and `abort` (a shutdown) from another.
   private let lock = NSLock()
@@ -37,7 +39,7 @@ final class SocketConnection: @unchecked Sendable {
   /// The framer of this connection's exchanges, kept while its responses end exactly.
   ///
   /// Only the exchange using the connection touches it, and `readBuffer`, which its reads fill.
-  var framer: HTTPFramer?
+  public var framer: HTTPFramer?
   lazy var readBuffer = [UInt8](repeating: 0, count: 65_536)
 
   private init(_ connection: OpaquePointer) { self.connection = connection }
@@ -46,7 +48,7 @@ final class SocketConnection: @unchecked Sendable {
   ///
   /// Over TLS when `tls` is set: the certificate is checked against the system's store and
   /// `caFile`, and `control` can abort the handshake once the socket exists.
-  static func connect(
+  public static func connect(
     host: String, port: Int, tls: Bool, caFile: String?, deadline: UInt64,
     control: ExchangeControl
   ) -> Result<SocketConnection, Error> {
@@ -97,13 +99,13 @@ final class SocketConnection: @unchecked Sendable {
   }
 
   /// Reads up to `buffer.count` bytes: the count, 0 at the end of the stream, -1 on failure.
-  func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+  public func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
     guard let connection = lock.withLock({ self.connection }) else { return -1 }
     return archsh_connection_read(connection, buffer.baseAddress, buffer.count)
   }
 
   /// Writes all of `bytes`; false when the connection failed.
-  func write(_ bytes: [UInt8]) -> Bool {
+  public func write(_ bytes: [UInt8]) -> Bool {
     guard let connection = lock.withLock({ self.connection }) else { return false }
     return bytes.withUnsafeBytes {
       archsh_connection_write(connection, $0.baseAddress, $0.count)
@@ -112,23 +114,23 @@ final class SocketConnection: @unchecked Sendable {
 
   /// Waits up to `milliseconds` for bytes to read: 1 when there are (or the server closed), 0
   /// when the time ran out, -1 on failure.
-  func waitReadable(milliseconds: Int32) -> Int32 {
+  public func waitReadable(milliseconds: Int32) -> Int32 {
     guard let connection = lock.withLock({ self.connection }) else { return -1 }
     return archsh_wait_readable(connection, milliseconds)
   }
 
   /// Whether a kept connection has nothing waiting to be read: one the server closed, or one
   /// with bytes no request asked for, must not carry the next request.
-  var isQuiet: Bool {
+  public var isQuiet: Bool {
     guard let connection = lock.withLock({ self.connection }) else { return false }
     return archsh_is_quiet(connection) != 0
   }
 
   /// Makes a blocked read or write return: the exchange was cancelled.
-  func abort() { lock.withLock { connection.map { archsh_connection_abort($0) } } }
+  public func abort() { lock.withLock { connection.map { archsh_connection_abort($0) } } }
 
   /// Closes the connection; later calls do nothing.
-  func close() {
+  public func close() {
     let closing = lock.withLock {
       defer { connection = nil }
       return connection
@@ -139,7 +141,7 @@ final class SocketConnection: @unchecked Sendable {
 
 extension String {
   /// The text a C function wrote into `buffer`, up to its NUL.
-  init(cMessage buffer: [CChar]) {
+  public init(cMessage buffer: [CChar]) {
     self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

@@ -4,17 +4,17 @@ import NIOCore
 import NIOHTTP1
 
 /// What came back from one HTTP exchange.
-struct TransportResponse: Sendable {
+public struct TransportResponse: Sendable {
   /// The status line and headers.
-  var head: HTTPResponseHead
+  public var head: HTTPResponseHead
   /// The whole body.
-  var body: ByteBuffer
+  public var body: ByteBuffer
   /// Whether it came over a connection kept open from an earlier exchange.
-  var reusedConnection = false
+  public var reusedConnection = false
 }
 
 /// Why an exchange ended without a response.
-enum TransportError: Error, Equatable, CustomStringConvertible {
+public enum TransportError: Error, Equatable, CustomStringConvertible {
   /// The connection closed before the whole response arrived.
   case dropped
   /// The exchange was cancelled (Ctrl-C).
@@ -43,7 +43,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
   case malformed(String)
 
   /// A one-line description, for `NetworkError.transport`.
-  var description: String {
+  public var description: String {
     switch self {
     case .dropped: return "the connection was dropped before a response arrived"
     case .cancelled: return "the request was cancelled"
@@ -84,14 +84,16 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
 /// before it answered is replaced once by a new one, for a request that is safe to repeat (RFC
 /// 9110's idempotent methods). The thread waits for bytes in slices of 20 ms and asks between
 /// them whether the exchange was cancelled or is past its deadline.
-enum HTTPTransport {
+public enum HTTPTransport {
   /// The methods a request may be repeated with, when a kept connection closed under it.
-  static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
+  public static let idempotentMethods: Set<String> = [
+    "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE",
+  ]
 
   /// The connection's target, server and head for `method url`; throws for a URL that is not
   /// `http://` or `https://` with a host and a port from 1 to 65535, and for a target with a
   /// control byte or a space.
-  static func request(
+  public static func request(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?
   ) throws(TransportError) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead) {
     let scheme = url.scheme?.lowercased()
@@ -130,7 +132,7 @@ enum HTTPTransport {
 
   /// Sends `method url` with `headers`, in their order, and `body`, and reads the response,
   /// before `deadline` (uptime nanoseconds) unless `control` is cancelled.
-  static func perform(
+  public static func perform(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?,
     deadline: UInt64, control: ExchangeControl = ExchangeControl(),
     bodyLimit: Int = HTTPLimits.bodyBytes
@@ -282,7 +284,7 @@ public final class ExchangeControl: @unchecked Sendable {
   }
 
   /// Makes the exchange cancelled also whenever `isCancelled` answers true.
-  func alsoCancelWhen(_ isCancelled: @escaping @Sendable () -> Bool) {
+  public func alsoCancelWhen(_ isCancelled: @escaping @Sendable () -> Bool) {
     lock.withLock {
       let earlier = asks
       asks = { earlier() || isCancelled() }
@@ -299,7 +301,7 @@ public final class ExchangeControl: @unchecked Sendable {
   }
 
   /// Records the connection in use; false when the exchange was cancelled already.
-  func attach(_ connection: SocketConnection) -> Bool {
+  public func attach(_ connection: SocketConnection) -> Bool {
     lock.withLock {
       guard !cancelled else { return false }
       self.connection = connection
@@ -308,7 +310,7 @@ public final class ExchangeControl: @unchecked Sendable {
   }
 
   /// Forgets the connection, before it is closed or kept for another request.
-  func detach() { lock.withLock { connection = nil } }
+  public func detach() { lock.withLock { connection = nil } }
 }
 
 /// The connections kept open between requests, per server (`scheme://host:port` and, for
@@ -319,12 +321,14 @@ public final class ExchangeControl: @unchecked Sendable {
 /// longest, whichever server it leads to, so that the server being talked to now keeps its
 /// connection. A connection that closed or received bytes while it waited is dropped when it is
 /// next asked for.
-final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
+public final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
   // @unchecked: `idle`, `count` and `clock` are only touched with `lock` held.
-  static var perServer: Int { 4 }
-  static var total: Int { 16 }
+  /// How many idle connections one server may keep: 4.
+  public static var perServer: Int { 4 }
+  /// How many idle connections all servers together may keep: 16.
+  public static var total: Int { 16 }
   /// How long a connection may wait idle, in nanoseconds: 30 s.
-  static var idleLimit: UInt64 { 30_000_000_000 }
+  public static var idleLimit: UInt64 { 30_000_000_000 }
 
   private struct Entry {
     let connection: Kept
@@ -344,7 +348,7 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
 
   /// A pool that keeps only connections `isOpen` says are still open, and ends the ones it lets
   /// go with `close`; `now` is the uptime in nanoseconds.
-  init(
+  public init(
     isOpen: @escaping @Sendable (Kept) -> Bool, close: @escaping @Sendable (Kept) -> Void,
     now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
   ) {
@@ -354,7 +358,7 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
   }
 
   /// An idle connection to `server` that is still open, if there is one.
-  func take(_ server: String) -> Kept? {
+  public func take(_ server: String) -> Kept? {
     let (found, stale) = lock.withLock { () -> (Kept?, [Kept]) in
       var stale = expired()
       while var list = idle[server], let entry = list.popLast() {
@@ -371,7 +375,7 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
 
   /// Keeps `connection` for the next request to `server`; false when that server has as many
   /// waiting as it may.
-  func put(_ connection: Kept, server: String) -> Bool {
+  public func put(_ connection: Kept, server: String) -> Bool {
     guard isOpen(connection) else { return false }
     let (kept, evicted) = lock.withLock { () -> (Bool, [Kept]) in
       var evicted = expired()
@@ -410,13 +414,13 @@ final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
   }
 
   /// How many connections wait, for tests.
-  var idleCount: Int { lock.withLock { count } }
+  public var idleCount: Int { lock.withLock { count } }
 }
 
 /// The process's pool of kept connections.
-enum ConnectionPools {
+public enum ConnectionPools {
   /// Every server's, plain and TLS: one with anything to read (the server closed it, or sent more
   /// than was asked) is let go.
-  static let shared = ConnectionPool<SocketConnection>(
+  public static let shared = ConnectionPool<SocketConnection>(
     isOpen: { $0.isQuiet }, close: { $0.close() })
 }

@@ -44,6 +44,7 @@ let package = Package(
     .target(
       name: "DemoAPI",
       dependencies: [
+        "Plumbing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
@@ -57,6 +58,7 @@ let package = Package(
     .target(
       name: "BoardServer",
       dependencies: [
+        "Plumbing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Plumbing
 
 /// What one page has yet to be sent: the frames since its writer last took them, in one buffer,
 /// so that a burst goes out in a few large writes rather than one write per event.
@@ -244,7 +245,7 @@ public final class BoardServer: Sendable {
   public static func start(port: Int, hub: BoardHub) throws -> BoardServer {
     let page = BoardPage.document
     let token = randomHex(bytes: 16)
-    let bound = Bound()
+    let bound = BoundPort()
     var logger = Logger(label: "archsh.board")
     logger.logLevel = .critical
     let stepControl = StepControl()
@@ -334,40 +335,13 @@ public final class StepControl: @unchecked Sendable {
   }
 }
 
-/// The port the server bound, once it is known.
-final class Bound: @unchecked Sendable {
-  // @unchecked: `port` and `done` are only touched while `condition` is locked.
-  private let condition = NSCondition()
-  private var port: Int?
-  private var done = false
-
-  func set(_ port: Int?) {
-    condition.withLock {
-      guard !done else { return }
-      self.port = port
-      done = true
-      condition.broadcast()
-    }
-  }
-
-  func wait(seconds: Double) -> Int? {
-    condition.withLock {
-      let deadline = Date().addingTimeInterval(seconds)
-      while !done, condition.wait(until: deadline) {}
-      return port
-    }
-  }
-
-  var value: Int? { condition.withLock { port } }
-}
-
 /// Checks the `Host` and the token, then serves the page or the stream.
 struct BoardResponder: HTTPResponder {
   typealias Context = BasicRequestContext
   let token: String
   let page: String
   let hub: BoardHub
-  let port: Bound
+  let port: BoundPort
   let stepControl: StepControl
 
   static let lastEventID = HTTPField.Name("Last-Event-ID") ?? .accept

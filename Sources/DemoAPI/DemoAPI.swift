@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Plumbing
 import ServiceLifecycle
 
 /// The embedded REST backend the networking controllers talk to, over real HTTP on 127.0.0.1.
@@ -202,32 +203,6 @@ public enum DemoAPIError: Error, CustomStringConvertible {
       return port == 0
         ? "the demo API could not start on 127.0.0.1"
         : "the demo API could not listen on 127.0.0.1:\(port)"
-    }
-  }
-}
-
-/// The port the server bound, handed from its start-up callback to the thread that waits for it.
-final class BoundPort: @unchecked Sendable {
-  // @unchecked: `port` and `done` are only touched while `condition` is locked.
-  private let condition = NSCondition()
-  private var port: Int?
-  private var done = false
-
-  /// Records the outcome; the first one counts.
-  func set(_ port: Int?) {
-    condition.withLock {
-      guard !done else { return }
-      self.port = port
-      done = true
-      condition.broadcast()
-    }
-  }
-
-  func wait(seconds: Double) -> Int? {
-    condition.withLock {
-      let deadline = Date().addingTimeInterval(seconds)
-      while !done, condition.wait(until: deadline) {}
-      return port
     }
   }
 }

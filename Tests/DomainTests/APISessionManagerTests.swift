@@ -1,5 +1,6 @@
 import DemoAPI
 import Foundation
+import Plumbing
 import Testing
 
 @testable import Domain
@@ -109,7 +110,12 @@ struct APISessionManagerTests {
     let response = await offPool { task.wait() }
     #expect(response?.error == .timeout(url: base.absoluteString + "/echo", seconds: 0.3))
     session.server.stop()
-    try await Task.sleep(nanoseconds: 200_000_000)
+    // Waits for the port to be free (the server's listening socket closed), not a fixed time.
+    let port = try #require(base.port)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !LoopbackPort.isFree(port), ContinuousClock.now < deadline {
+      try await Task.sleep(nanoseconds: 20_000_000)
+    }
     let gone = try slow.performRequest(method: .get, path: "/echo")
     let refused = await offPool { gone.wait() }
     #expect(refused?.error == .refused(url: base.absoluteString + "/echo"))

@@ -274,6 +274,19 @@ struct HostileServerTests {
     #expect(text.stdout.contains("title:\\e]0;pwned\\a red:\\e[31mRED\\e[0m bell:\\a nul:\\0 end"))
     let json = try run(["--api", server.url, "--json", "-c", "net get /control-bytes --full"])
     #expect(json.stdout.contains("title:\\u001b]0;pwned\\u0007"), "\(json.stdout)")
+    // The same body through APISessionManager, as text; and DEL and C1 controls, which JSON
+    // leaves raw inside a string, through both clients.
+    let session = try run(["--api", server.url, "-c", "session request GET /control-bytes"])
+    #expect(session.stdout.contains("title:\\e]0;pwned\\a red:\\e[31mRED"), "\(session.stdout)")
+    for line in ["net get /control-json", "session request GET /control-json"] {
+      let shown = try run(["--api", server.url, "-c", line])
+      #expect(shown.status == 0, "\(shown.stderr)")
+      #expect(
+        !shown.stdout.unicodeScalars.contains {
+          ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+        }, "\(line): \(shown.stdout.debugDescription)")
+      #expect(shown.stdout.contains("\\u{9b}31mRED\\u{7f} end"), "\(line): \(shown.stdout)")
+    }
   }
 
   @Test("a bad --api is a usage error, and a password in it is never shown")

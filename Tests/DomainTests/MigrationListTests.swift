@@ -25,7 +25,7 @@ struct MigrationListTests {
     let files = try #require(FileManager.default.enumerator(atPath: domain.path))
     for case let file as String in files where file.hasSuffix(".swift") {
       let text = try String(contentsOfFile: domain.path + "/" + file, encoding: .utf8)
-      for match in text.matches(of: /Migration\(identifier: "(v[0-9]+-[a-z0-9-]+)"/) {
+      for match in text.matches(of: /Migration\(\s*identifier: "(v[0-9]+-[a-z0-9-]+)"/) {
         declared.insert(String(match.1))
       }
     }

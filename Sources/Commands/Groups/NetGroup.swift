@@ -202,10 +202,18 @@ enum NetGroup {
     let serializer = invocation.session.factory.json.serializer(pretty: false)
     // On one line, members sorted by the code points of their names (JSONSerialization sorted
     // them case-insensitively, with numbers by value), numbers as the server wrote them.
-    func compact(_ value: JSONValue) -> String { serializer.string(value.sortingMembers()) }
-    if case .string(let code)? = envelope?["code"] { fields.append(Field("code", .string(code))) }
-    if let info = envelope?["info"] { fields.append(Field("info", .string(compact(info)))) }
-    if let data = envelope?["data"] { fields.append(Field("data", .string(compact(data)))) }
+    // JSON escapes C0 controls; DEL and C1 controls (U+009B starts an escape sequence too) are
+    // escaped for the terminal as well. JSON carries the text whole.
+    func compact(_ value: JSONValue) -> Value {
+      let text = serializer.string(value.sortingMembers())
+      return .excerpt(shown: TerminalText.escaped(text), whole: .string(text))
+    }
+    if case .string(let code)? = envelope?["code"] {
+      fields.append(
+        Field("code", .excerpt(shown: TerminalText.escaped(code), whole: .string(code))))
+    }
+    if let info = envelope?["info"] { fields.append(Field("info", compact(info))) }
+    if let data = envelope?["data"] { fields.append(Field("data", compact(data))) }
     if let jsonError { fields.append(Field("json_error", .string(jsonError))) }
     if invocation[fullFlag] {
       let headers = (response.response?.headers ?? []).map { "\($0.name): \($0.value)" }

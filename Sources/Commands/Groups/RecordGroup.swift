@@ -51,13 +51,8 @@ enum RecordGroup {
     }
     let path = invocation.paths.resolve(file.text)
     let transcript = WalkthroughReplay.transcriptPath(for: path)
-    if !invocation[forceFlag] {
-      for existing in [path, transcript] where FileManager.default.fileExists(atPath: existing) {
-        throw ShellError(
-          "'\(existing)' exists", hint: "choose another name, or add --force to replace it",
-          at: file.offset)
-      }
-    }
+    try PrivateFile.refuseToReplace(
+      [path, transcript], force: invocation[forceFlag], shown: { $0 }, at: file.offset)
     var isDirectory: ObjCBool = false
     let folder = (path as NSString).deletingLastPathComponent
     if !folder.isEmpty,

@@ -249,7 +249,8 @@ enum SessionGroup {
     let shownHeaders = (response.head?.headers ?? []).filter {
       $0.name.lowercased() != "date"
     }.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
-    fields.append(Field("headers", .excerpt(shown: shownHeaders, whole: headers)))
+    fields.append(
+      Field("headers", .excerpt(shown: TerminalText.escaped(shownHeaders), whole: headers)))
     fields.append(Field("body", body))
     return .record(fields)
   }
@@ -259,13 +260,16 @@ enum SessionGroup {
     if data.isEmpty { return .null }
     if let json = try? StrictJSON.parse(data) {
       // People read the body as JSON, which says what each value is: an array keeps its
-      // brackets and a string its quotes. JSON output carries the same value, structured.
+      // brackets and a string its quotes; what JSON leaves raw (DEL, C1 controls) is escaped for
+      // the terminal. JSON output carries the same value, structured.
       let value = JSONRenderer.value(fromJSON: json)
       var text = ""
       JSONRenderer.write(value, into: &text)
-      return .excerpt(shown: text, whole: value)
+      return .excerpt(shown: TerminalText.escaped(text), whole: value)
     }
-    if let text = String(data: data, encoding: .utf8) { return .string(text) }
+    if let text = String(data: data, encoding: .utf8) {
+      return .excerpt(shown: TerminalText.escaped(text), whole: .string(text))
+    }
     return .string("\(data.count) bytes")
   }
 }

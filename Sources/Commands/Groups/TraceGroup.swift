@@ -87,11 +87,9 @@ enum TraceGroup {
       : TraceRendering.mermaid(Array(spans))
     guard let file else { return .diagram(format: format.rawValue, text: diagram) }
     let path = invocation.paths.resolve(file.text)
-    if !invocation[forceFlag], FileManager.default.fileExists(atPath: path) {
-      throw ShellError(
-        "'\(invocation.paths.shown(file.text))' exists",
-        hint: "choose another name, or add --force to replace it", at: file.offset)
-    }
+    try PrivateFile.refuseToReplace(
+      [path], force: invocation[forceFlag], shown: { _ in invocation.paths.shown(file.text) },
+      at: file.offset)
     do throws(ShellError) {
       // A file outlives the session: a secret's value never goes into one.
       try PrivateFile.write(invocation.session.hidingSecrets(diagram) + "\n", to: path)

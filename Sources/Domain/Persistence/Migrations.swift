@@ -23,17 +23,21 @@ enum WorkspaceSchema {
   /// A new migration takes the next number; none is renamed, renumbered or removed, since
   /// workspaces record the identifiers they have applied. A test checks that the numbers run
   /// from 1 without a gap.
-  static let migrations: [Migration] =
-    PersistenceController.migrations.prefix(2) + [
-      DataSourceDocument.migration,  // v3
-      AppStateStore.migration,  // v4
-      LogBook.migration,  // v5
-      EmbeddedAPIState.migration,  // v6
-      RepositoryStore.migration,  // v7
-      EmbeddedAPIState.addressMigration,  // v8
-      RepositoryStore.textPagingMigration,  // v9
-      DataSourceDocument.emptyStateMigration,  // v10
-    ] + PersistenceController.migrations.dropFirst(2)
+  static let migrations: [Migration] = [
+    PersistenceController.storesMigration,  // v1
+    PersistenceController.productCacheMigration,  // v2
+    DataSourceDocument.migration,  // v3
+    AppStateStore.migration,  // v4
+    LogBook.migration,  // v5
+    EmbeddedAPIState.migration,  // v6
+    RepositoryStore.migration,  // v7
+    EmbeddedAPIState.addressMigration,  // v8
+    RepositoryStore.textPagingMigration,  // v9
+    DataSourceDocument.emptyStateMigration,  // v10
+    PersistenceController.touchLogMigration,  // v11
+    PersistenceController.totalsPerConnectionMigration,  // v12
+    PersistenceController.touchLogBatchesMigration,  // v13
+  ]
 
   /// A migrator with every migration registered, in order.
   static var migrator: DatabaseMigrator {

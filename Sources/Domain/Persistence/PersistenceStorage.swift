@@ -1,112 +1,120 @@
 import GRDB
 
 extension PersistenceController {
-  /// The stores' and entries' tables, and the seed's stores.
-  static let migrations: [Migration] = [
-    Migration(identifier: "v1-stores-and-entries") { db in
+  /// v1: the stores' and entries' tables, and the seed's stores.
+  static let storesMigration = Migration(identifier: "v1-stores-and-entries") { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE store (
+          name TEXT NOT NULL PRIMARY KEY,
+          byte_limit INTEGER NOT NULL,
+          age_limit REAL NOT NULL,
+          ttl INTEGER NOT NULL DEFAULT 0,
+          total_bytes INTEGER NOT NULL DEFAULT 0,
+          entry_count INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE TABLE entry (
+          store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
+          key TEXT NOT NULL,
+          value BLOB NOT NULL,
+          bytes INTEGER NOT NULL,
+          created_at REAL NOT NULL,
+          accessed_at REAL NOT NULL,
+          access_count INTEGER NOT NULL DEFAULT 0,
+          age_limit REAL,
+          PRIMARY KEY (store, key)
+        ) WITHOUT ROWID;
+        -- Least-recently-used trimming walks this index. Trims by creation date are rare
+        -- and scan the store instead, which keeps every write one index lighter.
+        CREATE INDEX entry_by_access ON entry(store, accessed_at);
+        -- The store row keeps its totals, so limits are checked without scanning entries.
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+          UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
+          WHERE name = NEW.store;
+        END;
+        CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
+          UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
+        END;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+          UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
+          WHERE name = OLD.store;
+        END;
+        """)
+    let defaults = PersistenceController.Limits.default
+    for name in PersistenceController.Identifier.seedStores {
       try db.execute(
-        sql: """
-          CREATE TABLE store (
-            name TEXT NOT NULL PRIMARY KEY,
-            byte_limit INTEGER NOT NULL,
-            age_limit REAL NOT NULL,
-            ttl INTEGER NOT NULL DEFAULT 0,
-            total_bytes INTEGER NOT NULL DEFAULT 0,
-            entry_count INTEGER NOT NULL DEFAULT 0
-          ) WITHOUT ROWID;
-          CREATE TABLE entry (
-            store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
-            key TEXT NOT NULL,
-            value BLOB NOT NULL,
-            bytes INTEGER NOT NULL,
-            created_at REAL NOT NULL,
-            accessed_at REAL NOT NULL,
-            access_count INTEGER NOT NULL DEFAULT 0,
-            age_limit REAL,
-            PRIMARY KEY (store, key)
-          ) WITHOUT ROWID;
-          -- Least-recently-used trimming walks this index. Trims by creation date are rare
-          -- and scan the store instead, which keeps every write one index lighter.
-          CREATE INDEX entry_by_access ON entry(store, accessed_at);
-          -- The store row keeps its totals, so limits are checked without scanning entries.
-          CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
-            UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
-            WHERE name = NEW.store;
-          END;
-          CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
-            UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
-          END;
-          CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
-            UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
-            WHERE name = OLD.store;
-          END;
-          """)
-      let defaults = PersistenceController.Limits.default
-      for name in PersistenceController.Identifier.seedStores {
-        try db.execute(
-          sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
-          arguments: [name, defaults.byteLimit, defaults.ageLimit])
-      }
-    },
-    // ProductUpdater persists into `.productCache`, which the seed's own enum lacks. A user may
-    // have created a store of that name already; it is kept as it is.
-    Migration(identifier: "v2-product-cache") { db in
-      let defaults = PersistenceController.Limits.default
-      try db.execute(
-        sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
-        arguments: [
-          PersistenceController.Identifier.productCache.rawValue, defaults.byteLimit,
-          defaults.ageLimit,
-        ])
-    },
-    // Reads appended their access times here, a row each, until v13.
-    // No index: rows are only appended, and read all at once.
-    Migration(identifier: "v11-entry-touch-log") { db in
-      try db.execute(
-        sql: """
-          CREATE TABLE entry_touch (
-            store TEXT NOT NULL,
-            key TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            accessed_at REAL NOT NULL,
-            reads INTEGER NOT NULL
-          )
-          """)
-    },
-    // The store's totals are kept per connection (StoreTotals.swift) instead of by triggers,
-    // and least-recently-used trims sort the store instead of walking an index: a persist then
-    // writes the entry's page alone, where it wrote the index's and the store's as well.
-    Migration(identifier: "v12-totals-per-connection") { db in
-      try db.execute(
-        sql: """
-          DROP TRIGGER entry_inserted;
-          DROP TRIGGER entry_updated;
-          DROP TRIGGER entry_deleted;
-          DROP INDEX entry_by_access;
-          ALTER TABLE store DROP COLUMN total_bytes;
-          ALTER TABLE store DROP COLUMN entry_count;
-          """)
-    },
-    // Reads are logged a batch of a store's reads to a row (`Workspace.TouchLog`) instead of a
-    // read to a row: the old log is folded into the entries first, as `compactTouches` did.
-    Migration(identifier: "v13-touch-log-batches", foreignKeyChecks: .immediate) { db in
-      try db.execute(
-        sql: """
-          UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),
-            access_count = entry.access_count + logged.reads
-          FROM (
-            SELECT store, key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
-            FROM entry_touch GROUP BY store, key, created_at
-          ) AS logged
-          WHERE entry.store = logged.store AND entry.key = logged.key
-            AND entry.created_at = logged.created_at;
-          DROP TABLE entry_touch;
-          CREATE TABLE entry_touch_log (
-            store TEXT NOT NULL,
-            reads INTEGER NOT NULL,
-            touches BLOB NOT NULL
-          );
-          """)
-    },
-  ]
+        sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+        arguments: [name, defaults.byteLimit, defaults.ageLimit])
+    }
+  }
+
+  /// v2: the `.productCache` store, into which ProductUpdater persists.
+  ///
+  /// The seed's own enum lacks it. A user may have created a store of that name already; it is
+  /// kept as it is.
+  static let productCacheMigration = Migration(identifier: "v2-product-cache") { db in
+    let defaults = PersistenceController.Limits.default
+    try db.execute(
+      sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+      arguments: [
+        PersistenceController.Identifier.productCache.rawValue, defaults.byteLimit,
+        defaults.ageLimit,
+      ])
+  }
+
+  /// Reads appended their access times here, a row each, until v13.
+  ///
+  /// No index: rows are only appended, and read all at once.
+  static let touchLogMigration = Migration(identifier: "v11-entry-touch-log") { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE entry_touch (
+          store TEXT NOT NULL,
+          key TEXT NOT NULL,
+          created_at REAL NOT NULL,
+          accessed_at REAL NOT NULL,
+          reads INTEGER NOT NULL
+        )
+        """)
+  }
+
+  /// The store's totals are kept per connection (StoreTotals.swift) instead of by triggers,
+  /// and least-recently-used trims sort the store instead of walking an index: a persist then
+  /// writes the entry's page alone, where it wrote the index's and the store's as well.
+  static let totalsPerConnectionMigration = Migration(identifier: "v12-totals-per-connection") {
+    db in
+    try db.execute(
+      sql: """
+        DROP TRIGGER entry_inserted;
+        DROP TRIGGER entry_updated;
+        DROP TRIGGER entry_deleted;
+        DROP INDEX entry_by_access;
+        ALTER TABLE store DROP COLUMN total_bytes;
+        ALTER TABLE store DROP COLUMN entry_count;
+        """)
+  }
+
+  /// Reads are logged a batch of a store's reads to a row (`Workspace.TouchLog`) instead of a
+  /// read to a row: the old log is folded into the entries first, as `compactTouches` did.
+  static let touchLogBatchesMigration = Migration(
+    identifier: "v13-touch-log-batches", foreignKeyChecks: .immediate
+  ) { db in
+    try db.execute(
+      sql: """
+        UPDATE entry SET accessed_at = max(entry.accessed_at, logged.accessed_at),
+          access_count = entry.access_count + logged.reads
+        FROM (
+          SELECT store, key, created_at, max(accessed_at) AS accessed_at, sum(reads) AS reads
+          FROM entry_touch GROUP BY store, key, created_at
+        ) AS logged
+        WHERE entry.store = logged.store AND entry.key = logged.key
+          AND entry.created_at = logged.created_at;
+        DROP TABLE entry_touch;
+        CREATE TABLE entry_touch_log (
+          store TEXT NOT NULL,
+          reads INTEGER NOT NULL,
+          touches BLOB NOT NULL
+        );
+        """)
+  }
 }

@@ -42,6 +42,8 @@ USER_BODY = (b'{"code":"OK","data":{"type":"User","id":"00000000-0000-4000-8000-
 OTHER_BODY = b'{"code":"OK","data":{"server":"other"}}'
 NOT_FOUND_BODY = b'{"code":"NotFound","message":"no route"}'
 CONTROL_BODY = b"title:\x1b]0;pwned\x07 red:\x1b[31mRED\x1b[0m bell:\x07 nul:\x00 end"
+# JSON leaves DEL and C1 controls raw in a string: U+009B starts an escape sequence on a terminal.
+CONTROL_JSON = '{"code":"OK","data":{"title":"\u009b31mRED\u007f end"}}'.encode("utf-8")
 
 
 def product_body(n):
@@ -349,6 +351,7 @@ MAIN_ROUTES = {
     "/te-and-cl": te_and_cl,
     "/not-http": raw_then_close(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n"),
     "/control-bytes": simple(response(200, "OK", CONTROL_BODY, content_type="text/plain")),
+    "/control-json": simple(response(200, "OK", CONTROL_JSON)),
 }
 
 

@@ -98,6 +98,16 @@ public final class OAuth2Authorization: @unchecked Sendable {
     _ label: String, observer: (@Sendable (AuthorizationEvent) -> Void)? = nil,
     makeTask: @escaping MakeTask, completion: @escaping @Sendable (Outcome) -> Void
   ) {
+    perform(label, observer: observer, runsHere: nil, makeTask: makeTask, completion: completion)
+  }
+
+  /// `perform`; with `runsHere`, the first request runs on the calling thread, which would only
+  /// wait for it (Ctrl-C, `runsHere`, cancels it). Replays after a refresh run on their own.
+  private func perform(
+    _ label: String, observer: (@Sendable (AuthorizationEvent) -> Void)?,
+    runsHere: (@Sendable () -> Bool)?,
+    makeTask: @escaping MakeTask, completion: @escaping @Sendable (Outcome) -> Void
+  ) {
     let span = tracer.startSpan("OAuth2Authorization", "authorize \(label)")
     let finish: @Sendable (Outcome) -> Void = { [tracer] outcome in
       if case .failure(let error) = outcome { span.setAttribute("error", error.description) }
@@ -108,14 +118,15 @@ public final class OAuth2Authorization: @unchecked Sendable {
     let credential = current()
     guard let credential else {
       span.addEvent("logged out: sent without a token")
-      send(makeTask, authorization: nil, span: span, replay: false, observer: observer) {
-        finish(.success($0))
-      }
+      send(
+        makeTask, authorization: nil, span: span, replay: false, observer: observer,
+        runsHere: runsHere
+      ) { finish(.success($0)) }
       return
     }
     send(
       makeTask, authorization: "Bearer \(credential.accessToken)", span: span, replay: false,
-      observer: observer
+      observer: observer, runsHere: runsHere
     ) { [self] response in
       guard response.statusCode == 401 else { return finish(.success(response)) }
       unauthorized(
@@ -131,12 +142,12 @@ public final class OAuth2Authorization: @unchecked Sendable {
 
   /// `perform`, waiting for the outcome; Ctrl-C cancels the wait.
   public func performAndWait(
-    _ label: String, isCancelled: @Sendable () -> Bool = { false },
+    _ label: String, isCancelled: @escaping @Sendable () -> Bool = { false },
     makeTask: @escaping MakeTask
   ) -> Outcome {
     let box = OutcomeBox()
     let done = DispatchSemaphore(value: 0)
-    perform(label, makeTask: makeTask) { outcome in
+    perform(label, observer: nil, runsHere: isCancelled, makeTask: makeTask) { outcome in
       box.value = outcome
       done.signal()
     }
@@ -161,7 +172,7 @@ public final class OAuth2Authorization: @unchecked Sendable {
 
   private func send(
     _ makeTask: MakeTask, authorization: String?, span: Span, replay: Bool,
-    observer: (@Sendable (AuthorizationEvent) -> Void)?,
+    observer: (@Sendable (AuthorizationEvent) -> Void)?, runsHere: (@Sendable () -> Bool)? = nil,
     then: @escaping @Sendable (APIResponse) -> Void
   ) {
     do {
@@ -170,7 +181,9 @@ public final class OAuth2Authorization: @unchecked Sendable {
         then(response)
       }
       observer?(.sent(replay: replay))
-      HTTPExchangeEvent.$currentRole.withValue(replay ? .replay : .request) { task.resume() }
+      HTTPExchangeEvent.$currentRole.withValue(replay ? .replay : .request) {
+        if let runsHere { task.wait(isCancelled: runsHere) } else { task.resume() }
+      }
     } catch {
       then(
         APIResponse(

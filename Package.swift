@@ -69,7 +69,11 @@ let package = Package(
       ]
     ),
     // The command language, the registry and one file per command group.
-    .target(name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"]),
+    // The commands. `learn`'s exercises are files in Learn/Exercises, copied next to the
+    // executable (archsh_Commands.resources): a new exercise is a new file, with no Swift to edit.
+    .target(
+      name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"],
+      resources: [.copy("Learn/Exercises")]),
     // libedit, through its readline-compatible API, loaded with dlopen when a terminal session
     // starts, so that scripts and -c load no terminal library; with the signal flags and
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and

@@ -291,7 +291,7 @@ enum Launcher {
       prompt: interpreter.settings.prompt,
       continuationPrompt: interpreter.settings.continuationPrompt,
       historyPath: state + "/archsh/history", session: interpreter.session,
-      completer: Completer(session: interpreter.session, registry: interpreter.registry))
+      completer: Completer(interpreter: interpreter))
     interpreter.interruptRequested = { archshInterruptPending() }
     interpreter.session.interruptCheck = { archshInterruptPending() }
     StandardStreams.write(

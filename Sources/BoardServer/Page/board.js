@@ -116,6 +116,24 @@
   document.getElementById('step-next').addEventListener('click', () => stepAction('next'));
   document.getElementById('step-back').addEventListener('click', () => stepAction('back'));
 
+  // ---------------------------------------------------------------- exercises
+  // learn start: the goal, the hints asked for, and a mark when archsh finds the goal met.
+  function showGoal(e) {
+    const bar = document.getElementById('goal-bar');
+    bar.hidden = e.state === 'ended';
+    bar.classList.toggle('met', e.met === true);
+    document.getElementById('goal-where').textContent =
+      (e.met ? '✓ Goal met · ' : 'Exercise · ') + e.title + ' · ' + e.seed;
+    document.getElementById('goal-text').textContent = e.goal;
+    const hints = document.getElementById('goal-hints');
+    hints.textContent = '';
+    (Array.isArray(e.hints) ? e.hints : []).forEach((hint) => {
+      const item = document.createElement('li');
+      item.textContent = hint;
+      hints.appendChild(item);
+    });
+  }
+
   // ---------------------------------------------------------------- applying events
   function apply(e) {
     if (!e || typeof e !== 'object') return;
@@ -157,6 +175,7 @@
       }
       case 'http': applyHTTP(e, n, seq); break;
       case 'step': showStep(e); break;
+      case 'goal': showGoal(e); break;
       case 'panel': {
         const name = e.panel;
         if (name === 'trace') {

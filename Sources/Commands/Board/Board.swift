@@ -96,6 +96,36 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       ])
   }
 
+  /// What the board shows of an exercise (`learn start`): its goal, and whether it is met.
+  public struct GoalView: Sendable {
+    /// The exercise's name.
+    public var name: String
+    /// Its title.
+    public var title: String
+    /// Whose behaviour it teaches, such as `DataSourceController (002)`.
+    public var seed: String
+    /// The goal, in words.
+    public var goal: String
+    /// Whether the goal is met.
+    public var met: Bool
+    /// The hints the learner has asked for.
+    public var hints: [String]
+    /// `working`, `met`, or `ended` when the learner left the exercise.
+    public var state: String
+  }
+
+  /// Shows an exercise's goal on the page; a page that connects later gets the newest one.
+  func show(_ goal: GoalView) {
+    send(
+      kind: "goal", command: lastCommand, time: DispatchTime.now().uptimeNanoseconds, key: "goal",
+      [
+        Field("name", .string(goal.name)), Field("title", .string(goal.title)),
+        Field("seed", .string(goal.seed)), Field("goal", .string(goal.goal)),
+        Field("met", .bool(goal.met)), Field("hints", .list(goal.hints.map(Value.string))),
+        Field("state", .string(goal.state)),
+      ])
+  }
+
   /// Starts (or, with nil, stops) taking the page's Next and Back buttons; the handler is told
   /// whether Back was pressed.
   public func listenToStepButtons(_ handler: (@Sendable (_ back: Bool) -> Void)?) {
@@ -238,7 +268,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   /// Runs `body` with the board deaf to events: drawing may build products or load a screen,
   /// which are not what the command did.
-  private func muted(_ body: () -> Void) {
+  /// Runs `body` with the board deaf to events: what it does is not shown.
+  func muted(_ body: () -> Void) {
     lock.withLock { isMuted = true }
     defer { lock.withLock { isMuted = false } }
     body()

@@ -32,6 +32,7 @@ public enum AllGroups {
     LazyCommandGroup("screen") { ScreenGroup.group },
     LazyCommandGroup("board") { BoardGroup.group },
     LazyCommandGroup("record") { RecordGroup.group },
+    LazyCommandGroup("learn") { LearnGroup.group },
   ]
 
   /// Every group, built.

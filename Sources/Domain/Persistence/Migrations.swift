@@ -37,6 +37,7 @@ enum WorkspaceSchema {
     PersistenceController.touchLogMigration,  // v11
     PersistenceController.totalsPerConnectionMigration,  // v12
     PersistenceController.touchLogBatchesMigration,  // v13
+    LearnerProgress.migration,  // v14
   ]
 
   /// A migrator with every migration registered, in order.

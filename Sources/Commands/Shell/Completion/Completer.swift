@@ -19,15 +19,23 @@ public struct Completion: Equatable, Sendable {
 /// variable names after `$`. `completion(_:)` quotes what needs quoting, in the quotes the word
 /// was started with.
 public struct Completer {
-  /// The session, for live values.
-  public let session: Session
+  /// The session, for live values: during an exercise, the exercise's.
+  public var session: Session { currentSession() }
   /// The commands.
   public let registry: CommandRegistry
+  private let currentSession: () -> Session
 
-  /// Creates a completer.
+  /// Creates a completer over one session.
   public init(session: Session, registry: CommandRegistry = AllGroups.registry) {
-    self.session = session
+    self.currentSession = { session }
     self.registry = registry
+  }
+
+  /// Creates a completer over the session `interpreter` runs commands in, which an exercise
+  /// (`learn start`) replaces while it runs.
+  public init(interpreter: Interpreter) {
+    self.currentSession = { [unowned interpreter] in interpreter.session }
+    self.registry = interpreter.registry
   }
 
   /// The candidates for the word that ends at the end of `line`, sorted, each a whole word.

@@ -81,8 +81,8 @@ struct AlreadyReported: Error, CustomStringConvertible {
 /// frame says whether they come from a person (errors never end the session) or a script (the
 /// first error stops it, unless `keepGoing`); `FailurePolicy` decides.
 public final class Interpreter {
-  /// The session commands run against.
-  public let session: Session
+  /// The session commands run against: during an exercise (`learn start`), the exercise's own.
+  public internal(set) var session: Session
   /// The commands.
   public let registry: CommandRegistry
   /// Behaviour from the process options.
@@ -101,10 +101,15 @@ public final class Interpreter {
   /// on after a step back instead of starting again from 1.
   var commandCount = 0
   /// The session's log book, once its factory has built it.
-  private var logBook: LogBook?
+  var logBook: LogBook?
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   private var exitStatus: Int32?
+
+  /// The exercise in progress, whose goal is checked after each line.
+  var lesson: Lesson?
+  /// Whether commands are shown on the board; false for an exercise's quiet check.
+  var publishes = true
 
   /// What the previous command (other than `expect`) did.
   public private(set) var previous: CommandRecord?
@@ -154,10 +159,10 @@ public final class Interpreter {
   func run(_ source: inout some LineSource, frame: ScriptFrame) -> RunOutcome {
     frames.append(frame)
     defer { frames.removeLast() }
-    defer { if frames.count == 1 { session.board?.settle(session) } }
+    defer { if frames.count == 1, publishes { session.board?.settle(session) } }
     while exitStatus == nil {
       if frame.isInteractive { failures.forgetPending() }
-      if let board = session.board, source.isIdle { board.settle(session) }
+      if publishes, let board = session.board, source.isIdle { board.settle(session) }
       guard let read = source.nextLogicalLine() else { return .finished }
       guard let line = read else { continue }
       let prepared = PreparedLine(line.text, registry: registry, forHistory: source.recordsHistory)
@@ -175,6 +180,7 @@ public final class Interpreter {
       recorder?.begin(line, prepared: prepared, registry: registry)
       let keepRunning = execute(prepared, line: line)
       recorder?.end()
+      if frames.count == 1, lesson != nil, !Self.isLearnCommand(line.text) { afterLessonLine() }
       if !keepRunning { return exitStatus.map { .exit($0) } ?? .stopped }
     }
     return exitStatus.map { .exit($0) } ?? .finished
@@ -355,7 +361,7 @@ public final class Interpreter {
     error: Error? = nil
   ) {
     let events = session.tracer.events
-    if events.wants(.command) {
+    if publishes, events.wants(.command) {
       let line = line()
       let origin: String
       if let frame = frames.last, !frame.isInteractive {
@@ -379,7 +385,9 @@ public final class Interpreter {
             phase: phase, line: line, output: text, succeeded: error == nil, origin: origin))
       }
     }
-    if phase == .ended { session.board?.commandEnded(session, command: commandCount) }
+    if phase == .ended, publishes {
+      session.board?.commandEnded(session, command: commandCount)
+    }
   }
 
   private func traced(_ parsed: ParsedCommand) throws -> Output {

@@ -1,0 +1,339 @@
+import Domain
+import Foundation
+
+/// `learn`: exercises that the learner solves and archsh checks.
+enum LearnGroup {
+  static let group = CommandGroup(
+    "learn", summary: "exercises: reach a goal, and archsh checks it after every line",
+    discussion: """
+      An exercise sets up a state in a fresh in-memory workspace, as step mode does, and states \
+      a goal in words. You type commands as usual; after each line archsh runs the exercise's \
+      check and says when the goal is met. 'learn hint' gives the hints one at a time, and \
+      'learn solution' shows one solution after a few tries (or at once with --now). Your own \
+      workspace is left untouched until 'learn stop'; your progress is kept in it. The board, \
+      when open, shows the goal and marks it met.
+
+      An exercise is a file in the command language: a '# Title' line, '#: seed', '#: level', \
+      '#: goal', '#: hint' (one per hint) and '#: why' lines, then the sections '## setup', \
+      '## check' (commands that only read, with 'expect' lines), '## solution' and '## wrong' \
+      (a plausible mistake, which must not meet the goal). archsh's own are in \
+      Sources/Commands/Learn/Exercises; 'learn start FILE.ash' runs any other, and \
+      'learn verify FILE.ash' checks one before you share it.
+
+      Exercises are archsh's own: no seed has them. Each says whose behaviour it teaches.
+      """,
+    commands: [list, start, goal, hint, solution, reset, next, stop, verify])
+
+  /// `start NAME`.
+  static let exerciseArgument = Argument(
+    "NAME", .name, "the exercise, or the path of an exercise file (.ash)",
+    completion: { _ in ((try? ExerciseBook.all()) ?? []).map(\.name) })
+  /// `solution --now`.
+  static let nowFlag = Flag("now", "show it even before a few tries")
+  /// `verify NAME...`.
+  static let exercisesArgument = Many.arguments(
+    "NAME", .name, "the exercises or exercise files (all of archsh's own when none)",
+    optional: true, completion: { _ in ((try? ExerciseBook.all()) ?? []).map(\.name) })
+
+  /// Tries after which `learn solution` shows the solution without `--now`.
+  static let triesBeforeSolution = 3
+
+  /// The learner's own session: the one an exercise was started from.
+  static func home(_ invocation: Invocation) -> Session {
+    invocation.interpreter.lesson?.home ?? invocation.session
+  }
+
+  /// The exercise a word names, or an error at that word.
+  static func find(_ word: Word) throws(ShellError) -> Exercise {
+    do {
+      return try ExerciseBook.find(word.text)
+    } catch {
+      throw ShellError(error.message, hint: error.hint, at: word.offset)
+    }
+  }
+
+  /// The running exercise, or an error saying how to start one.
+  static func lesson(_ invocation: Invocation) throws(ShellError) -> Lesson {
+    guard let lesson = invocation.interpreter.lesson else {
+      throw ShellError(
+        "no exercise is running", hint: "'learn list' shows them; 'learn start NAME' starts one")
+    }
+    return lesson
+  }
+
+  static let list = Command(
+    "list", summary: "the exercises by seed, with your progress",
+    examples: ["learn list"],
+    result: .rows(["seed", "name", "level", "title", "goal", "met", "tries", "hints"])
+  ) { invocation in
+    let exercises = try ExerciseBook.all()
+    let progress: [String: LearnerProgress.Entry] =
+      (try? home(invocation).factory.workspace).flatMap {
+        try? LearnerProgress(workspace: $0).all()
+      } ?? [:]
+    let running = invocation.interpreter.lesson?.exercise.name
+    var rows: [[Value]] = []
+    var data: [Value] = []
+    for exercise in exercises {
+      let entry = progress[exercise.name]
+      let state =
+        exercise.name == running
+        ? (invocation.interpreter.lesson?.isMet == true ? "met (running)" : "running")
+        : entry?.met == true ? "met" : entry.map { "tried (\($0.tries))" } ?? ""
+      rows.append([
+        .string(exercise.seed.label), .string(exercise.name), .int(exercise.level),
+        .string(exercise.title), .string(state),
+      ])
+      data.append(
+        .object([
+          Field("seed", .string(exercise.seed.rawValue)), Field("name", .string(exercise.name)),
+          Field("level", .int(exercise.level)), Field("title", .string(exercise.title)),
+          Field("goal", .string(exercise.goal)), Field("met", .bool(entry?.met ?? false)),
+          Field("tries", .int(entry?.tries ?? 0)), Field("hints", .int(entry?.hints ?? 0)),
+        ]))
+    }
+    let met = exercises.filter { progress[$0.name]?.met == true }.count
+    let table = TextRenderer(useColor: false).render(
+      .table(Table(columns: ["seed", "name", "level", "title", "progress"], rows: rows)))
+    return .view(
+      text: table + "\n\(met) of \(exercises.count) met; 'learn start NAME' starts one",
+      data: .list(data))
+  }
+
+  /// The lines that introduce a running exercise.
+  static func introduction(_ lesson: Lesson) -> Output {
+    let exercise = lesson.exercise
+    let hints = exercise.hints.count
+    let text = """
+      exercise '\(exercise.name)': \(exercise.title) · \(exercise.seed.label) · level \(exercise.level)
+      goal: \(exercise.goal)
+      archsh checks the goal after every line you type, in a fresh in-memory workspace (yours is \
+      untouched). 'learn hint' gives a hint (\(hints)), 'learn goal' shows this again, 'learn stop' leaves.
+      """
+    return .sentence(
+      text,
+      [
+        Field("name", .string(exercise.name)), Field("title", .string(exercise.title)),
+        Field("seed", .string(exercise.seed.rawValue)), Field("level", .int(exercise.level)),
+        Field("goal", .string(exercise.goal)), Field("hints", .int(hints)),
+        Field("met", .bool(lesson.isMet)),
+      ])
+  }
+
+  static let startFields = ["name", "title", "seed", "level", "goal", "hints", "met"]
+
+  /// Prepares `exercise` and makes it the running one.
+  static func begin(
+    _ exercise: Exercise, _ invocation: Invocation, keepingCounts: Bool = false
+  ) throws(ShellError) -> Output {
+    let home = home(invocation)
+    let earlier = Lesson.progress(of: exercise, in: home)
+    let current = invocation.interpreter.lesson
+    let lesson = try Lesson.prepare(
+      exercise, home: home,
+      tries: keepingCounts ? current?.tries ?? 0 : earlier?.tries ?? 0,
+      hints: keepingCounts ? current?.hintsShown ?? 0 : 0)
+    invocation.interpreter.begin(lesson)
+    lesson.saveProgress()
+    return introduction(lesson)
+  }
+
+  static let start = Command(
+    "start", summary: "set up an exercise in a fresh in-memory workspace and state its goal",
+    signature: Signature([exerciseArgument]),
+    examples: ["learn start ds-add-out-of-range", "learn start my-exercise.ash"],
+    result: .record(startFields)
+  ) { invocation in
+    return try begin(try find(try invocation[exerciseArgument]), invocation)
+  }
+
+  static let goal = Command(
+    "goal", summary: "the running exercise's goal, whether it is met, and the hints so far",
+    examples: ["learn goal"],
+    result: .record(["name", "goal", "met", "tries", "hints_shown", "hints"])
+  ) { invocation in
+    let lesson = try lesson(invocation)
+    let exercise = lesson.exercise
+    var text = """
+      exercise '\(exercise.name)': \(exercise.title) · \(exercise.seed.label)
+      goal: \(exercise.goal)
+      \(lesson.isMet ? "met" : "not met yet"), after \(plural(lesson.tries, "line")); \
+      \(lesson.hintsShown) of \(exercise.hints.count) hints shown
+      """
+    for (index, hint) in exercise.hints.prefix(lesson.hintsShown).enumerated() {
+      text += "\nhint \(index + 1): \(hint)"
+    }
+    return .sentence(
+      text,
+      [
+        Field("name", .string(exercise.name)), Field("goal", .string(exercise.goal)),
+        Field("met", .bool(lesson.isMet)), Field("tries", .int(lesson.tries)),
+        Field("hints_shown", .int(lesson.hintsShown)), Field("hints", .int(exercise.hints.count)),
+      ])
+  }
+
+  static let hint = Command(
+    "hint", summary: "the next hint, one at a time",
+    examples: ["learn hint"], result: .record(["number", "of", "hint"])
+  ) { invocation in
+    let lesson = try lesson(invocation)
+    let hints = lesson.exercise.hints
+    guard lesson.hintsShown < hints.count else {
+      throw ShellError(
+        hints.isEmpty
+          ? "this exercise has no hints" : "no more hints: all \(hints.count) were shown",
+        hint: "'learn goal' shows them again; 'learn solution' shows one solution")
+    }
+    lesson.hintsShown += 1
+    lesson.saveProgress()
+    lesson.session.board?.show(lesson.goalView)
+    let number = lesson.hintsShown
+    return .sentence(
+      "hint \(number) of \(hints.count): \(hints[number - 1])",
+      [
+        Field("number", .int(number)), Field("of", .int(hints.count)),
+        Field("hint", .string(hints[number - 1])),
+      ])
+  }
+
+  static let solution = Command(
+    "solution", summary: "one solution, after a few tries or when every hint was shown",
+    signature: Signature([nowFlag]),
+    examples: ["learn solution", "learn solution --now"], result: .record(["name", "solution"])
+  ) { invocation in
+    let lesson = try lesson(invocation)
+    let exercise = lesson.exercise
+    let ready =
+      invocation[nowFlag] || lesson.isMet || lesson.tries >= triesBeforeSolution
+      || lesson.hintsShown >= exercise.hints.count
+    guard ready else {
+      let left = triesBeforeSolution - lesson.tries
+      throw ShellError(
+        "try \(plural(left, "more line")) first, or take the hints ('learn hint')",
+        hint: "'learn solution --now' shows it anyway")
+    }
+    let lines = exercise.solutionText
+    return .sentence(
+      "one solution to '\(exercise.name)':\n" + lines.map { "  " + $0 }.joined(separator: "\n"),
+      [Field("name", .string(exercise.name)), Field("solution", .list(lines.map(Value.string)))])
+  }
+
+  static let reset = Command(
+    "reset", summary: "start the running exercise again, from its setup",
+    examples: ["learn reset"], result: .record(startFields)
+  ) { invocation in
+    let lesson = try lesson(invocation)
+    return try begin(lesson.exercise, invocation, keepingCounts: true)
+  }
+
+  static let next = Command(
+    "next", summary: "start the next exercise: after the running one, or the first not met",
+    examples: ["learn next"], result: .record(startFields)
+  ) { invocation in
+    let all = try ExerciseBook.all()
+    let following: Exercise?
+    if let running = invocation.interpreter.lesson?.exercise {
+      let index = all.firstIndex { $0.name == running.name }
+      following = index.flatMap { $0 + 1 < all.count ? all[$0 + 1] : nil }
+    } else {
+      let progress: [String: LearnerProgress.Entry] =
+        (try? home(invocation).factory.workspace).flatMap {
+          try? LearnerProgress(workspace: $0).all()
+        } ?? [:]
+      following = all.first { progress[$0.name]?.met != true }
+    }
+    guard let following else {
+      throw ShellError(
+        invocation.interpreter.lesson == nil
+          ? "every exercise's goal is met" : "this is the last exercise",
+        hint: "'learn list' shows them all; 'learn stop' goes back to your workspace")
+    }
+    return try begin(following, invocation)
+  }
+
+  static let stop = Command(
+    "stop", summary: "leave the exercise: commands run in your own workspace again",
+    examples: ["learn stop"], result: .record(["name", "met"])
+  ) { invocation in
+    let lesson = try lesson(invocation)
+    invocation.interpreter.endLesson()
+    return .sentence(
+      "left '\(lesson.exercise.name)' (\(lesson.isMet ? "met" : "not met")); commands run in your workspace again",
+      [Field("name", .string(lesson.exercise.name)), Field("met", .bool(lesson.isMet))])
+  }
+
+  /// What `verify` found for one exercise.
+  struct Verdict {
+    var untouched: Bool
+    var solution: Bool
+    var wrong: Bool
+    var problem: String?
+    var passed: Bool { untouched && solution && wrong && problem == nil }
+  }
+
+  /// Plays an exercise three ways, each in a fresh session: the setup alone must not meet the
+  /// goal, the solution must, and the wrong attempt must not.
+  static func verdict(_ exercise: Exercise, home: Session) -> Verdict {
+    func attempt(_ lines: [SourceLine]) -> (met: Bool, problem: String?) {
+      let session = Lesson.fresh(like: home)
+      defer { session.factory.shutdown() }
+      session.outputMode = .table
+      let setup = Lesson.play(exercise.setup, of: exercise, in: session)
+      guard setup.succeeded else { return (false, "setup: \(setup.error ?? "failed")") }
+      let played = Lesson.play(lines, of: exercise, in: session)
+      let met = Lesson.play(exercise.check, of: exercise, in: session).succeeded
+      return (met, played.succeeded ? nil : played.error)
+    }
+    let untouched = attempt([])
+    let solution = attempt(exercise.solution)
+    let wrong = attempt(exercise.wrong)
+    return Verdict(
+      untouched: untouched.problem == nil && !untouched.met,
+      solution: solution.met, wrong: !wrong.met,
+      problem: untouched.problem ?? solution.problem.map { "solution: \($0)" })
+  }
+
+  static let verify = Command(
+    "verify", summary: "check exercises: the setup alone and the wrong attempt miss the goal, the solution meets it",
+    signature: Signature([exercisesArgument]),
+    examples: ["learn verify", "learn verify ds-add-out-of-range", "learn verify my-exercise.ash"],
+    result: .rows(["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"])
+  ) { invocation in
+    let words = invocation[exercisesArgument]
+    var exercises: [Exercise] = []
+    if words.isEmpty {
+      exercises = try ExerciseBook.all()
+    } else {
+      for word in words { exercises.append(try find(word)) }
+    }
+    let home = home(invocation)
+    var rows: [[Value]] = []
+    var failed = 0
+    for (index, exercise) in exercises.enumerated() {
+      invocation.interpreter.progress("verifying \(index + 1) of \(exercises.count): \(exercise.name)")
+      let verdict = verdict(exercise, home: home)
+      if !verdict.passed { failed += 1 }
+      rows.append([
+        .string(exercise.name), .string(exercise.seed.rawValue),
+        .string(verdict.untouched ? "not met" : "MET"),
+        .string(verdict.solution ? "met" : "NOT MET"),
+        .string(verdict.wrong ? "not met" : "MET"),
+        .string(verdict.passed ? "ok" : "FAIL"), verdict.problem.map(Value.string) ?? .null,
+      ])
+    }
+    invocation.interpreter.progress(nil)
+    let output = Output.table(
+      Table(
+        columns: ["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"],
+        rows: rows))
+    guard failed == 0 else {
+      throw FailureWithOutput(
+        output: output,
+        error: ShellError(
+          "\(plural(failed, "exercise")) of \(exercises.count) failed verification",
+          hint:
+            "the setup alone and the wrong attempt must not meet the goal, and the solution must"))
+    }
+    return output
+  }
+}

@@ -1,0 +1,241 @@
+import Domain
+import Foundation
+
+/// One exercise of `learn`: a goal to reach, the state it starts from, hints, the check that says
+/// when the goal is met, one solution and one wrong attempt.
+///
+/// An exercise is a file in the command language:
+///
+/// ```
+/// # Title
+/// #: seed 002
+/// #: level 1
+/// #: goal What state to reach, in words.
+/// #: hint One hint; several lines give several hints, vaguest first.
+/// #: why What surprises people here, shown when the goal is met.
+///
+/// ## setup
+/// commands that build the starting state
+/// ## check
+/// commands that only read, with `expect` lines
+/// ## solution
+/// commands that meet the goal
+/// ## wrong
+/// a plausible mistake, which must not meet it
+/// ```
+public struct Exercise: Sendable {
+  /// Whose behaviour an exercise teaches.
+  public enum Seed: String, CaseIterable, Sendable {
+    /// Lickability's controllers (seeds 000 and 001).
+    case lickability = "000/001"
+    /// peredaniel's DataSourceController (seed 002).
+    case dataSourceController = "002"
+    /// banDedo's BDModules (seed 003).
+    case bdModules = "003"
+    /// MVC+C (seed 004).
+    case mvcc = "004"
+    /// archsh's own parts.
+    case archsh = "archsh"
+
+    /// The seed as `learn list` names it.
+    public var label: String {
+      switch self {
+      case .lickability: return "Lickability (000/001)"
+      case .dataSourceController: return "DataSourceController (002)"
+      case .bdModules: return "BDModules (003)"
+      case .mvcc: return "MVC+C (004)"
+      case .archsh: return "archsh's own"
+      }
+    }
+  }
+
+  /// The name `learn start` takes: the file's name without `.ash`.
+  public let name: String
+  /// The file it was read from.
+  public let path: String
+  /// The first line's title.
+  public let title: String
+  /// Whose behaviour it teaches.
+  public let seed: Seed
+  /// 1 (easy) to 3 (hard).
+  public let level: Int
+  /// The goal, in words.
+  public let goal: String
+  /// The hints, vaguest first.
+  public let hints: [String]
+  /// What surprises people, shown when the goal is met.
+  public let why: String?
+  /// The commands that build the starting state.
+  public let setup: [SourceLine]
+  /// The commands that say whether the goal is met: it is when they all succeed.
+  public let check: [SourceLine]
+  /// One solution.
+  public let solution: [SourceLine]
+  /// A plausible mistake, which must not meet the goal.
+  public let wrong: [SourceLine]
+
+  /// The sections a file has, in the order it gives them.
+  static let sections = ["setup", "check", "solution", "wrong"]
+
+  /// Reads an exercise from a file's text; errors name `path:line`.
+  public init(text: String, name: String, path: String) throws(ShellError) {
+    var title: String?
+    var meta: [String: [String]] = [:]
+    var lines: [String: [SourceLine]] = [:]
+    var section: String?
+    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+    {
+      let number = index + 1
+      let line = String(raw.hasSuffix("\r") ? raw.dropLast() : raw)
+      if line.hasPrefix("## ") {
+        let name = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
+        guard Self.sections.contains(name) else {
+          throw ShellError(
+            "\(path):\(number):4: unknown section '\(name)'",
+            hint: "the sections are \(Self.sections.map { "'## \($0)'" }.joined(separator: ", "))")
+        }
+        guard lines[name] == nil else {
+          throw ShellError(
+            "\(path):\(number):1: a second '## \(name)' section",
+            hint: "each section appears once")
+        }
+        section = name
+        lines[name] = []
+        continue
+      }
+      if let section {
+        lines[section, default: []].append(SourceLine(line, number: number))
+        continue
+      }
+      if line.hasPrefix("#:") {
+        let body = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
+        let key = String(body.prefix { !$0.isWhitespace })
+        let value = body.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
+        guard ["seed", "level", "goal", "hint", "why"].contains(key) else {
+          throw ShellError(
+            "\(path):\(number):3: unknown field '\(key)'",
+            hint: "the fields are '#: seed', '#: level', '#: goal', '#: hint' and '#: why'")
+        }
+        meta[key, default: []].append(value)
+      } else if title == nil, line.hasPrefix("# ") {
+        title = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
+      }
+    }
+    func one(_ key: String, example: String) throws(ShellError) -> String {
+      guard let values = meta[key], let value = values.first, !value.isEmpty else {
+        throw ShellError("\(path): no '#: \(key)' line", hint: "add one, for example '\(example)'")
+      }
+      guard values.count == 1 else {
+        throw ShellError("\(path): '#: \(key)' is given \(values.count) times", hint: "give it once")
+      }
+      return value
+    }
+    let seedText = try one("seed", example: "#: seed 002")
+    guard let seed = Seed(rawValue: seedText) else {
+      throw ShellError(
+        "\(path): unknown seed '\(seedText)'",
+        hint: "the seeds are \(Seed.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    let levelText = meta["level"] == nil ? "1" : try one("level", example: "#: level 1")
+    guard let level = Int(levelText), (1...3).contains(level) else {
+      throw ShellError("\(path): level '\(levelText)' is not 1, 2 or 3", hint: "1 is the easiest")
+    }
+    for section in Self.sections where lines[section] == nil {
+      throw ShellError(
+        "\(path): no '## \(section)' section",
+        hint: "an exercise has the sections setup, check, solution and wrong")
+    }
+    guard lines["check", default: []].contains(where: { !Self.isBlank($0.text) }) else {
+      throw ShellError(
+        "\(path): the '## check' section has no command",
+        hint: "the check reads the state and ends with 'expect' lines")
+    }
+    self.name = name
+    self.path = path
+    self.title = title ?? name
+    self.seed = seed
+    self.level = level
+    self.goal = try one("goal", example: "#: goal The list shows two rows.")
+    self.hints = meta["hint", default: []]
+    self.why = meta["why"]?.first
+    self.setup = lines["setup", default: []]
+    self.check = lines["check", default: []]
+    self.solution = lines["solution", default: []]
+    self.wrong = lines["wrong", default: []]
+  }
+
+  /// Whether a line holds no command: blank, or a comment.
+  static func isBlank(_ text: String) -> Bool {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    return trimmed.isEmpty || trimmed.hasPrefix("#")
+  }
+
+  /// The solution's commands as the learner would type them.
+  public var solutionText: [String] {
+    solution.map(\.text).filter { !Self.isBlank($0) }
+  }
+}
+
+/// The exercises that come with archsh, and exercise files given by path.
+public enum ExerciseBook {
+  /// Where archsh's own exercises are: `Exercises` in the Commands target's resources, which
+  /// SwiftPM copies next to the executable.
+  static var directory: String? {
+    var folders = [Bundle.main.bundleURL]
+    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+      folders.append(executable.deletingLastPathComponent())
+    }
+    for folder in folders {
+      let path = folder.appendingPathComponent("archsh_Commands.resources/Exercises").path
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
+        return path
+      }
+    }
+    return nil
+  }
+
+  /// archsh's own exercises, by seed, then level, then name.
+  public static func all() throws(ShellError) -> [Exercise] {
+    guard let directory else {
+      throw ShellError(
+        "archsh's exercises were not found next to the archsh executable (archsh_Commands.resources/Exercises)",
+        hint: "run archsh from the folder it was built in ('make run'), or give an exercise file: learn start FILE.ash"
+      )
+    }
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasSuffix(".ash") }
+    var exercises: [Exercise] = []
+    for file in names {
+      exercises.append(try load(path: directory + "/" + file))
+    }
+    let order = Exercise.Seed.allCases
+    return exercises.sorted {
+      let left = order.firstIndex(of: $0.seed) ?? 0
+      let right = order.firstIndex(of: $1.seed) ?? 0
+      return (left, $0.level, $0.name) < (right, $1.level, $1.name)
+    }
+  }
+
+  /// Reads the exercise file at `path`.
+  public static func load(path: String) throws(ShellError) -> Exercise {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ShellError("cannot read the exercise file '\(path)'", hint: "check the path")
+    }
+    let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    return try Exercise(text: String(decoding: data, as: UTF8.self), name: name, path: path)
+  }
+
+  /// The exercise `learn start` names: a file when the word is a path, else one of archsh's own.
+  public static func find(_ word: String) throws(ShellError) -> Exercise {
+    if word.contains("/") || word.hasSuffix(".ash") { return try load(path: word) }
+    let all = try all()
+    if let exercise = all.first(where: { $0.name == word }) { return exercise }
+    let near = Suggestion.nearest(to: word, among: all.map(\.name))
+    throw ShellError(
+      "no exercise named '\(word)'",
+      hint: (near.map { "did you mean '\($0)'? " } ?? "") + "'learn list' shows them all")
+  }
+}

@@ -308,24 +308,34 @@ enum LearnGroup {
     }
     let home = home(invocation)
     var rows: [[Value]] = []
+    var data: [Value] = []
     var failed = 0
     for (index, exercise) in exercises.enumerated() {
-      invocation.interpreter.progress("verifying \(index + 1) of \(exercises.count): \(exercise.name)")
+      invocation.interpreter.progress(
+        "verifying \(index + 1) of \(exercises.count): \(exercise.name)")
       let verdict = verdict(exercise, home: home)
       if !verdict.passed { failed += 1 }
-      rows.append([
-        .string(exercise.name), .string(exercise.seed.rawValue),
-        .string(verdict.untouched ? "not met" : "MET"),
-        .string(verdict.solution ? "met" : "NOT MET"),
-        .string(verdict.wrong ? "not met" : "MET"),
-        .string(verdict.passed ? "ok" : "FAIL"), verdict.problem.map(Value.string) ?? .null,
-      ])
+      let fields = [
+        Field("name", .string(exercise.name)), Field("seed", .string(exercise.seed.rawValue)),
+        Field("untouched", .string(verdict.untouched ? "not met" : "MET")),
+        Field("solution", .string(verdict.solution ? "met" : "NOT MET")),
+        Field("wrong", .string(verdict.wrong ? "not met" : "MET")),
+        Field("verdict", .string(verdict.passed ? "ok" : "FAIL")),
+        Field("problem", verdict.problem.map(Value.string) ?? .null),
+      ]
+      data.append(.object(fields))
+      rows.append(fields.map(\.value))
     }
     invocation.interpreter.progress(nil)
-    let output = Output.table(
-      Table(
-        columns: ["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"],
-        rows: rows))
+    // The problem column is shown only when an exercise has one.
+    var columns = ["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"]
+    if !rows.contains(where: { $0.last != .null }) {
+      columns.removeLast()
+      rows = rows.map { Array($0.dropLast()) }
+    }
+    let output = Output.view(
+      text: TextRenderer(useColor: false).render(.table(Table(columns: columns, rows: rows))),
+      data: .list(data))
     guard failed == 0 else {
       throw FailureWithOutput(
         output: output,

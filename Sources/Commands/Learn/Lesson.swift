@@ -116,10 +116,11 @@ final class Lesson {
 }
 
 extension Interpreter {
-  /// Whether a line is a `learn` command, after which the goal is not checked.
+  /// Whether a line is one after which the goal is not checked: a `learn` command, an `expect`
+  /// (in a script), or no command at all.
   static func isLearnCommand(_ text: String) -> Bool {
     let head = text.drop { $0 == " " || $0 == "\t" }.prefix { !$0.isWhitespace && $0 != ";" }
-    return head == "learn"
+    return head == "learn" || head == "expect" || head.isEmpty || head.hasPrefix("#")
   }
 
   /// Starts `lesson`: its session becomes the one commands run in, and the board follows it.

@@ -665,11 +665,20 @@
     ol.appendChild(frag);
     if (!nav.length) ol.appendChild(el('li', 'placeholder', 'no navigation yet'));
   }
+  // The products the last command touched, large; the whole graph one click away.
   function renderFactories() {
     const p = S.panels.factories;
-    showSvg($('svg-factories'), p ? p.svg : '', 'no factory picture yet');
-    $('factory-info').textContent = p ? (p.title || '') : '';
+    const whole = !!(p && p.whole && S.wholeFactories);
+    showSvg($('svg-factories'), p ? (whole ? p.whole : p.svg) : '', 'no factory picture yet');
+    $('factory-info').textContent = p ? (whole ? 'the whole graph' : (p.title || '')) : '';
+    const button = $('factory-whole');
+    button.hidden = !(p && p.whole);
+    button.textContent = whole ? 'last command' : 'whole graph';
   }
+  $('factory-whole').addEventListener('click', () => {
+    S.wholeFactories = !S.wholeFactories;
+    renderFactories();
+  });
   function renderFactorySummary() {
     const f = S.factoryLast;
     const box = $('factory-summary');

@@ -254,9 +254,13 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           svg: SequencePicture.svg(trace.spans), note: trace.line, always: true)
       }
       if !marks.isEmpty {
+        // What the command touched, large enough to read from the back of a room; the whole
+        // graph goes with it, one click away.
+        let graph = session.factory.graph()
         panel(
-          "factories", command: command, title: "factory graph",
-          svg: FactoryPicture.svg(session.factory.graph(), marks: marks), note: nil)
+          "factories", command: command, title: "what the last command built or reused",
+          svg: FactoryPicture.svg(graph, marks: marks, focus: true), note: nil,
+          whole: FactoryPicture.svg(graph, marks: marks))
       }
       if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
       if let touched {
@@ -266,9 +270,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     }
   }
 
-  /// Runs `body` with the board deaf to events: drawing may build products or load a screen,
-  /// which are not what the command did.
-  /// Runs `body` with the board deaf to events: what it does is not shown.
+  /// Runs `body` with the board deaf to events: drawing may build products or load a screen, and
+  /// an exercise's check reads the state, which are not what the command did.
   func muted(_ body: () -> Void) {
     lock.withLock { isMuted = true }
     defer { lock.withLock { isMuted = false } }
@@ -331,7 +334,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   }
 
   private func panel(
-    _ panel: String, command: Int, title: String, svg: String, note: String?, always: Bool = false
+    _ panel: String, command: Int, title: String, svg: String, note: String?, always: Bool = false,
+    whole: String? = nil
   ) {
     let changed: Bool = lock.withLock {
       if !always, drawn[panel] == svg { return false }
@@ -345,7 +349,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       [
         Field("panel", .string(panel)), Field("title", .string(title)), Field("svg", .string(svg)),
         Field("note", note.map(Value.string) ?? .null),
-      ])
+      ] + (whole.map { [Field("whole", .string($0))] } ?? []))
   }
 
   // MARK: - Messages

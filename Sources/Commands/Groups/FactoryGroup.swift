@@ -27,24 +27,28 @@ enum FactoryGroup {
   static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
 
   static let list = Command(
-    "list", summary: "every product: its factory, scope, type, times built, what it is",
+    "list", summary: "every product: its factory, scope, origin, type, times built, what it is",
     discussion: """
       'built' counts what this session has built: 1 for a singleton built (0 until it is first \
-      asked for), and one for each instance of a prototype.
+      asked for), and one for each instance of a prototype. 'origin' says whose the product is: \
+      Lickability (000/001), DataSourceController (002), BDModules (003), MVC+C (004), or \
+      archsh's own (the workspace, the tracer, the embedded API, the log book and the stores \
+      that keep state between runs), which no original factory had.
       """,
     examples: ["factory list"],
-    result: .rows(["name", "factory", "scope", "type", "built", "summary"])
+    result: .rows(["name", "factory", "scope", "origin", "type", "built", "summary"])
   ) { invocation in
     let factory = invocation.session.factory
     let rows = factory.components.map { component -> [Value] in
       [
         .string(component.name), .string(component.factory), .string(component.lifetime.rawValue),
-        .string(component.typeName), .int(factory.constructionCount(component.name)),
-        .string(component.summary),
+        .string(component.origin.label), .string(component.typeName),
+        .int(factory.constructionCount(component.name)), .string(component.summary),
       ]
     }
     return .table(
-      Table(columns: ["name", "factory", "scope", "type", "built", "summary"], rows: rows))
+      Table(
+        columns: ["name", "factory", "scope", "origin", "type", "built", "summary"], rows: rows))
   }
 
   static let graph = Command(
@@ -59,7 +63,9 @@ enum FactoryGroup {
       screen its table view providers) depends on it too. The tracer, which every controller \
       reports to, is held by the root and not drawn. Each product shows what this session has \
       built: a singleton 'built', a prototype how many times it was made. Singletons are drawn \
-      as boxes, prototypes as rounded boxes, and what was built in bold.
+      as boxes, prototypes as rounded boxes, and what was built in bold. Each product says \
+      whose it is: the text names its origin, and the pictures draw archsh's own products \
+      dashed and grey, apart from the seeds' (a legend gives each origin's colour).
       """,
     signature: Signature([formatOption]),
     examples: [
@@ -67,7 +73,7 @@ enum FactoryGroup {
       "factory graph --format svg",
     ],
     result: .oneOf([
-      .tree(["factory", "product", "type", "scope", "built", "injected"]), .diagram,
+      .tree(["factory", "product", "type", "scope", "origin", "built", "injected"]), .diagram,
     ])
   ) { invocation in
     let graph = invocation.session.factory.graph()

@@ -24,31 +24,6 @@ import Foundation
 /// a plausible mistake, which must not meet it
 /// ```
 public struct Exercise: Sendable {
-  /// Whose behaviour an exercise teaches.
-  public enum Seed: String, CaseIterable, Sendable {
-    /// Lickability's controllers (seeds 000 and 001).
-    case lickability = "000/001"
-    /// peredaniel's DataSourceController (seed 002).
-    case dataSourceController = "002"
-    /// banDedo's BDModules (seed 003).
-    case bdModules = "003"
-    /// MVC+C (seed 004).
-    case mvcc = "004"
-    /// archsh's own parts.
-    case archsh = "archsh"
-
-    /// The seed as `learn list` names it.
-    public var label: String {
-      switch self {
-      case .lickability: return "Lickability (000/001)"
-      case .dataSourceController: return "DataSourceController (002)"
-      case .bdModules: return "BDModules (003)"
-      case .mvcc: return "MVC+C (004)"
-      case .archsh: return "archsh's own"
-      }
-    }
-  }
-
   /// The name `learn start` takes: the file's name without `.ash`.
   public let name: String
   /// The file it was read from.
@@ -56,7 +31,7 @@ public struct Exercise: Sendable {
   /// The first line's title.
   public let title: String
   /// Whose behaviour it teaches.
-  public let seed: Seed
+  public let seed: Origin
   /// 1 (easy) to 3 (hard).
   public let level: Int
   /// The goal, in words.
@@ -131,10 +106,10 @@ public struct Exercise: Sendable {
       return value
     }
     let seedText = try one("seed", example: "#: seed 002")
-    guard let seed = Seed(rawValue: seedText) else {
+    guard let seed = Origin(rawValue: seedText) else {
       throw ShellError(
         "\(path): unknown seed '\(seedText)'",
-        hint: "the seeds are \(Seed.allCases.map(\.rawValue).joined(separator: ", "))")
+        hint: "the seeds are \(Origin.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     let levelText = meta["level"] == nil ? "1" : try one("level", example: "#: level 1")
     guard let level = Int(levelText), (1...3).contains(level) else {
@@ -211,7 +186,7 @@ public enum ExerciseBook {
     for file in names {
       exercises.append(try load(path: directory + "/" + file))
     }
-    let order = Exercise.Seed.allCases
+    let order = Origin.allCases
     return exercises.sorted {
       let left = order.firstIndex(of: $0.seed) ?? 0
       let right = order.firstIndex(of: $1.seed) ?? 0

@@ -37,10 +37,12 @@ enum FactoryDrawing {
           node.dependencies.isEmpty ? "" : " ← \(node.dependencies.joined(separator: ", "))"
         return TreeNode(
           "\(node.component.name): \(node.component.typeName) (\(scope(node)))\(injected)",
+          detail: node.component.origin.label,
           fields: [
             Field("product", .string(node.component.name)),
             Field("type", .string(node.component.typeName)),
             Field("scope", .string(node.component.lifetime.rawValue)),
+            Field("origin", .string(node.component.origin.label)),
             Field("built", .int(node.constructions)),
             Field("injected", .list(node.dependencies.map(Value.string))),
           ])
@@ -60,6 +62,9 @@ enum FactoryDrawing {
   /// made prototypes in the class `built`.
   static func mermaid(_ graph: FactoryGraph) -> String {
     var lines = ["flowchart LR", "  classDef built stroke-width:3px"]
+    for origin in Origin.allCases {
+      lines.append("  classDef \(originClass(origin)) \(mermaidStyle(origin))")
+    }
     for (factory, list) in byFactory(graph) {
       lines.append("  subgraph \(factory)")
       for node in list {
@@ -77,9 +82,44 @@ enum FactoryDrawing {
         lines.append("  \(dependency) --> \(node.component.name)")
       }
     }
+    for origin in Origin.allCases {
+      let members = graph.nodes.filter { $0.component.origin == origin }.map(\.component.name)
+      if !members.isEmpty {
+        lines.append("  class \(members.joined(separator: ",")) \(originClass(origin))")
+      }
+    }
     let built = graph.nodes.filter { $0.constructions > 0 }.map(\.component.name)
     if !built.isEmpty { lines.append("  class \(built.joined(separator: ",")) built") }
     return lines.joined(separator: "\n")
+  }
+
+  /// The class name an origin's products have in Mermaid and SVG: `origin_bdmodules`.
+  static func originClass(_ origin: Origin) -> String {
+    switch origin {
+    case .lickability: return "origin_lickability"
+    case .dataSourceController: return "origin_datasourcecontroller"
+    case .bdModules: return "origin_bdmodules"
+    case .mvcc: return "origin_mvcc"
+    case .archsh: return "origin_archsh"
+    }
+  }
+
+  /// The fill colour of an origin's products in every picture; archsh's own are grey.
+  static func fill(_ origin: Origin) -> String {
+    switch origin {
+    case .lickability: return "#fde9d9"
+    case .dataSourceController: return "#e4f1e0"
+    case .bdModules: return "#e3ecfa"
+    case .mvcc: return "#f1e4f5"
+    case .archsh: return "#eeeeee"
+    }
+  }
+
+  /// An origin's Mermaid style: its fill, and a dashed grey outline for archsh's own.
+  static func mermaidStyle(_ origin: Origin) -> String {
+    origin == .archsh
+      ? "fill:\(fill(origin)),stroke:#888,stroke-dasharray:5 4,color:#555"
+      : "fill:\(fill(origin))"
   }
 
   /// A Graphviz digraph: factories as clusters, injections as edges, what was built drawn bold.
@@ -89,9 +129,11 @@ enum FactoryDrawing {
       lines.append("  subgraph cluster_\(index) {")
       lines.append("    label=\"\(factory)\";")
       for node in list {
-        var styles = node.component.lifetime == .singleton ? [] : ["rounded"]
+        var styles = node.component.lifetime == .singleton ? ["filled"] : ["rounded", "filled"]
         if node.constructions > 0 { styles.append("bold") }
-        let style = styles.isEmpty ? "" : ", style=\"\(styles.joined(separator: ","))\""
+        if node.component.origin == .archsh { styles.append("dashed") }
+        let style =
+          ", style=\"\(styles.joined(separator: ","))\", fillcolor=\"\(fill(node.component.origin))\""
         let made = built(node).map { "\\n\($0)" } ?? ""
         let label = "\(node.component.name)\\n\(node.component.typeName)\(made)"
         lines.append("    \(node.component.name) [label=\"\(label)\"\(style)];")

@@ -10,78 +10,78 @@ public final class APIFactory: Factory {
   private let redirected = RedirectedBaseURL()
 
   static let embeddedAPIComponent = ComponentDeclaration<EmbeddedAPIServer>(
-    "embeddedAPI", of: APIFactory.self, .singleton,
+    "embeddedAPI", of: APIFactory.self, .singleton, from: .archsh,
     "the demo API on 127.0.0.1, started the first time the network is needed without --api"
   ) { try $0.api.embeddedAPI }
 
   static let networkControllerComponent = ComponentDeclaration<NetworkController>(
-    "networkController", of: APIFactory.self, .singleton,
+    "networkController", of: APIFactory.self, .singleton, from: .lickability,
     "sends requests and deserializes responses over HTTP/1.1 (Lickability)"
   ) { try $0.api.networkController }
 
   static let productUpdaterComponent = ComponentDeclaration<ProductUpdater>(
-    "productUpdater", of: APIFactory.self, .prototype,
+    "productUpdater", of: APIFactory.self, .prototype, from: .lickability,
     "fetches a product and persists it in productCache"
   ) { try $0.api.productUpdater() }
 
   static let magazineIssueUpdaterComponent = ComponentDeclaration<MagazineIssueUpdater>(
-    "magazineIssueUpdater", of: APIFactory.self, .prototype,
+    "magazineIssueUpdater", of: APIFactory.self, .prototype, from: .lickability,
     "fetches magazine issues and their assets, persisting them"
   ) { try $0.api.magazineIssueUpdater() }
 
   static let productCatalogComponent = ComponentDeclaration<ProductCatalog>(
-    "productCatalog", of: APIFactory.self, .prototype,
+    "productCatalog", of: APIFactory.self, .prototype, from: .archsh,
     "names products by id, path or URL; finds cached copies, fetches missing ones"
   ) { try $0.api.productCatalog() }
 
   static let oAuth2SessionManagerComponent = ComponentDeclaration<OAuth2SessionManager>(
-    "oAuth2SessionManager", of: APIFactory.self, .prototype,
+    "oAuth2SessionManager", of: APIFactory.self, .prototype, from: .bdModules,
     "grants and refreshes OAuth2 tokens at /oauth/token; tells its delegate (BDModules)"
   ) { try $0.api.oAuth2SessionManager() }
 
   static let accountUserProviderComponent = ComponentDeclaration<AccountUserProvider>(
-    "accountUserProvider", of: APIFactory.self, .singleton,
+    "accountUserProvider", of: APIFactory.self, .singleton, from: .bdModules,
     "the logged-in account, its credential and its User, in the 'user' store (a keychain on iOS)"
   ) { try $0.api.accountUserProvider }
 
   static let userAPIComponent = ComponentDeclaration<UserAPI>(
-    "userAPI", of: APIFactory.self, .prototype,
+    "userAPI", of: APIFactory.self, .prototype, from: .bdModules,
     "the user routes: login (a token grant, then me()) and me() (BDModules)"
   ) { try $0.api.userAPI() }
 
   static let apiServiceClientComponent = ComponentDeclaration<APIServiceClient>(
-    "apiServiceClient", of: APIFactory.self, .prototype,
+    "apiServiceClient", of: APIFactory.self, .prototype, from: .bdModules,
     "a request through OAuth2Authorization, mapped by ModelFactory (BDModules)",
     input: "an API type"
   ) { try $0.api.apiServiceClient(type: "User") }
 
   static let logBookComponent = ComponentDeclaration<LogBook>(
-    "logBook", of: APIFactory.self, .singleton,
+    "logBook", of: APIFactory.self, .singleton, from: .archsh,
     "the Loggers' lines and each tag's switch and threshold, kept in the workspace"
   ) { try $0.api.logBook }
 
   static let loggerComponent = ComponentDeclaration<Logger>(
-    "logger", of: APIFactory.self, .singleton,
+    "logger", of: APIFactory.self, .singleton, from: .bdModules,
     "the API's Logger (tag API), on swift-log with archsh's handler (BDModules)"
   ) { try $0.api.logger }
 
   static let apiSessionManagerComponent = ComponentDeclaration<APISessionManager>(
-    "apiSessionManager", of: APIFactory.self, .prototype,
+    "apiSessionManager", of: APIFactory.self, .prototype, from: .bdModules,
     "performRequest relative to dynamicBaseURL, which a redirect swaps (BDModules)"
   ) { try $0.api.apiSessionManager() }
 
   static let oAuth2AuthorizationComponent = ComponentDeclaration<OAuth2Authorization>(
-    "oAuth2Authorization", of: APIFactory.self, .singleton,
+    "oAuth2Authorization", of: APIFactory.self, .singleton, from: .bdModules,
     "queues 401s, refreshes once, replays each request once (BDModules)"
   ) { try $0.api.oAuth2Authorization }
 
   static let repositoryStoreComponent = ComponentDeclaration<RepositoryStore>(
-    "repositoryStore", of: APIFactory.self, .singleton,
+    "repositoryStore", of: APIFactory.self, .singleton, from: .archsh,
     "repositories and their elements in the workspace, de-duplicated by identity"
   ) { try $0.api.repositoryStore }
 
   static let repositoryComponent = ComponentDeclaration<Repository>(
-    "repository", of: APIFactory.self, .prototype,
+    "repository", of: APIFactory.self, .prototype, from: .bdModules,
     "pages through a collection, Standard or Realtime (BDModules)", input: "a repository name"
   ) { root in
     let name = "factory-survey"

@@ -131,44 +131,44 @@ public final class ApplicationFactory: @unchecked Sendable {
   // MARK: - The root's own products
 
   static let tracerComponent = ComponentDeclaration<Tracer>(
-    "tracer", of: ApplicationFactory.self, .singleton,
+    "tracer", of: ApplicationFactory.self, .singleton, from: .archsh,
     "records the spans that controllers report"
   ) { $0.tracer }
 
   static let workspaceComponent = ComponentDeclaration<Workspace>(
-    "workspace", of: ApplicationFactory.self, .singleton,
+    "workspace", of: ApplicationFactory.self, .singleton, from: .archsh,
     "the SQLite workspace (WAL, busy timeout 5 s), opened on first use"
   ) { try $0.workspace }
 
   static let persistenceControllerComponent = ComponentDeclaration<PersistenceController>(
-    "persistenceController", of: ApplicationFactory.self, .prototype,
+    "persistenceController", of: ApplicationFactory.self, .prototype, from: .lickability,
     "persists and retrieves keys in one store, with PINCache's semantics (generalCache here)"
   ) {
     try $0.persistenceController(identifier: PersistenceController.Identifier.generalCache.rawValue)
   }
 
   static let navigationLogComponent = ComponentDeclaration<NavigationLog>(
-    "navigationLog", of: ApplicationFactory.self, .singleton,
+    "navigationLog", of: ApplicationFactory.self, .singleton, from: .archsh,
     "where coordinators and presenters record what they do"
   ) { try $0.navigationLog }
 
   static let appDependenciesComponent = ComponentDeclaration<AppDependencies>(
-    "appDependencies", of: ApplicationFactory.self, .singleton,
+    "appDependencies", of: ApplicationFactory.self, .singleton, from: .archsh,
     "what coordinators inject into the presenters they have built"
   ) { try $0.appDependencies }
 
   static let appStateStoreComponent = ComponentDeclaration<AppStateStore>(
-    "appStateStore", of: ApplicationFactory.self, .singleton,
+    "appStateStore", of: ApplicationFactory.self, .singleton, from: .archsh,
     "saves the app's flow, tab, alert and stacks"
   ) { try $0.appStateStore }
 
   static let appConfiguratorComponent = ComponentDeclaration<AppConfigurator>(
-    "appConfigurator", of: ApplicationFactory.self, .prototype,
+    "appConfigurator", of: ApplicationFactory.self, .prototype, from: .mvcc,
     "the root coordinator: chooses the login or the main flow"
   ) { try $0.appConfigurator() }
 
   static let navigationControllerComponent = ComponentDeclaration<NavigationController>(
-    "navigationController", of: ApplicationFactory.self, .prototype,
+    "navigationController", of: ApplicationFactory.self, .prototype, from: .mvcc,
     "a coordinator's stack of screens, and the one presented over it (UINavigationController)"
   ) { root in
     root.navigationController(owner: "NavigationController", log: try root.navigationLog)
@@ -180,7 +180,7 @@ public final class ApplicationFactory: @unchecked Sendable {
   ) { $0.alertController(dependencies: $1, error: .network) { _ in } }
 
   static let appDelegateComponent = ComponentDeclaration<AppDelegate>(
-    "appDelegate", of: ApplicationFactory.self, .singleton,
+    "appDelegate", of: ApplicationFactory.self, .singleton, from: .mvcc,
     "keeps the running AppConfigurator, restores and saves its state"
   ) { try $0.appDelegate }
 

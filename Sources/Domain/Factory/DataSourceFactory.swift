@@ -6,35 +6,35 @@ import Foundation
 public final class DataSourceFactory: Factory {
 
   static let dataSourceControllerComponent = ComponentDeclaration<DataSourceController>(
-    "dataSourceController", of: DataSourceFactory.self, .prototype,
+    "dataSourceController", of: DataSourceFactory.self, .prototype, from: .dataSourceController,
     "sections of rows, cell data controllers by model type, mutations that notify (seed 002)",
     input: "its sections"
   ) { $0.dataSource.dataSourceController(sections: []) }
 
   static let libraryComponent = ComponentDeclaration<DataSourceLibrary>(
-    "dataSourceLibrary", of: DataSourceFactory.self, .singleton,
+    "dataSourceLibrary", of: DataSourceFactory.self, .singleton, from: .archsh,
     "loads the data sources stored in the workspace, each once per session"
   ) { try $0.dataSource.library }
 
   static let openDataSourceComponent = ComponentDeclaration<OpenDataSource>(
-    "openDataSource", of: DataSourceFactory.self, .prototype,
+    "openDataSource", of: DataSourceFactory.self, .prototype, from: .archsh,
     "a stored data source's DataSourceController, wired to its delegate",
     input: "a stored data source"
   ) { try $0.dataSource.library.create("factory-survey", sections: []) }
 
   static let recordingDelegateComponent = ComponentDeclaration<RecordingDelegate>(
-    "recordingDelegate", of: DataSourceFactory.self, .prototype,
+    "recordingDelegate", of: DataSourceFactory.self, .prototype, from: .archsh,
     "the DataSourceControllerDelegate that shows each mutation's notifications"
   ) { $0.dataSource.recordingDelegate { nil } }
 
   static let emptyStateComponent = ComponentDeclaration<EmptyStateViewController>(
-    "emptyStateViewController", of: DataSourceFactory.self, .prototype,
+    "emptyStateViewController", of: DataSourceFactory.self, .prototype, from: .lickability,
     "what an empty list shows: a message, and a button whose tap runs its handler (seed 000)",
     input: "a view model"
   ) { $0.dataSource.emptyStateViewController(viewModel: .init(message: "Nothing here yet")) }
 
   static let tableViewProviderComponent = ComponentDeclaration<TableViewProvider>(
-    "tableViewProvider", of: DataSourceFactory.self, .prototype,
+    "tableViewProvider", of: DataSourceFactory.self, .prototype, from: .mvcc,
     "a screen's list: its DataSourceController, cells, and row selection (the guide's provider)",
     input: "a screen's content"
   ) { root in

@@ -5,7 +5,7 @@ import Foundation
 public final class EntryFactory: Factory {
 
   static let sessionStoreComponent = ComponentDeclaration<SessionStore>(
-    "sessionStore", of: EntryFactory.self, .singleton,
+    "sessionStore", of: EntryFactory.self, .singleton, from: .mvcc,
     "the signed-in session, in the 'user' store (a keychain on iOS)"
   ) { try $0.entry.sessionStore }
 

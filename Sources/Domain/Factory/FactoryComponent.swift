@@ -25,6 +25,9 @@ public struct FactoryComponent: Sendable {
   public let typeName: String
   /// Whether the object is shared or built per request.
   public let lifetime: FactoryLifetime
+  /// Whose part the product is: a seed architecture's, or archsh's own (the workspace, the
+  /// tracer, the embedded API…), which the original factories never had.
+  public let origin: Origin
   /// What the object is for, in one line.
   public let summary: String
   /// For a product built only from an input (a parser from its file), what that input is; a
@@ -57,39 +60,40 @@ struct ComponentDeclaration<Instance>: Sendable {
 
   /// A product that a request by name can build: `obtain` asks its accessor for it.
   init(
-    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, _ summary: String,
-    obtain: @escaping @Sendable (ApplicationFactory) throws -> Instance
+    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, from origin: Origin,
+    _ summary: String, obtain: @escaping @Sendable (ApplicationFactory) throws -> Instance
   ) {
     component = FactoryComponent(
       name: name, factory: _typeName(factory, qualified: false),
-      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
-      input: nil, obtain: obtain, sample: obtain)
+      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, origin: origin,
+      summary: summary, input: nil, obtain: obtain, sample: obtain)
     slot = FactorySlots.slot(for: name)
   }
 
   /// A product built only from an input, which a request by name cannot give; `sample` builds one
   /// through its accessor from a made-up input, for the survey.
   init(
-    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, _ summary: String,
-    input: String, sample: @escaping @Sendable (ApplicationFactory) throws -> Instance
+    _ name: String, of factory: Any.Type, _ lifetime: FactoryLifetime, from origin: Origin,
+    _ summary: String, input: String,
+    sample: @escaping @Sendable (ApplicationFactory) throws -> Instance
   ) {
     component = FactoryComponent(
       name: name, factory: _typeName(factory, qualified: false),
-      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, summary: summary,
-      input: input, obtain: nil, sample: sample)
+      typeName: _typeName(Instance.self, qualified: false), lifetime: lifetime, origin: origin,
+      summary: summary, input: input, obtain: nil, sample: sample)
     slot = FactorySlots.slot(for: name)
   }
 }
 
 extension ComponentDeclaration {
-  /// A prototype of the MVC+C app (a coordinator or a screen's controller): its accessor is given
+  /// A prototype of the MVC+C app (a coordinator or a screen's controller, seed 004): its accessor is given
   /// the app's dependencies by whoever asks, so a request by name passes the shared ones, and a
   /// handler that ignores the events.
   static func app(
     _ name: String, of factory: Any.Type, _ summary: String,
     obtain: @escaping @Sendable (ApplicationFactory, AppDependencies) throws -> Instance
   ) -> ComponentDeclaration {
-    ComponentDeclaration(name, of: factory, .prototype, summary) { root in
+    ComponentDeclaration(name, of: factory, .prototype, from: .mvcc, summary) { root in
       try obtain(root, try root.appDependencies)
     }
   }

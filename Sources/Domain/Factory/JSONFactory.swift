@@ -9,16 +9,16 @@ import Foundation
 public final class JSONFactory: Factory {
 
   static let decoderComponent = ComponentDeclaration<JSONDecoder>(
-    "jsonDecoder", of: JSONFactory.self, .prototype, "decodes models from their JSON"
+    "jsonDecoder", of: JSONFactory.self, .prototype, from: .archsh, "decodes models from their JSON"
   ) { $0.json.decoder() }
 
   static let encoderComponent = ComponentDeclaration<JSONEncoder>(
-    "jsonEncoder", of: JSONFactory.self, .prototype,
+    "jsonEncoder", of: JSONFactory.self, .prototype, from: .archsh,
     "encodes models as JSON, keys sorted, slashes unescaped"
   ) { $0.json.encoder() }
 
   static let serializerComponent = ComponentDeclaration<JSONSerializer>(
-    "jsonSerializer", of: JSONFactory.self, .prototype,
+    "jsonSerializer", of: JSONFactory.self, .prototype, from: .bdModules,
     "writes JSON values and models, members in order; pretty for people (BDModules)"
   ) { $0.json.serializer() }
 

@@ -6,12 +6,12 @@ import Foundation
 public final class MainFactory: Factory {
 
   static let mediaLibraryComponent = ComponentDeclaration<ProductMediaLibrary>(
-    "mediaLibrary", of: MainFactory.self, .singleton,
+    "mediaLibrary", of: MainFactory.self, .singleton, from: .archsh,
     "the media items: cached products, fetched through APIFactory when missing"
   ) { try $0.main.mediaLibrary }
 
   static let favouritesStoreComponent = ComponentDeclaration<FavouritesStore>(
-    "favouritesStore", of: MainFactory.self, .singleton,
+    "favouritesStore", of: MainFactory.self, .singleton, from: .archsh,
     "the favourite media items, in 'bookmarks'"
   ) { try $0.main.favouritesStore }
 

@@ -7,19 +7,19 @@ public final class ModelFactory: Factory {
 
   static let productTranslatorComponent =
     ComponentDeclaration<ProductToProductCellViewModelTranslator>(
-      "productTranslator", of: ModelFactory.self, .prototype,
+      "productTranslator", of: ModelFactory.self, .prototype, from: .lickability,
       "turns a product into its cell view model (Lickability's Translator)"
     ) { $0.model.productTranslator() }
 
   static let acknowParserComponent = ComponentDeclaration<AcknowParser>(
-    "acknowParser", of: ModelFactory.self, .prototype,
+    "acknowParser", of: ModelFactory.self, .prototype, from: .lickability,
     "reads a CocoaPods acknowledgements plist (Lickability's Parser)", input: "a plist file"
   ) { root in
     try AcknowParser.withSamplePlist { path in try root.model.acknowParser(plistPath: path) }
   }
 
   static let gameParserComponent = ComponentDeclaration<GameParser>(
-    "gameParser", of: ModelFactory.self, .prototype,
+    "gameParser", of: ModelFactory.self, .prototype, from: .lickability,
     "turns a game's JSON into a Game model (Lickability's Parser)"
   ) { $0.model.gameParser() }
 

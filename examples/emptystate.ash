@@ -27,7 +27,7 @@ expect contains "empty"
 # A tap on the button runs the action handler: a real mutation, which notifies the delegate,
 # and the collection state goes from empty to nonEmpty.
 ds tap todo
-expect contains "collectionState: nonEmpty"
+expect contains "TableViewDataSource: collectionState nonEmpty"
 # With a row, the background is gone, and so is the button: tapping it now is an error.
 ds tap todo
 expect fails "so its empty state is not shown"

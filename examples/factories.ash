@@ -11,8 +11,10 @@
 factory graph
 
 ## Singletons and prototypes
-# Singletons: OAuth2Authorization, AccountUserProvider, the Logger and the log book are shared,
-# so asking twice gives the same identity.
+# The original's singletons are OAuth2Authorization, AccountUserProvider and the Logger (lazy vars
+# in BDModules): shared, so asking twice gives the same identity. archsh adds singletons of its
+# own (the workspace, the tracer, the embedded API, the log book, the stores), which 'factory list'
+# marks as archsh's own in its origin column.
 factory get oAuth2Authorization
 factory get oAuth2Authorization
 expect contains "the shared instance"
@@ -41,9 +43,10 @@ screen show
 
 ## What this session built
 # The list counts what this session has built: 1 for each singleton built, and one for each
-# instance of a prototype.
+# instance of a prototype. Its origin column tells the seeds' products from archsh's own.
 factory list
 expect contains "navigationController"
+expect contains "archsh's own"
 
 # The graph marks the same: a singleton 'built', a prototype how many times it was made. What this
 # session's own builds asked for is drawn too: the shell's start of the embedded API read the

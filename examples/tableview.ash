@@ -11,7 +11,7 @@ expect contains "empty"
 # add(element:) returns the new IndexPath; the first element moves the collection from empty to
 # nonEmpty, and the delegate is told of that transition.
 ds row add list 0 0 'First element'
-expect contains "collectionState: nonEmpty"
+expect contains "TableViewDataSource: collectionState nonEmpty"
 # A second element is no transition: the delegate hears nothing about the state.
 ds row add list 0 1 'Second element'
 ds state list
@@ -30,5 +30,5 @@ expect contains "nil"
 # Removing the last element moves the collection back to empty: another transition.
 ds row remove list 0 1
 ds row remove list 0 0
-expect contains "collectionState: empty"
+expect contains "TableViewDataSource: collectionState empty"
 ds render list

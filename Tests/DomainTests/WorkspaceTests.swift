@@ -211,7 +211,7 @@ struct WorkspaceTests {
             ('user', 'b', 1.0, 9.0, 4);
           """)
     }
-    #expect(try workspace.info().schemaVersion == "v13-touch-log-batches")
+    #expect(try workspace.info().schemaVersion == "v14-learner-progress")
     // a's four reads of its value count; b's were of a value stored before its own.
     let entries = try user.entries()
     #expect(entries.map { "\($0.key):\($0.accessCount)" } == ["a:6", "b:0"])
@@ -234,7 +234,7 @@ struct WorkspaceTests {
       #expect(
         try Int.fetchOne(db, sql: "SELECT total_bytes FROM store WHERE name = 'user'") == 3)
     }
-    #expect(try workspace.info().schemaVersion == "v13-touch-log-batches")
+    #expect(try workspace.info().schemaVersion == "v14-learner-progress")
     #expect(try user.retrieve(forKey: "k") == Data("abc".utf8))
     #expect(try user.byteCount() == 3)
     let columns = try workspace.read { db in try db.columns(in: "store").map(\.name) }

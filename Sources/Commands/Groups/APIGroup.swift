@@ -6,7 +6,7 @@ import Plumbing
 enum APIGroup {
   static let group = CommandGroup(
     "api", summary: "check a response against BDModules' API convention",
-    discussion: """
+    from: [.bdModules], discussion: """
       The convention: a top-level code from the known list (and a message with an error code); \
       data on success; every object with a type, every model object with a UUID id; collections \
       with info{offset,count,total} that agree with the data; snake_case field names.

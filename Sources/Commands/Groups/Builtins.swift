@@ -5,7 +5,7 @@ import Foundation
 enum Builtins {
   static let group = CommandGroup(
     "", summary: "the shell's own commands",
-    commands: [
+    from: [.archsh], commands: [
       help, set, unset, vars, echo, source, expect, time, sleep, history, output, serve, quit, exit,
     ])
 

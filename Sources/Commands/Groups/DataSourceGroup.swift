@@ -6,7 +6,7 @@ import Plumbing
 enum DataSourceGroup {
   static let group = CommandGroup(
     "ds", summary: "build data-source sections and draw them as a text table view",
-    discussion: """
+    from: [.dataSourceController, .lickability], discussion: """
       DataSourceController (peredaniel, seed 002): sections of rows, a cell data controller \
       registered per model type, and mutations that notify the delegate what to reload, shown \
       as ~ lines and in traces. A row's model is text, a Product from productCache, or a JSON \
@@ -17,8 +17,13 @@ enum DataSourceGroup {
       row to a section that does not exist appends a new one-row section and notifies \
       mutated(all). Removing a row always notifies mutated(all); removing a section's last row \
       removes the section. Out-of-bounds updates and removals do nothing and notify nothing.
-      The collectionState line follows Lickability's TableViewDataSource (seed 000): it is \
-      printed only when the data source goes from empty to non-empty or back.
+      Each ~ line names the controller that speaks. 'DataSourceController delegate: \
+      mutated(…)' is what DataSourceController (seed 002) tells its delegate; --quiet is its \
+      notify: false, and silences these lines alone. 'TableViewDataSource: collectionState …' \
+      follows Lickability's TableViewDataSource (seed 000): it is printed only when the data \
+      source goes from empty to non-empty or back, whatever --quiet says, since that \
+      controller's didSet always tells its delegate. 'EmptyStateViewController: tapped …' is \
+      Lickability's empty state (seed 000) running its button's handler.
       """,
     commands: [
       new, list, drop, register, background, emptyState, tap, sectionAdd, sectionUpdate,
@@ -324,7 +329,7 @@ enum DataSourceGroup {
     let did = try controller.tapActionButton()
     var events = [
       EventLine(
-        "tapped '\(controller.viewModel.actionText ?? "")': \(did)",
+        "EmptyStateViewController: tapped '\(controller.viewModel.actionText ?? "")': \(did)",
         fields: [
           Field("event", .string("tapped")),
           Field("button", .string(controller.viewModel.actionText ?? "")),
@@ -627,7 +632,9 @@ enum DataSourceGroup {
     if events.isEmpty {
       events.append(
         EventLine(
-          notify ? "no change" : "no notification (--quiet)",
+          notify
+            ? "DataSourceController: no change, no notification"
+            : "DataSourceController: no notification (--quiet, notify: false)",
           fields: [
             Field("event", .string("none")),
             Field("reason", .string(notify ? "no change" : "quiet")),
@@ -654,14 +661,14 @@ enum DataSourceGroup {
           )),
       ]
     }
-    return EventLine(mutation.description, fields: fields)
+    return EventLine("DataSourceController delegate: \(mutation.description)", fields: fields)
   }
 
   /// The line that says the data source became empty, or stopped being empty.
   static func collectionState(empty: Bool) -> EventLine {
     let state = empty ? "empty" : "nonEmpty"
     return EventLine(
-      "collectionState: \(state)",
+      "TableViewDataSource: collectionState \(state)",
       fields: [Field("event", .string("collectionState")), Field("state", .string(state))])
   }
 

@@ -5,7 +5,7 @@ import Foundation
 enum LearnGroup {
   static let group = CommandGroup(
     "learn", summary: "exercises: reach a goal, and archsh checks it after every line",
-    discussion: """
+    from: [.archsh], discussion: """
       An exercise sets up a state in a fresh in-memory workspace, as step mode does, and states \
       a goal in words. You type commands as usual; after each line archsh runs the exercise's \
       check and says when the goal is met. 'learn hint' gives the hints one at a time, and \

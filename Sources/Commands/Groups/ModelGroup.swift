@@ -5,7 +5,7 @@ import Foundation
 enum ModelGroup {
   static let group = CommandGroup(
     "model", summary: "map API JSON into value and model objects (ModelFactory, APIFieldMapper)",
-    discussion: """
+    from: [.bdModules], discussion: """
       ModelFactory reads an object's 'type' and maps it with that type's field mappers: each \
       takes the value at apiKeyPath (dots walk into nested objects) and keeps it under modelKey, \
       as it is (Default), as a nested object (ValueObject) or as an array of them (ValueArray). \

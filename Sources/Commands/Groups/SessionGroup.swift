@@ -7,7 +7,7 @@ import Plumbing
 enum SessionGroup {
   static let group = CommandGroup(
     "session", summary: "send any request through APISessionManager (BDModules)",
-    discussion: """
+    from: [.bdModules], discussion: """
       Every request of BDModules goes through APISessionManager's performRequest(method:path:\
       parameters:headers:files:), which returns the task suspended; 'session request' resumes it \
       and waits. Paths are relative to dynamicBaseURL. Parameters go in the query for GET, HEAD \

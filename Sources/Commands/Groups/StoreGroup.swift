@@ -5,7 +5,7 @@ import Foundation
 enum StoreGroup {
   static let group = CommandGroup(
     "store", summary: "persist and retrieve keys in named stores (PersistenceController)",
-    discussion: """
+    from: [.lickability], discussion: """
       Each store keeps entries with their value, creation and access times, access count and \
       byte count. Limits follow PINCache: a byte limit (50MB by default) trimmed by least recent \
       access after a write, an age limit (30d by default) counted from creation, and TTL mode, \
@@ -204,7 +204,7 @@ enum StoreGroup {
     guard !trimmed.isEmpty else { return .empty }
     return .events([
       EventLine(
-        "trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))",
+        "PersistenceController: trimmed to stay within the byte limit: \(trimmed.joined(separator: ", "))",
         fields: [
           Field("action", .string("trimmed")), Field("reason", .string("byte limit")),
           Field("keys", .list(trimmed.map(Value.string))),
@@ -404,7 +404,8 @@ enum StoreGroup {
     return .events([
       EventLine(
         removed.isEmpty
-          ? "nothing to trim" : "removed \(removed.count): \(removed.joined(separator: ", "))",
+          ? "PersistenceController: nothing to trim"
+          : "PersistenceController: removed \(removed.count): \(removed.joined(separator: ", "))",
         fields: [
           Field("action", .string("trimmed")), Field("keys", .list(removed.map(Value.string))),
         ])

@@ -76,6 +76,8 @@ public struct CommandGroup: Sendable {
   public let name: String
   /// One line for `help`.
   public let summary: String
+  /// Whose parts the group drives: a seed architecture's, or archsh's own; `help GROUP` says so.
+  public let origins: [Origin]
   /// More help: the controller it drives and the seed it comes from.
   public let discussion: String
   /// The commands, in the order the help lists them.
@@ -88,11 +90,12 @@ public struct CommandGroup: Sendable {
 
   /// Declares a group, with the hints for its controller's errors.
   public init(
-    _ name: String, summary: String, discussion: String = "", commands: [Command],
-    hints: @escaping @Sendable (Error) -> String? = { _ in nil }
+    _ name: String, summary: String, from origins: [Origin], discussion: String = "",
+    commands: [Command], hints: @escaping @Sendable (Error) -> String? = { _ in nil }
   ) {
     self.name = name
     self.summary = summary
+    self.origins = origins
     self.discussion = discussion
     self.commands = commands
     self.hints = hints

@@ -90,7 +90,7 @@ public final class CommandRegistry: Sendable {
   /// Indexes groups by name; each is built the first time it is used, except the builtins,
   /// whose command names are needed at once.
   public init(lazy groups: [LazyCommandGroup]) {
-    var builtins = CommandGroup("", summary: "", commands: [])
+    var builtins = CommandGroup("", summary: "", from: [.archsh], commands: [])
     var slots: [Slot] = []
     var top: [String: Entry] = [:]
     for lazy in groups {

@@ -19,9 +19,14 @@ public enum Help {
     return lines.joined(separator: "\n")
   }
 
+  /// Whose parts a group drives: `from: DataSourceController (002), Lickability (000/001)`.
+  static func origins(_ group: CommandGroup) -> String {
+    "from: " + group.origins.map(\.label).joined(separator: ", ")
+  }
+
   /// The help for one group: its purpose and its verbs.
   public static func group(_ group: CommandGroup) -> String {
-    var lines = ["\(group.name): \(group.summary)"]
+    var lines = ["\(group.name): \(group.summary)", origins(group)]
     if !group.discussion.isEmpty {
       lines.append("")
       lines += wrap(group.discussion)
@@ -81,6 +86,8 @@ public enum Help {
     ]
     for group in registry.groups {
       lines.append(group.isBuiltins ? "## Builtins" : "## `\(group.name)`: \(group.summary)")
+      lines.append("")
+      lines.append(origins(group))
       lines.append("")
       if !group.discussion.isEmpty {
         lines.append(group.discussion)

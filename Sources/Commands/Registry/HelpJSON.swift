@@ -26,6 +26,7 @@ extension Help {
   public static func groupValue(_ group: CommandGroup) -> Value {
     .object([
       Field("group", .string(group.name)), Field("summary", .string(group.summary)),
+      Field("origins", .list(group.origins.map { .string($0.label) })),
       Field("discussion", .string(group.discussion)),
       Field(
         "commands",

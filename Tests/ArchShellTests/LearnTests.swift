@@ -21,7 +21,8 @@ struct LearnTests {
     let rows = try #require(
       try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
     // Every file is played, each once, and each passes all three checks.
-    #expect(rows.compactMap { $0["name"] as? String }.sorted() == files.map { String($0.dropLast(4)) })
+    #expect(
+      rows.compactMap { $0["name"] as? String }.sorted() == files.map { String($0.dropLast(4)) })
     for row in rows {
       #expect(row["verdict"] as? String == "ok", "\(row)")
       #expect(row["untouched"] as? String == "not met", "\(row)")
@@ -54,7 +55,8 @@ struct LearnTests {
       echo nothing
       """
     try always.write(toFile: home + "/always.ash", atomically: false, encoding: .utf8)
-    let never = always.replacingOccurrences(of: "expect contains fine", with: "expect contains never")
+    let never = always.replacingOccurrences(
+      of: "expect contains fine", with: "expect contains never")
     try never.write(toFile: home + "/never.ash", atomically: false, encoding: .utf8)
     let run = try Binary.run(
       ["--no-rc", "--db", ":memory:", "-c", "learn verify \(home)/always.ash \(home)/never.ash"])
@@ -92,7 +94,9 @@ struct LearnTests {
       section.stderr
         == "-c:1:13: error: \(home)/section.ash:5:4: unknown section 'checks' (the sections are '## setup', '## check', '## solution', '## wrong')\n"
     )
-    let name = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "learn start ds-row-add-new-sectio"])
+    let name = try Binary.run([
+      "--no-rc", "--db", ":memory:", "-c", "learn start ds-row-add-new-sectio",
+    ])
     #expect(
       name.stderr
         == "-c:1:13: error: no exercise named 'ds-row-add-new-sectio' (did you mean 'ds-row-add-new-section'? 'learn list' shows them all)\n"
@@ -108,7 +112,9 @@ struct LearnTests {
     environment["TERM"] = "xterm"
     let database = home + "/ws.sqlite"
     // The learner's own workspace holds a data source that the exercise must not touch.
-    let seeded = try Binary.run(["--no-rc", "--db", database, "-c", "ds new mine; ds row add mine 0 0 keep"])
+    let seeded = try Binary.run([
+      "--no-rc", "--db", database, "-c", "ds new mine; ds row add mine 0 0 keep",
+    ])
     #expect(seeded.status == 0)
     let terminal = try PseudoTerminal(
       [Binary.path, "--no-rc", "--db", database], environment: environment)

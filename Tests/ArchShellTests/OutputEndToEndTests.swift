@@ -11,7 +11,10 @@ struct OutputEndToEndTests {
     #expect(result.status == 1)
     let findings = result.stdout.split(separator: "\n")
     #expect(findings.count == 8)
-    #expect(findings.contains("data[0].paging_id: expected a whole number"))
+    #expect(
+      findings.contains(
+        "data[0].paging_id: expected a whole number; the original's code keeps any string [the convention's text]"
+      ))
     #expect(
       result.stderr
         == "-c:1:10: error: 8 findings: the response departs from the BDModules API convention\n")

@@ -36,7 +36,8 @@ struct CompositionTests {
           let injected =
             node.dependencies.isEmpty ? "" : " ← " + node.dependencies.joined(separator: ", ")
           let scope = component.name == "tracer" ? "singleton, built" : component.lifetime.rawValue
-          let line = "\(component.name): \(component.typeName) (\(scope))\(injected)\n"
+          let line =
+            "\(component.name): \(component.typeName) (\(scope))\(injected)  \(component.origin.label)\n"
           #expect(output.contains(line), "text graph lacks \(line)")
         }
         for dependency in node.dependencies where format != "text" {
@@ -51,13 +52,14 @@ struct CompositionTests {
       }
     }
     // A few arrows a reader of the seeds expects, drawn from what the builders asked for
+    // Each line ends with its origin, after two spaces.
     let text = run("factory graph").stdout
     for line in [
-      "networkController: NetworkController (singleton) ← embeddedAPI\n",
-      "dataSourceController: DataSourceController (prototype) ← productTranslator\n",
-      "tableViewProvider: TableViewProvider (prototype) ← dataSourceController\n",
-      "discoverFlowCoordinator: DiscoverFlowCoordinator (prototype) ← navigationController\n",
-      "discoverController: ScreenController<DiscoverEvent> (prototype) ← tableViewProvider\n",
+      "networkController: NetworkController (singleton) ← embeddedAPI  ",
+      "dataSourceController: DataSourceController (prototype) ← productTranslator  ",
+      "tableViewProvider: TableViewProvider (prototype) ← dataSourceController  ",
+      "discoverFlowCoordinator: DiscoverFlowCoordinator (prototype) ← navigationController  ",
+      "discoverController: ScreenController<DiscoverEvent> (prototype) ← tableViewProvider  ",
     ] {
       #expect(text.contains(line), "text graph lacks \(line)")
     }
@@ -73,23 +75,30 @@ struct CompositionTests {
       "factory get navigationLog; factory get gameParser; factory get gameParser; ds new fruit"
     let text = run(setup + "; factory graph").stdout
     for line in [
-      "navigationLog: NavigationLog (singleton, built)\n",
-      "gameParser: GameParser (prototype, made 2 times)\n",
-      "acknowParser: AcknowParser (prototype)\n",
+      "navigationLog: NavigationLog (singleton, built)  ",
+      "gameParser: GameParser (prototype, made 2 times)  ",
+      "acknowParser: AcknowParser (prototype)  ",
       "appDelegate: AppDelegate (singleton) ← ",
       // 'ds new' opened the workspace and the library, and built one data source's controller
-      "workspace: Workspace (singleton, built)\n",
+      "workspace: Workspace (singleton, built)  ",
       "dataSourceLibrary: DataSourceLibrary (singleton, built) ← ",
-      "dataSourceController: DataSourceController (prototype, made once) ← productTranslator\n",
-      "productTranslator: ProductToProductCellViewModelTranslator (prototype, made once)\n",
+      "dataSourceController: DataSourceController (prototype, made once) ← productTranslator  ",
+      "productTranslator: ProductToProductCellViewModelTranslator (prototype, made once)  ",
     ] {
       #expect(text.contains(line), "graph lacks \(line)")
     }
     let dot = run(setup + "; factory graph --format dot").stdout
     #expect(
       dot.contains(
-        #"gameParser [label="gameParser\nGameParser\nmade 2 times", style="rounded,bold"];"#))
-    #expect(dot.contains(#"appDelegate [label="appDelegate\nAppDelegate"];"#))
+        ##"gameParser [label="gameParser\nGameParser\nmade 2 times", style="rounded,filled,bold", fillcolor="#fde9d9"];"##
+      ))
+    #expect(
+      dot.contains(
+        ##"appDelegate [label="appDelegate\nAppDelegate", style="filled", fillcolor="#f1e4f5"];"##))
+    #expect(
+      dot.contains(
+        ##"workspace [label="workspace\nWorkspace\nbuilt", style="filled,bold,dashed", fillcolor="#eeeeee"];"##
+      ))
     let mermaid = run(setup + "; factory graph --format mermaid").stdout
     #expect(mermaid.contains(#"gameParser("gameParser<br/>GameParser<br/>made 2 times")"#))
     #expect(mermaid.contains("  class tracer,workspace,navigationLog,"))
@@ -97,15 +106,15 @@ struct CompositionTests {
     let list = run("output json; " + setup + "; factory list").stdout
     #expect(
       list.contains(
-        #"{"name":"gameParser","factory":"ModelFactory","scope":"prototype","type":"GameParser","built":2,"#
+        #"{"name":"gameParser","factory":"ModelFactory","scope":"prototype","origin":"Lickability (000/001)","type":"GameParser","built":2,"#
       ))
     #expect(
       list.contains(
-        #"{"name":"navigationLog","factory":"ApplicationFactory","scope":"singleton","type":"NavigationLog","built":1,"#
+        #"{"name":"navigationLog","factory":"ApplicationFactory","scope":"singleton","origin":"archsh's own","type":"NavigationLog","built":1,"#
       ))
     #expect(
       list.contains(
-        #"{"name":"appDelegate","factory":"ApplicationFactory","scope":"singleton","type":"AppDelegate","built":0,"#
+        #"{"name":"appDelegate","factory":"ApplicationFactory","scope":"singleton","origin":"MVC+C (004)","type":"AppDelegate","built":0,"#
       ))
   }
 

@@ -39,9 +39,26 @@ struct PictureTests {
     let factory = ApplicationFactory()
     let graph = factory.graph()
     let svg = FactoryPicture.svg(graph, marks: ["workspace": .new, "tracer": .reused])
-    #expect(svg.contains(#"<g class="node new singleton" data-product="workspace">"#))
-    #expect(svg.contains(#"<g class="node reused singleton" data-product="tracer">"#))
-    #expect(svg.contains(#"data-product="productUpdater">"#))
+    #expect(
+      svg.contains(
+        #"<g class="node new singleton origin_archsh" data-product="workspace" data-origin="archsh's own">"#
+      ))
+    #expect(
+      svg.contains(
+        #"<g class="node idle prototype origin_bdmodules" data-product="apiSessionManager" data-origin="BDModules (003)">"#
+      ))
+    #expect(svg.contains(#"<g class="node reused singleton origin_archsh" data-product="tracer""#))
+    // Every wire runs from a column to one on its right: the graph is laid out in layers, each
+    // product right of every product injected into it.
+    let wires = svg.components(separatedBy: #"<path d="M"#).dropFirst()
+    #expect(wires.count >= graph.nodes.map(\.dependencies.count).reduce(0, +) - 2)
+    for wire in wires {
+      let numbers = wire.prefix { $0 != "\"" }.split(whereSeparator: { $0 == " " || $0 == "C" })
+        .compactMap { Double($0) }
+      let (start, end) = (numbers.first ?? 0, numbers.dropLast().last ?? 0)
+      #expect(end > start, "a wire runs right to left: M\(wire.prefix(60))")
+    }
+    #expect(svg.contains(#"data-product="productUpdater" "#))
     // Every product is drawn once.
     let nodes = svg.components(separatedBy: #"<g class="node "#).count - 1
     #expect(nodes == graph.nodes.count)

@@ -53,6 +53,7 @@ struct RegistryTests {
     #expect(
       run("help factory").stdout == """
         factory: the composition root that builds every controller (BDModules factories)
+        from: BDModules (003)
 
         ApplicationFactory creates the other factories (APIFactory, ModelFactory,
         JSONFactory, DataSourceFactory, EntryFactory, MainFactory), and they build every
@@ -66,7 +67,7 @@ struct RegistryTests {
         architecture.
 
         commands:
-          factory list    every product: its factory, scope, type, times built, what it is
+          factory list    every product: its factory, scope, origin, type, times built, what it is
           factory graph   who builds what and who is injected into whom; as text, Mermaid or Graphviz
           factory get     ask the factory for a product, as a controller would, and show its identity
 

@@ -175,10 +175,14 @@ struct ModelTests {
     )
     #expect(
       APIConvention.lint(bad, registry: .bdModules).map(\.description) == [
-        "code: 'Okay' is not a known code", "message: an error needs a human-readable message",
-        "info.count: is 3, but data holds 2", "info.total: is 1, fewer than offset 0 plus 2",
-        "data[0].id: is not a UUID", "data[0].paging_id: expected a whole number",
-        "data[0].firstName: field names are snake_case", "data[1]: the object has no string 'type'",
+        "code: 'Okay' is not a known code [the convention's text]",
+        "message: an error needs a human-readable message [the convention's text]",
+        "info.count: is 3, but data holds 2 [the convention's text]",
+        "info.total: is 1, fewer than offset 0 plus 2 [the convention's text]",
+        "data[0].id: is not a UUID [the convention's text]",
+        "data[0].paging_id: expected a whole number; the original's code keeps any string [the convention's text]",
+        "data[0].firstName: field names are snake_case [the convention's text]",
+        "data[1]: the object has no string 'type' [the convention's text and the original's code]",
       ])
     let good = try StrictJSON.parse(
       #"{"code":"OK","data":{"type":"Trip","id":"6955b900-0000-4000-8000-00000000a001","profile":{"type":"User","id":"6955b900-0000-4000-8000-00000000a002","first_name":"A"}}}"#
@@ -187,7 +191,7 @@ struct ModelTests {
     let missingID = try StrictJSON.parse(#"{"code":"OK","data":{"type":"User","email":"a@b.c"}}"#)
     #expect(
       APIConvention.lint(missingID, registry: .bdModules).map(\.description) == [
-        "data: a User is a model: it needs an 'id'"
+        "data: a User is a model: it needs an 'id' [the convention's text and the original's code]"
       ])
   }
 

@@ -6,10 +6,16 @@ import Plumbing
 enum APIGroup {
   static let group = CommandGroup(
     "api", summary: "check a response against BDModules' API convention",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       The convention: a top-level code from the known list (and a message with an error code); \
       data on success; every object with a type, every model object with a UUID id; collections \
       with info{offset,count,total} that agree with the data; snake_case field names.
+      Each finding says whose rule it applies: the convention's text (BDModules' README), or \
+      the text and the original's code together (ModelFactory dispatches on 'type', and a model \
+      object takes its uuid from 'id'). The text asks for time-sortable ids, so a paging_id \
+      that is not a whole number is a finding; the original's code keeps paging_id as a String \
+      and maps any, as 'model map' and 'help model' say.
       """,
     commands: [lint])
 
@@ -49,7 +55,10 @@ enum APIGroup {
     }
     let findings = APIConvention.lint(json, registry: invocation.session.factory.model.registry)
     let listed: [Value] = findings.map { finding in
-      .object([Field("path", .string(finding.path)), Field("message", .string(finding.message))])
+      .object([
+        Field("path", .string(finding.path)), Field("message", .string(finding.message)),
+        Field("rule", .string(finding.rule.rawValue)),
+      ])
     }
     guard !findings.isEmpty else {
       return .sentence(

@@ -5,7 +5,8 @@ import Foundation
 enum AppGroup {
   static let group = CommandGroup(
     "app", summary: "launch the MVC+C app, log in and out, and raise app errors",
-    from: [.mvcc], discussion: """
+    from: [.mvcc],
+    discussion: """
       AppConfigurator (filmsstorm's MVC+C guide, seed 004) is the root coordinator. At launch a \
       session id stored in the 'user' store chooses the main flow (a tab bar container with the \
       Discover, Favourites and Profile flows); without one it chooses the login flow. A flow's \

@@ -5,7 +5,8 @@ import Foundation
 enum AuthGroup {
   static let group = CommandGroup(
     "auth", summary: "log in with OAuth2 and keep the credential (OAuth2SessionManager)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       'auth login' is the seed's UserAPI.login: OAuth2SessionManager posts a password grant to \
       the API's /oauth/token as the client 'archsh', then UserAPI's me() fetches the user \
       (GET /users/me). AccountUserProvider keeps what they get: the credential (access and \

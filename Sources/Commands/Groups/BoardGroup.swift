@@ -5,7 +5,8 @@ import Domain
 enum BoardGroup {
   static let group = CommandGroup(
     "board", summary: "a live page in the browser that follows the session",
-    from: [.archsh], discussion: """
+    from: [.archsh],
+    discussion: """
       The board is a page served by archsh on 127.0.0.1. It follows the session as you type: \
       the coordinator tree and the visible screen, the factory graph with what the last command \
       built or reused, the data source a mutation touched with its delegate's notification, the \

@@ -5,7 +5,8 @@ import Foundation
 enum Builtins {
   static let group = CommandGroup(
     "", summary: "the shell's own commands",
-    from: [.archsh], commands: [
+    from: [.archsh],
+    commands: [
       help, set, unset, vars, echo, source, expect, time, sleep, history, output, serve, quit, exit,
     ])
 
@@ -51,7 +52,8 @@ enum Builtins {
       "help walkthroughs", "help --markdown", "help --json store persist",
     ],
     result: .oneOf([
-      .record(["builtins", "groups"]), .record(["group", "summary", "discussion", "commands"]),
+      .record(["builtins", "groups"]),
+      .record(["group", "summary", "origins", "discussion", "commands"]),
       .record(Help.commandFields), .rows(Help.commandFields), .message,
     ])
   ) { invocation in

@@ -4,7 +4,8 @@ import Domain
 enum ClientGroup {
   static let group = CommandGroup(
     "client", summary: "GET a model through APIServiceClient (OAuth2Authorization, ModelFactory)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       APIServiceClient sends the request through OAuth2Authorization (with the bearer token when \
       logged in, refreshing it on a 401) and maps the answer's data with ModelFactory's object \
       parser; the object must be of the TYPE asked for.

@@ -4,7 +4,8 @@ import Domain
 enum CoordGroup {
   static let group = CommandGroup(
     "coord", summary: "the coordinator tree and each coordinator's navigation stack",
-    from: [.mvcc], discussion: """
+    from: [.mvcc],
+    discussion: """
       A coordinator keeps child coordinators and a navigation stack of screens (a model of \
       UINavigationController), never a controller: a screen's controller is built with its \
       presenter when the screen is shown or sends an event. Names: \

@@ -6,7 +6,8 @@ import Plumbing
 enum DataSourceGroup {
   static let group = CommandGroup(
     "ds", summary: "build data-source sections and draw them as a text table view",
-    from: [.dataSourceController, .lickability], discussion: """
+    from: [.dataSourceController, .lickability],
+    discussion: """
       DataSourceController (peredaniel, seed 002): sections of rows, a cell data controller \
       registered per model type, and mutations that notify the delegate what to reload, shown \
       as ~ lines and in traces. A row's model is text, a Product from productCache, or a JSON \

@@ -4,7 +4,8 @@ import Domain
 enum DatabaseGroup {
   static let group = CommandGroup(
     "db", summary: "the SQLite workspace: where it is, what it holds, whether it is sound",
-    from: [.archsh], discussion: """
+    from: [.archsh],
+    discussion: """
       The workspace is --db PATH, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite \
       (~/.local/share/archsh/). ':memory:' keeps it in memory. It runs in WAL mode with \
       synchronous=NORMAL and a busy timeout of 5 s; new files get mode 0600.

@@ -4,7 +4,8 @@ import Domain
 enum EventGroup {
   static let group = CommandGroup(
     "event", summary: "send presenter events to coordinators and watch the navigation change",
-    from: [.mvcc], discussion: """
+    from: [.mvcc],
+    discussion: """
       Each screen's presenter sends the events of its own enum, named for what happened \
       (mediaItemSelected(id), headerTapped, backTapped, failed(error)...). The coordinator that \
       built the presenter switches on the event: it pushes, pops, resets its stack, or sends an \

@@ -4,7 +4,8 @@ import Domain
 enum FactoryGroup {
   static let group = CommandGroup(
     "factory", summary: "the composition root that builds every controller (BDModules factories)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       ApplicationFactory creates the other factories (APIFactory, ModelFactory, JSONFactory, \
       DataSourceFactory, EntryFactory, MainFactory), and they build every controller the shell \
       drives, down to each DataSourceController, NavigationController, TableViewProvider, \

@@ -5,7 +5,8 @@ import Foundation
 enum IssueGroup {
   static let group = CommandGroup(
     "issue", summary: "fetch magazine issues and their assets (MagazineIssueUpdater)",
-    from: [.lickability], discussion: """
+    from: [.lickability],
+    discussion: """
       MagazineIssueUpdater (seed 000): updateIssue(from:) and \
       loadAsset(from:inIssueWithIdentifier:). The seed only hands results to its completion; \
       archsh also persists them, the issue in the store 'issues' and each asset in \

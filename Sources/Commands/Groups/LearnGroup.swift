@@ -5,7 +5,8 @@ import Foundation
 enum LearnGroup {
   static let group = CommandGroup(
     "learn", summary: "exercises: reach a goal, and archsh checks it after every line",
-    from: [.archsh], discussion: """
+    from: [.archsh],
+    discussion: """
       An exercise sets up a state in a fresh in-memory workspace, as step mode does, and states \
       a goal in words. You type commands as usual; after each line archsh runs the exercise's \
       check and says when the goal is met. 'learn hint' gives the hints one at a time, and \
@@ -294,7 +295,9 @@ enum LearnGroup {
   }
 
   static let verify = Command(
-    "verify", summary: "check exercises: the setup alone and the wrong attempt miss the goal, the solution meets it",
+    "verify",
+    summary:
+      "check exercises: the setup alone and the wrong attempt miss the goal, the solution meets it",
     signature: Signature([exercisesArgument]),
     examples: ["learn verify", "learn verify ds-add-out-of-range", "learn verify my-exercise.ash"],
     result: .rows(["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"])

@@ -5,7 +5,8 @@ import Foundation
 enum LogGroup {
   static let group = CommandGroup(
     "log", summary: "the Loggers' tags, thresholds and kept lines (BDModules' Logger)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       Each Logger has a tag; each tag can be enabled or disabled and has a threshold, one of \
       Verbose < Info < Warning < Error (Info until changed). A line below its tag's threshold, or \
       for a disabled tag, is dropped. The Loggers are built on swift-log with archsh's handler, \

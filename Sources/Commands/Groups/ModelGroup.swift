@@ -5,7 +5,8 @@ import Foundation
 enum ModelGroup {
   static let group = CommandGroup(
     "model", summary: "map API JSON into value and model objects (ModelFactory, APIFieldMapper)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       ModelFactory reads an object's 'type' and maps it with that type's field mappers: each \
       takes the value at apiKeyPath (dots walk into nested objects) and keeps it under modelKey, \
       as it is (Default), as a nested object (ValueObject) or as an array of them (ValueArray). \
@@ -13,8 +14,9 @@ enum ModelGroup {
       logged under the tag Model at Error and the object is still built, as in the seed. A \
       model object takes its uuid from 'id' and pagingId from 'paging_id', each kept as the \
       string it came as (a number becomes its decimal text), as the original's String \
-      properties keep them; a time-sortable UUID is the API convention, which 'api lint' checks, \
-      not a condition of mapping. Two model objects are the same when their type and uuid are, \
+      properties keep them; a time-sortable UUID id and a whole-number paging_id are the API \
+      convention's text, which 'api lint' checks and names as the text's rule, not a condition \
+      of mapping. Two model objects are the same when their type and uuid are, \
       two value objects when their dictionaries are.
       The types are the original example app's (banDedo/BDModules, HarnessModules/Model), field \
       for field: User (first_name, last_name, email required; phone_number, cover_image_url, \

@@ -7,7 +7,8 @@ import Plumbing
 enum NetGroup {
   static let group = CommandGroup(
     "net", summary: "send HTTP requests through NetworkController; see which API is in use",
-    from: [.lickability], discussion: """
+    from: [.lickability],
+    discussion: """
       The first command that needs the network starts the demo API inside archsh, on \
       127.0.0.1 and a free port, unless --api URL (or $ARCHSH_API) points at another server. \
       Responses follow the BDModules convention: {"code":"OK","data":...}, collections with \

@@ -4,7 +4,8 @@ import Domain
 enum ParseGroup {
   static let group = CommandGroup(
     "parse", summary: "turn files and JSON into models (AcknowParser, GameParser)",
-    from: [.lickability], discussion: """
+    from: [.lickability],
+    discussion: """
       Parsers take raw input and produce models, and nothing else: no networking, no \
       persistence. AcknowParser reads a CocoaPods acknowledgements plist; GameParser shows the \
       guide's newer example, which throws invalidInput when the JSON lacks a name.

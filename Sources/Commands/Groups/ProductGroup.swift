@@ -5,7 +5,8 @@ import Foundation
 enum ProductGroup {
   static let group = CommandGroup(
     "product", summary: "fetch products over HTTP and cache them (ProductUpdater, Translator)",
-    from: [.lickability], discussion: """
+    from: [.lickability],
+    discussion: """
       ProductUpdater (seeds 000 and 001) fetches a product with NetworkController, decodes it, \
       and persists it with PersistenceController in the store productCache, under the URL's \
       absoluteString. The seed uses .productCache, which its own identifier enum lacks; archsh \

@@ -4,7 +4,8 @@ import Foundation
 enum RecordGroup {
   static let group = CommandGroup(
     "record", summary: "record what you type at the prompt as a walkthrough and its transcript",
-    from: [.archsh], discussion: """
+    from: [.archsh],
+    discussion: """
       'record start FILE.ash' keeps every line typed at the prompt from then on, with what it \
       printed. 'record stop' writes FILE.ash and its transcript FILE.out (mode 0600), then replays \
       FILE.ash at once in a fresh in-memory workspace and says whether it reproduces the \

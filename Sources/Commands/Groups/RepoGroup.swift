@@ -6,7 +6,8 @@ import Plumbing
 enum RepoGroup {
   static let group = CommandGroup(
     "repo", summary: "page through a collection and keep its models (Repository)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       A repository fetches a collection page by page through APISessionManager and \
       OAuth2Authorization (an expired token is refreshed and the page replayed unseen), maps each \
       page with ModelFactory's collection parser, and keeps the model objects, de-duplicated by \

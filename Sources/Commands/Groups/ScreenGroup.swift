@@ -5,7 +5,8 @@ import Foundation
 enum ScreenGroup {
   static let group = CommandGroup(
     "screen", summary: "draw the visible screen through its provider, and select its rows",
-    from: [.mvcc], discussion: """
+    from: [.mvcc],
+    discussion: """
       The coordinator builds the screen's controller with its presenter. The presenter \
       retrieves and formats the data (media items are catalog products, from productCache or \
       fetched over HTTP), and the controller's table-view provider supplies it through a \

@@ -7,7 +7,8 @@ import Plumbing
 enum SessionGroup {
   static let group = CommandGroup(
     "session", summary: "send any request through APISessionManager (BDModules)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       Every request of BDModules goes through APISessionManager's performRequest(method:path:\
       parameters:headers:files:), which returns the task suspended; 'session request' resumes it \
       and waits. Paths are relative to dynamicBaseURL. Parameters go in the query for GET, HEAD \

@@ -5,7 +5,8 @@ import Foundation
 enum StoreGroup {
   static let group = CommandGroup(
     "store", summary: "persist and retrieve keys in named stores (PersistenceController)",
-    from: [.lickability], discussion: """
+    from: [.lickability],
+    discussion: """
       Each store keeps entries with their value, creation and access times, access count and \
       byte count. Limits follow PINCache: a byte limit (50MB by default) trimmed by least recent \
       access after a write, an age limit (30d by default) counted from creation, and TTL mode, \

@@ -7,7 +7,8 @@ import Foundation
 enum TraceGroup {
   static let group = CommandGroup(
     "trace", summary: "show how the controllers move, as trees and sequence diagrams",
-    from: [.archsh], discussion: """
+    from: [.archsh],
+    discussion: """
       Domain controllers report what they do to a tracer. With tracing on, every command that \
       made a controller work is followed by its tree: component, operation, key attributes and \
       duration. Secret values never reach a trace.

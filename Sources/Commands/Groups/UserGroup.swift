@@ -4,7 +4,8 @@ import Domain
 enum UserGroup {
   static let group = CommandGroup(
     "user", summary: "the logged-in user from the API (UserAPI)",
-    from: [.bdModules], discussion: """
+    from: [.bdModules],
+    discussion: """
       UserAPI's me() goes through its APIServiceClient for User: OAuth2Authorization sends the \
       stored bearer token and, on a 401, refreshes it once and replays the request; ModelFactory \
       maps the answer's data into a User model object. As in the seed, me() hands the user to \

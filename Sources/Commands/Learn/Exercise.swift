@@ -58,8 +58,7 @@ public struct Exercise: Sendable {
     var meta: [String: [String]] = [:]
     var lines: [String: [SourceLine]] = [:]
     var section: String?
-    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-    {
+    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let number = index + 1
       let line = String(raw.hasSuffix("\r") ? raw.dropLast() : raw)
       if line.hasPrefix("## ") {
@@ -101,7 +100,8 @@ public struct Exercise: Sendable {
         throw ShellError("\(path): no '#: \(key)' line", hint: "add one, for example '\(example)'")
       }
       guard values.count == 1 else {
-        throw ShellError("\(path): '#: \(key)' is given \(values.count) times", hint: "give it once")
+        throw ShellError(
+          "\(path): '#: \(key)' is given \(values.count) times", hint: "give it once")
       }
       return value
     }
@@ -177,7 +177,8 @@ public enum ExerciseBook {
     guard let directory else {
       throw ShellError(
         "archsh's exercises were not found next to the archsh executable (archsh_Commands.resources/Exercises)",
-        hint: "run archsh from the folder it was built in ('make run'), or give an exercise file: learn start FILE.ash"
+        hint:
+          "run archsh from the folder it was built in ('make run'), or give an exercise file: learn start FILE.ash"
       )
     }
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])

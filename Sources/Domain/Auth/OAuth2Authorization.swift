@@ -101,8 +101,10 @@ public final class OAuth2Authorization: @unchecked Sendable {
     perform(label, observer: observer, runsHere: nil, makeTask: makeTask, completion: completion)
   }
 
-  /// `perform`; with `runsHere`, the first request runs on the calling thread, which would only
-  /// wait for it (Ctrl-C, `runsHere`, cancels it). Replays after a refresh run on their own.
+  /// The public `perform`, which may run the first request on the calling thread.
+  ///
+  /// With `runsHere`, the first request runs on the calling thread, which would only wait for it
+  /// (Ctrl-C, as `runsHere` tells, cancels it). Replays after a refresh run on their own.
   private func perform(
     _ label: String, observer: (@Sendable (AuthorizationEvent) -> Void)?,
     runsHere: (@Sendable () -> Bool)?,

@@ -3,13 +3,39 @@ import Plumbing
 
 /// One way a response departs from BDModules' API convention.
 public struct ConventionFinding: Sendable, Equatable, CustomStringConvertible {
+  /// Which source a finding's rule comes from.
+  public enum Rule: String, Sendable {
+    /// The convention as BDModules' README states it; the original's code may accept more.
+    case text
+    /// The README, and the original's code too: ModelFactory dispatches on `type`, and a model
+    /// object takes its uuid from `id`.
+    case both
+
+    /// The rule's source, as the finding's line names it.
+    public var label: String {
+      switch self {
+      case .text: return "the convention's text"
+      case .both: return "the convention's text and the original's code"
+      }
+    }
+  }
+
   /// Where, such as `data[3].firstName`.
   public let path: String
   /// What is wrong.
   public let message: String
+  /// Whose rule it breaks.
+  public let rule: Rule
 
-  /// One line: the place, then the finding.
-  public var description: String { "\(path): \(message)" }
+  /// A finding; most rules are the convention's text alone.
+  public init(path: String, message: String, rule: Rule = .text) {
+    self.path = path
+    self.message = message
+    self.rule = rule
+  }
+
+  /// One line: the place, the finding, and whose rule it is.
+  public var description: String { "\(path): \(message) [\(rule.label)]" }
 }
 
 /// Checks a response against BDModules' API convention: a top-level `code` from the known list
@@ -101,13 +127,15 @@ public enum APIConvention {
     case .object(let members):
       let type = ModelRegistry.member(members, "type")
       guard case .string(let name)? = type else {
-        findings.append(ConventionFinding(path: path, message: "the object has no string 'type'"))
+        findings.append(
+          ConventionFinding(path: path, message: "the object has no string 'type'", rule: .both))
         break
       }
       let id = ModelRegistry.member(members, "id")
       if registry.type(named: name)?.isModel == true, id == nil {
         findings.append(
-          ConventionFinding(path: path, message: "a \(name) is a model: it needs an 'id'"))
+          ConventionFinding(
+            path: path, message: "a \(name) is a model: it needs an 'id'", rule: .both))
       }
       if let id, !Self.isUUID(id) {
         findings.append(ConventionFinding(path: "\(path).id", message: "is not a UUID"))
@@ -116,7 +144,9 @@ public enum APIConvention {
         if case .number(let text) = paging, Int64(text) != nil {
         } else if paging != .null {
           findings.append(
-            ConventionFinding(path: "\(path).paging_id", message: "expected a whole number"))
+            ConventionFinding(
+              path: "\(path).paging_id",
+              message: "expected a whole number; the original's code keeps any string"))
         }
       }
       for member in members where member.key != "type" {

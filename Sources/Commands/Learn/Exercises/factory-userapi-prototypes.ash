@@ -12,9 +12,9 @@ set password lovelace --secret
 auth login ada@example.com $password
 
 ## check
-factory list
-expect contains "userAPI                    APIFactory          prototype  UserAPI                                      3  "
-expect contains "oAuth2SessionManager       APIFactory          prototype  OAuth2SessionManager                         3  "
+factory graph
+expect contains "userAPI: UserAPI (prototype, made 3 times)"
+expect contains "oAuth2SessionManager: OAuth2SessionManager (prototype, made 3 times)"
 
 ## solution
 user me

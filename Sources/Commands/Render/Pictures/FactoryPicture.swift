@@ -154,7 +154,10 @@ enum FactoryPicture {
       svg.close()
       x += (24 + 18) * scale + SVG.textWidth(origin.label, size: typeSize)
     }
-    let focusStyle = focus ? ".name { font-size: \(SVG.number(nameSize))px; } .type { font-size: \(SVG.number(typeSize))px; }\n" : ""
+    let focusStyle =
+      focus
+      ? ".name { font-size: \(SVG.number(nameSize))px; } .type { font-size: \(SVG.number(typeSize))px; }\n"
+      : ""
     return svg.document(
       width: width, height: height, label: "factory graph", style: style + focusStyle,
       scope: "archsh-factories")
@@ -177,7 +180,9 @@ enum FactoryPicture {
     for node in nodes { _ = depth(node.component.name, []) }
     let count = (layer.values.max() ?? 0) + 1
     var columns: [[Slot]] = Array(repeating: [], count: count)
-    for node in nodes { columns[layer[node.component.name] ?? 0].append(.product(node.component.name)) }
+    for node in nodes {
+      columns[layer[node.component.name] ?? 0].append(.product(node.component.name))
+    }
     var wires: [(from: String, to: String)] = []
     for node in nodes {
       for dependency in node.dependencies where names.contains(dependency) {
@@ -199,7 +204,9 @@ enum FactoryPicture {
       let from = layer[wire.from] ?? 0
       let to = layer[wire.to] ?? 0
       var chain = [slotOf(wire.from)]
-      for column in (from + 1)..<max(from + 1, to) { chain.append(.bend(wire: number, column: column)) }
+      for column in (from + 1)..<max(from + 1, to) {
+        chain.append(.bend(wire: number, column: column))
+      }
       chain.append(slotOf(wire.to))
       for (left, right) in zip(chain, chain.dropFirst()) {
         after[left, default: []].append(right)

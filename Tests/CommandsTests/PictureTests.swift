@@ -64,6 +64,22 @@ struct PictureTests {
     #expect(nodes == graph.nodes.count)
   }
 
+  @Test("the board's factory picture draws only what the last command touched, built first, large")
+  func factoryFocus() {
+    let graph = ApplicationFactory().graph()
+    let svg = FactoryPicture.svg(
+      graph, marks: ["tracer": .reused, "workspace": .new, "logger": .new], focus: true)
+    let products = svg.components(separatedBy: #"data-product=""#).dropFirst()
+      .map { String($0.prefix { $0 != "\"" }) }
+    #expect(products == ["workspace", "logger", "tracer"])
+    #expect(svg.contains(".name.big { font-size: 24px; }"))
+    #expect(svg.contains(">BDModules (003)</text>"))
+    #expect(svg.contains(">archsh's own</text>"))
+    // Without marks there is nothing to focus on: the whole graph is drawn.
+    let whole = FactoryPicture.svg(graph, focus: true)
+    #expect(whole.components(separatedBy: #"<g class="node "#).count - 1 == graph.nodes.count)
+  }
+
   @Test("text in a picture is escaped")
   func escaping() {
     var svg = SVG()

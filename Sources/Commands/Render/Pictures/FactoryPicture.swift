@@ -29,20 +29,14 @@ enum FactoryPicture {
   }
 
   /// The graph, with `marks` from the last command; with `focus`, only the products the last
-  /// command touched and those injected into them, drawn large, for the board.
+  /// command touched, large, one under another, for the board.
   static func svg(_ graph: FactoryGraph, marks: [String: Mark] = [:], focus: Bool = false)
     -> String
   {
-    var nodes = graph.nodes
-    if focus, !marks.isEmpty {
-      var keep = Set(marks.keys)
-      for node in graph.nodes where marks[node.component.name] != nil {
-        keep.formUnion(node.dependencies)
-      }
-      nodes = graph.nodes.filter { keep.contains($0.component.name) }
-    }
+    if focus, !marks.isEmpty { return touched(graph, marks: marks) }
+    let nodes = graph.nodes
     let layout = layers(nodes)
-    let scale = focus ? 1.6 : 1.0
+    let scale = 1.0
     let nameSize = 15.0 * scale
     let typeSize = 13.0 * scale
     let boxHeight = 66.0 * scale
@@ -97,7 +91,7 @@ enum FactoryPicture {
     }
     let legendY = bottom + 18
     let height = legendY + 30 * scale
-    let width = max(nextX - columnGap + left, 980 * scale)
+    let width = max(nextX - columnGap + left, 980)
 
     var svg = SVG()
     for (number, wire) in layout.wires.enumerated() {
@@ -154,13 +148,66 @@ enum FactoryPicture {
       svg.close()
       x += (24 + 18) * scale + SVG.textWidth(origin.label, size: typeSize)
     }
-    let focusStyle =
-      focus
-      ? ".name { font-size: \(SVG.number(nameSize))px; } .type { font-size: \(SVG.number(typeSize))px; }\n"
-      : ""
     return svg.document(
-      width: width, height: height, label: "factory graph", style: style + focusStyle,
-      scope: "archsh-factories")
+      width: width, height: height, label: "factory graph", style: style, scope: "archsh-factories")
+  }
+
+  /// The products the last command built (first) or was handed again, one under another, with
+  /// large text: what the board shows, so that a room can read it.
+  private static func touched(_ graph: FactoryGraph, marks: [String: Mark]) -> String {
+    let nodes =
+      graph.nodes.filter { marks[$0.component.name] == .new }
+      + graph.nodes.filter { marks[$0.component.name] == .reused }
+    let nameSize = 24.0
+    let textSize = 18.0
+    let lineHeight = 26.0
+    func lines(_ node: FactoryGraph.Node) -> [String] {
+      var lines = [
+        SVG.cut(node.component.typeName, 32),
+        "\(node.component.factory) · \(FactoryDrawing.scope(node))",
+        node.component.origin.label,
+      ]
+      if !node.dependencies.isEmpty {
+        lines.append(SVG.cut("← " + node.dependencies.joined(separator: ", "), 34))
+      }
+      return lines
+    }
+    let widest =
+      nodes.map { node in
+        max(
+          SVG.textWidth(node.component.name, size: nameSize),
+          lines(node).map { SVG.textWidth($0, size: textSize) }.max() ?? 0)
+      }.max() ?? 100
+    let boxWidth = widest + 32
+    var svg = SVG()
+    var y = 10.0
+    for node in nodes {
+      let rows = lines(node)
+      let height = 16 + nameSize + Double(rows.count) * lineHeight + 8
+      let state = marks[node.component.name] == .new ? "new" : "reused"
+      let shape = node.component.lifetime == .singleton ? "singleton" : "prototype"
+      svg.open(
+        "node \(state) \(shape) \(FactoryDrawing.originClass(node.component.origin))",
+        data: [("product", node.component.name), ("origin", node.component.origin.label)])
+      svg.rect(
+        x: 10, y: y, width: boxWidth, height: height,
+        radius: node.component.lifetime == .singleton ? 2 : 16, classes: "box")
+      svg.text(node.component.name, x: 26, y: y + 12 + nameSize, classes: "name big")
+      for (index, row) in rows.enumerated() {
+        svg.text(
+          row, x: 26, y: y + 16 + nameSize + Double(index + 1) * lineHeight - 6,
+          classes: "type big")
+      }
+      svg.close()
+      y += height + 12
+    }
+    let style =
+      Self.style
+      + ".name.big { font-size: \(SVG.number(nameSize))px; }\n"
+      + ".type.big { font-size: \(SVG.number(textSize))px; }\n"
+    return svg.document(
+      width: boxWidth + 20, height: y, label: "what the last command built or reused",
+      style: style, scope: "archsh-factories")
   }
 
   /// The columns and their order: longest-path layers, a bend for each column a wire skips, then

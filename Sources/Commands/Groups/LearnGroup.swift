@@ -128,6 +128,11 @@ enum LearnGroup {
     _ exercise: Exercise, _ invocation: Invocation, keepingCounts: Bool = false
   ) throws(ShellError) -> Output {
     let home = home(invocation)
+    if let recorder = home.recorder {
+      throw ShellError(
+        "a recording to \(recorder.path) is running, and an exercise runs in a workspace of its own",
+        hint: "'record stop' writes the recording first")
+    }
     let earlier = Lesson.progress(of: exercise, in: home)
     let current = invocation.interpreter.lesson
     let lesson = try Lesson.prepare(

@@ -38,6 +38,12 @@ enum RecordGroup {
         "already recording to \(recorder.path)", hint: "'record stop' writes it first",
         at: file.offset)
     }
+    if let lesson = invocation.interpreter.lesson {
+      throw ShellError(
+        "the exercise '\(lesson.exercise.name)' is running, in a workspace of its own",
+        hint: "'learn stop' leaves it; then 'record start' records your own session",
+        at: file.offset)
+    }
     guard invocation.interpreter.frames.count == 1, invocation.interpreter.frames[0].isInteractive
     else {
       throw ShellError(

@@ -1,5 +1,6 @@
 import DemoAPI
 import Foundation
+import Plumbing
 import Testing
 
 @testable import Domain

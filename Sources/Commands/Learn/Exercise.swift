@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Plumbing
 
 /// One exercise of `learn`: a goal to reach, the state it starts from, hints, the check that says
 /// when the goal is met, one solution and one wrong attempt.

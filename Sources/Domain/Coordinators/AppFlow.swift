@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// An alert's events.
 public enum AlertEvent: EventProtocol {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 
 /// What a stored data source is built with, handed over by DataSourceFactory: the way to make its
 /// DataSourceController, and the coders of its product rows.

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// The composition root, after BDModules' ApplicationFactory: it creates the other factories and,
 /// through them, every controller the shell drives.

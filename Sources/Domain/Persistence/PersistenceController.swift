@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 
 /// Persists and retrieves values by key in named stores, with PINCache's semantics, on SQLite.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 
 /// How a repository pages, after BDModules' `Repository`.
 public struct RepositoryDefinition: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Domain
+import Plumbing
 
 /// An error in one command line: what went wrong, a hint, and where.
 ///

@@ -390,12 +390,16 @@ struct DefectTests {
     holder.executableURL = URL(fileURLWithPath: Binary.path)
     holder.arguments = [
       "--no-rc", "--db", database, "--atomic", "-c", "store persist bookmarks b 2", "-c",
-      "sleep 8s",
+      "echo holding", "-c", "sleep 8s",
     ]
     holder.environment = Binary.environment(home: home)
+    let output = Pipe()
+    holder.standardOutput = output
     try holder.run()
     defer { holder.waitUntilExit() }
-    Thread.sleep(forTimeInterval: 1)
+    // Each command's output is written when it ends: 'holding' means the write is in, and the
+    // atomic run holds the workspace's write lock until its sleep ends.
+    #expect(Binary.firstLine(of: output) == "holding")
     let blocked = try Binary.run(
       ["--no-rc", "--db", database, "-c", "store persist bookmarks c 3"], home: home)
     #expect(blocked.status == 1)

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Synchronization
 
 /// One `auth burst`: N authenticated GETs started at once through OAuth2Authorization, and the
 /// timeline of what happened to each.
@@ -121,11 +122,13 @@ struct BurstRun {
 }
 
 /// Collects the timeline from the event loops and worker threads.
-private final class Recorder: @unchecked Sendable {
-  // @unchecked: `entries` and `outcomes` are only touched while `lock` is held.
-  private let lock = NSLock()
-  private var entries: [(UInt64, Int?, String)] = []
-  private var outcomes: [Int: OAuth2Authorization.Outcome] = [:]
+private final class Recorder: Sendable {
+  /// What the requests reported, and how each ended.
+  private struct State {
+    var entries: [(UInt64, Int?, String)] = []
+    var outcomes: [Int: OAuth2Authorization.Outcome] = [:]
+  }
+  private let state = Mutex(State())
 
   func record(_ number: Int, _ event: AuthorizationEvent) {
     let now = DispatchTime.now().uptimeNanoseconds
@@ -145,19 +148,19 @@ private final class Recorder: @unchecked Sendable {
     case .tokenChangedInFlight: text = "401 for a replaced token: replayed at once"
     case .delivered: return
     }
-    lock.withLock { entries.append((now, request, text)) }
+    state.withLock { $0.entries.append((now, request, text)) }
   }
 
   func finish(_ number: Int, _ outcome: OAuth2Authorization.Outcome) {
-    lock.withLock { outcomes[number] = outcome }
+    state.withLock { $0.outcomes[number] = outcome }
   }
 
   func take(since start: UInt64) -> ([BurstRun.Entry], [Int: OAuth2Authorization.Outcome]) {
-    lock.withLock {
-      let sorted = entries.sorted { $0.0 < $1.0 }.map {
+    state.withLock { state in
+      let sorted = state.entries.sorted { $0.0 < $1.0 }.map {
         BurstRun.Entry(nanoseconds: $0.0 &- start, request: $0.1, event: $0.2)
       }
-      return (sorted, outcomes)
+      return (sorted, state.outcomes)
     }
   }
 }

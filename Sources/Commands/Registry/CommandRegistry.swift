@@ -34,12 +34,10 @@ public final class CommandRegistry: Sendable {
   }
 
   /// One group: built on first use, then kept with its verb index.
-  private final class Slot: @unchecked Sendable {
-    // @unchecked: `built` is only read or set while `lock` is held; the rest are `let`s.
+  private final class Slot: Sendable {
     let name: String
     private let make: @Sendable () -> CommandGroup
-    private let lock = NSLock()
-    private var built: (group: CommandGroup, verbs: [String: Verb])?
+    private let built = Mutex<(group: CommandGroup, verbs: [String: Verb])?>(nil)
 
     init(name: String, make: @escaping @Sendable () -> CommandGroup) {
       self.name = name
@@ -47,7 +45,7 @@ public final class CommandRegistry: Sendable {
     }
 
     var value: (group: CommandGroup, verbs: [String: Verb]) {
-      lock.withLock {
+      built.withLock { built in
         if let built { return built }
         let group = make()
         var verbs: [String: Verb] = [:]

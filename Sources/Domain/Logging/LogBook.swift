@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// One kept log line.
 public struct LogLine: Sendable, Equatable {
@@ -30,8 +31,7 @@ public struct LoggerSetting: Sendable, Equatable {
 ///
 /// Lines arrive from any thread, event loops included, so they are held in memory and written in
 /// one transaction by `flush()`, which the shell calls after each command.
-public final class LogBook: @unchecked Sendable {
-  // @unchecked: `settings` and `pending` are only touched while `lock` is held once init returns.
+public final class LogBook: Sendable {
   /// The tags archsh's loggers use, with what logs under each.
   public static let knownTags: [(tag: String, summary: String)] = [
     ("API", "APISessionManager: [REQUEST] and [RESPONSE] lines"),
@@ -45,9 +45,16 @@ public final class LogBook: @unchecked Sendable {
   public static let capacity = 10_000
 
   private let workspace: Workspace
-  private let lock = NSLock()
-  private var settings: [String: LoggerSetting] = [:]
-  private var pending: [(date: Date, tag: String, level: LogLevel, message: String)] = []
+  private let settings: Mutex<[String: LoggerSetting]>
+  private let pending = Mutex<[PendingLine]>([])
+
+  /// A line held in memory until `flush()` writes it.
+  private struct PendingLine: Sendable {
+    var date: Date
+    var tag: String
+    var level: LogLevel
+    var message: String
+  }
 
   /// The stream each line is also published to.
   let events: EventStream?
@@ -63,17 +70,19 @@ public final class LogBook: @unchecked Sendable {
     let rows = try workspace.read { db in
       try Row.fetchAll(db, sql: "SELECT tag, enabled, threshold FROM logger_settings")
     }
+    var stored: [String: LoggerSetting] = [:]
     for row in rows {
       let tag: String = row["tag"]
-      settings[tag] = LoggerSetting(
+      stored[tag] = LoggerSetting(
         tag: tag, enabled: row["enabled"],
         threshold: LogLevel(rawValue: row["threshold"]) ?? Self.defaultThreshold)
     }
+    settings = Mutex(stored)
   }
 
   /// The tag's setting: the stored one, else enabled at the default threshold.
   public func setting(for tag: String) -> LoggerSetting {
-    lock.withLock { settings[tag] }
+    settings.withLock { $0[tag] }
       ?? LoggerSetting(
         tag: tag, enabled: true, threshold: Self.defaultThreshold)
   }
@@ -96,7 +105,7 @@ public final class LogBook: @unchecked Sendable {
           ON CONFLICT (tag) DO UPDATE SET enabled = excluded.enabled, threshold = excluded.threshold
           """, arguments: [changed.tag, changed.enabled, changed.threshold.rawValue])
     }
-    lock.withLock { settings[tag] = changed }
+    settings.withLock { $0[tag] = changed }
   }
 
   /// Every tag that has a setting or a line, with the known ones first.
@@ -107,7 +116,7 @@ public final class LogBook: @unchecked Sendable {
     }
     var lines: [String: Int] = [:]
     for row in counts { lines[row["tag"]] = row["count"] }
-    let stored = lock.withLock { Array(settings.keys) }
+    let stored = settings.withLock { Array($0.keys) }
     var names = Self.knownTags.map(\.tag)
     for tag in (stored + Array(lines.keys)).sorted() where !names.contains(tag) {
       names.append(tag)
@@ -117,15 +126,17 @@ public final class LogBook: @unchecked Sendable {
 
   /// Keeps a line (called by archsh's swift-log handler, from any thread).
   func append(tag: String, level: LogLevel, message: String) {
-    lock.withLock { pending.append((Date(), tag, level, message)) }
+    pending.withLock {
+      $0.append(PendingLine(date: Date(), tag: tag, level: level, message: message))
+    }
     events?.publish(.log) { .log(LoggedLine(tag: tag, level: level, message: message)) }
   }
 
   /// Writes the lines held in memory to the workspace, dropping the oldest past `capacity`.
   public func flush() throws {
-    let lines = lock.withLock {
-      defer { pending = [] }
-      return pending
+    let lines = pending.withLock { held in
+      defer { held = [] }
+      return held
     }
     guard !lines.isEmpty else { return }
     do {
@@ -143,7 +154,7 @@ public final class LogBook: @unchecked Sendable {
       }
     } catch {
       // A read-only workspace cannot keep them; they stay readable until the process ends.
-      lock.withLock { pending = lines + pending }
+      pending.withLock { $0 = lines + $0 }
       throw error
     }
   }
@@ -190,7 +201,7 @@ public final class LogBook: @unchecked Sendable {
   /// Deletes every kept line; returns how many there were.
   @discardableResult
   public func clear() throws -> Int {
-    lock.withLock { pending = [] }
+    pending.withLock { $0 = [] }
     return try workspace.write("clearing the log") { db in
       try db.execute(sql: "DELETE FROM log_lines")
       return db.changesCount

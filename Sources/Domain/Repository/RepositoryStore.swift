@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Synchronization
 
 /// How a repository pages, after BDModules' `Repository`.
 public struct RepositoryDefinition: Sendable, Equatable {
@@ -128,13 +129,14 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
 /// ignored by a unique index, so de-duplication costs one index probe per element, whatever the
 /// repository holds. The seed rebuilds an ordered set of every element on each page instead.
 public final class RepositoryStore: @unchecked Sendable {
-  // @unchecked: `inFlight` is only touched while `lock` is held; every other property is a `let`.
+  // @unchecked: `makeDataSourceController` is not Sendable (it captures the factory); it is only
+  // called on the thread that reads a repository. The rest are `let`s and a Mutex.
   private let workspace: Workspace
   private let decoder: JSONDecoder
   private let encoder: JSONEncoder
   private let makeDataSourceController: ([Section]) -> DataSourceController
-  private let lock = NSLock()
-  private var inFlight: Set<String> = []
+  /// The repositories with a fetch in flight.
+  private let inFlight = Mutex<Set<String>>([])
 
   /// Opens the repositories of `workspace`; a repository's options are written with `encoder`
   /// (keys sorted) and read with `decoder`, and `makeDataSourceController` makes the lists that
@@ -183,7 +185,7 @@ public final class RepositoryStore: @unchecked Sendable {
       throw RepositoryError.unknown(name, suggestion: Suggestion.nearest(to: name, among: names))
     }
     var record = self.record(row)
-    if lock.withLock({ inFlight.contains(name) }) { record.fetchState = .fetching }
+    if inFlight.withLock({ $0.contains(name) }) { record.fetchState = .fetching }
     return record
   }
 
@@ -196,12 +198,12 @@ public final class RepositoryStore: @unchecked Sendable {
 
   /// Marks a fetch as in flight; false when one already is (the seed's `fetch` returns false).
   func begin(_ name: String) -> Bool {
-    lock.withLock { inFlight.insert(name).inserted }
+    inFlight.withLock { $0.insert(name).inserted }
   }
 
   /// Ends a fetch.
   func end(_ name: String) {
-    _ = lock.withLock { inFlight.remove(name) }
+    _ = inFlight.withLock { $0.remove(name) }
   }
 
   /// Appends a page's model objects in order, skipping duplicates; returns how many were new.

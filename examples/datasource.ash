@@ -32,7 +32,10 @@ ds row add shop 1 99 'iPad case'
 ds row add shop 9 0 'Gift wrap'
 ds count shop
 ds row update shop 0 0 'Gift card (digital)'
-ds rows patch shop 0-1='iPhone 15 Pro Max (sold out)' 7-7=skipped
+# A patch skips a row past the end of its section; a section that does not exist voids it all.
+ds rows patch shop 0-1='iPhone 15 Pro Max (sold out)' 0-99=skipped
+ds rows patch shop 0-1='iPhone 15 (voided)' 7-7=nowhere
+expect contains "no change, no notification"
 # An update out of bounds does nothing and notifies nothing; --quiet is notify: false.
 ds row update shop 9 9 nowhere
 ds row remove shop 0 0 --quiet

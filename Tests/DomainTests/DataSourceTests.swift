@@ -106,16 +106,21 @@ struct DataSourceTests {
   }
 
   @Test(
-    "update(rows: [IndexPath: Any]) skips invalid paths and notifies the changed rows; an empty dictionary notifies []"
+    "update(rows: [IndexPath: Any]) skips rows out of bounds and notifies the changed ones; a section out of bounds voids it all, as in the original"
   )
   func updateRowsDictionary() {
     let store = twoSections()
     store.step(
       {
-        $0.update(rows: [path(1, 0): .text("B"), path(0, 0): .text("A0"), path(4, 4): .text("no")])
+        $0.update(rows: [path(1, 0): .text("B"), path(0, 0): .text("A0"), path(0, 9): .text("no")])
       },
       state: ["A|A0,a1|a", "-|B|-"], heard: [.rows([path(0, 0), path(1, 0)])])
     store.step({ $0.update(rows: [:]) }, state: ["A|A0,a1|a", "-|B|-"], heard: [.rows([])])
+    // The largest section named does not exist: nothing changes, nothing is notified, even for
+    // the valid path.
+    store.step(
+      { $0.update(rows: [path(0, 0): .text("Z"), path(4, 4): .text("no")]) },
+      state: ["A|A0,a1|a", "-|B|-"], heard: [])
   }
 
   @Test("remove(rowAt:) reloads all; the last row takes its section; out of bounds does nothing")
@@ -257,10 +262,10 @@ struct DataSourceTests {
         case 3: controller.update(row: .text("u\(step)"), at: path(section, row))
         case 4: controller.remove(rowAt: path(section, row))
         case 5:
-          // The second path is past the last section, so it never equals the first one (a
-          // dictionary literal with a duplicate key traps).
+          // The second path is past the end of its section, so it never equals the first one (a
+          // dictionary literal with a duplicate key traps), and is skipped.
           controller.update(rows: [
-            path(section, row): .text("p\(step)"), path(sections + 1, 0): .text("x"),
+            path(section, row): .text("p\(step)"), path(section, rows + 5): .text("x"),
           ])
         default:
           if step % 5 == 0 {

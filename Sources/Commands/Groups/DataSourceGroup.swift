@@ -473,8 +473,15 @@ enum DataSourceGroup {
 
   static let rowsPatch = Command(
     "rows patch", summary: "replace several rows, given as S-R=VALUE; invalid ones are skipped",
+    discussion: """
+      update(rows:) as in the original (1.2.0): a row past the end of its section is skipped, and \
+      the rows changed are notified. A section out of bounds voids the whole patch: when the \
+      largest section named does not exist, nothing changes and nothing is notified.
+      """,
     signature: Signature([nameArgument, patchWords, quiet]),
-    examples: ["ds rows patch todo 0-0=Milk 0-1=Bread 9-9=skipped"],
+    examples: [
+      "ds rows patch todo 0-0=Milk 0-1=Bread 0-9=skipped", "ds rows patch todo 0-0=Milk 9-9=voids",
+    ],
     result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])
   ) { invocation in
     var patch: [IndexPath: RowModel] = [:]

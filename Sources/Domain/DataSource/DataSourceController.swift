@@ -199,7 +199,16 @@ public final class DataSourceController: @unchecked Sendable {
 
   /// Replaces several rows; invalid index paths are skipped, and the rows actually changed are
   /// notified (an empty dictionary notifies none).
+  ///
+  /// As in the original (1.2.0), the whole update is skipped, and nothing notified, when the
+  /// largest section index among the paths is out of bounds (0 when there are none): one path in
+  /// a section that does not exist voids the others too, and an empty dictionary on a data source
+  /// without sections does nothing. A row out of bounds in an existing section is skipped alone.
   public func update(rows: [IndexPath: RowModel], notify: Bool = true) {
+    guard sections.indices.contains(rows.keys.map(\.section).max() ?? 0) else {
+      lastChange = .none
+      return
+    }
     var changed: [IndexPath] = []
     for (indexPath, row) in rows.sorted(by: { $0.key < $1.key })
     where modelObject(at: indexPath) != nil {

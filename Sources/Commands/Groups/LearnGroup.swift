@@ -64,6 +64,11 @@ enum LearnGroup {
 
   static let list = Command(
     "list", summary: "the exercises by seed, with your progress",
+    discussion: """
+      Each line is an exercise: a mark (✓ its goal was met, … it was tried, ▸ it is running), \
+      its name, its level from 1 (easy) to 3, and its title. The progress is kept in your \
+      workspace; --json gives each exercise's goal and counts too.
+      """,
     examples: ["learn list"],
     result: .rows(["seed", "name", "level", "title", "goal", "met", "tries", "hints"])
   ) { invocation in
@@ -72,19 +77,31 @@ enum LearnGroup {
       (try? home(invocation).factory.workspace).flatMap {
         try? LearnerProgress(workspace: $0).all()
       } ?? [:]
-    let running = invocation.interpreter.lesson?.exercise.name
-    var rows: [[Value]] = []
+    let lesson = invocation.interpreter.lesson
+    let nameWidth = exercises.map(\.name.count).max() ?? 0
+    let width = invocation.interpreter.terminalWidth()
+    var lines: [String] = []
     var data: [Value] = []
+    var seed: Origin?
     for exercise in exercises {
       let entry = progress[exercise.name]
-      let state =
-        exercise.name == running
-        ? (invocation.interpreter.lesson?.isMet == true ? "met (running)" : "running")
-        : entry?.met == true ? "met" : entry.map { "tried (\($0.tries))" } ?? ""
-      rows.append([
-        .string(exercise.seed.label), .string(exercise.name), .int(exercise.level),
-        .string(exercise.title), .string(state),
-      ])
+      if exercise.seed != seed {
+        seed = exercise.seed
+        lines.append(exercise.seed.label)
+      }
+      let mark: String
+      if exercise.name == lesson?.exercise.name {
+        mark = lesson?.isMet == true ? "✓▸" : " ▸"
+      } else if entry?.met == true {
+        mark = "✓ "
+      } else {
+        mark = entry == nil ? "  " : "… "
+      }
+      var line =
+        "  \(mark) \(exercise.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))"
+        + "  \(exercise.level)  \(exercise.title)"
+      if let width, line.count > width { line = String(line.prefix(max(0, width - 1))) + "…" }
+      lines.append(line)
       data.append(
         .object([
           Field("seed", .string(exercise.seed.rawValue)), Field("name", .string(exercise.name)),
@@ -94,15 +111,14 @@ enum LearnGroup {
         ]))
     }
     let met = exercises.filter { progress[$0.name]?.met == true }.count
-    let table = TextRenderer(useColor: false).render(
-      .table(Table(columns: ["seed", "name", "level", "title", "progress"], rows: rows)))
-    return .view(
-      text: table + "\n\(met) of \(exercises.count) met; 'learn start NAME' starts one",
-      data: .list(data))
+    lines.append(
+      "\(met) of \(exercises.count) met · ✓ met, … tried, ▸ running · 'learn start NAME' starts one"
+    )
+    return .view(text: lines.joined(separator: "\n"), data: .list(data))
   }
 
   /// The lines that introduce a running exercise.
-  static func introduction(_ lesson: Lesson) -> Output {
+  static func introduction(_ lesson: Lesson, width: Int?) -> Output {
     let exercise = lesson.exercise
     let hints = exercise.hints.count
     let text = """
@@ -112,7 +128,7 @@ enum LearnGroup {
       untouched). 'learn hint' gives a hint (\(hints)), 'learn goal' shows this again, 'learn stop' leaves.
       """
     return .sentence(
-      text,
+      wrappedForTerminal(text, width: width),
       [
         Field("name", .string(exercise.name)), Field("title", .string(exercise.title)),
         Field("seed", .string(exercise.seed.rawValue)), Field("level", .int(exercise.level)),
@@ -141,7 +157,7 @@ enum LearnGroup {
       hints: keepingCounts ? current?.hintsShown ?? 0 : 0)
     invocation.interpreter.begin(lesson)
     lesson.saveProgress()
-    return introduction(lesson)
+    return introduction(lesson, width: invocation.interpreter.terminalWidth())
   }
 
   static let start = Command(
@@ -170,7 +186,7 @@ enum LearnGroup {
       text += "\nhint \(index + 1): \(hint)"
     }
     return .sentence(
-      text,
+      wrappedForTerminal(text, width: invocation.interpreter.terminalWidth()),
       [
         Field("name", .string(exercise.name)), Field("goal", .string(exercise.goal)),
         Field("met", .bool(lesson.isMet)), Field("tries", .int(lesson.tries)),
@@ -195,7 +211,9 @@ enum LearnGroup {
     lesson.session.board?.show(lesson.goalView)
     let number = lesson.hintsShown
     return .sentence(
-      "hint \(number) of \(hints.count): \(hints[number - 1])",
+      wrappedForTerminal(
+        "hint \(number) of \(hints.count): \(hints[number - 1])",
+        width: invocation.interpreter.terminalWidth()),
       [
         Field("number", .int(number)), Field("of", .int(hints.count)),
         Field("hint", .string(hints[number - 1])),
@@ -342,7 +360,8 @@ enum LearnGroup {
       rows = rows.map { Array($0.dropLast()) }
     }
     let output = Output.view(
-      text: TextRenderer(useColor: false).render(.table(Table(columns: columns, rows: rows))),
+      text: TextRenderer(useColor: false, maxWidth: invocation.interpreter.terminalWidth()).render(
+        .table(Table(columns: columns, rows: rows))),
       data: .list(data))
     guard failed == 0 else {
       throw FailureWithOutput(

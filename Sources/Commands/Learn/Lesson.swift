@@ -115,6 +115,34 @@ final class Lesson {
   }
 }
 
+/// Wraps each line of `text` at word boundaries to `width` columns, continuing an indented line
+/// two columns further in; with no width (not a terminal: a pipe, a file, a transcript), the text
+/// is left as it is, so what a script prints never depends on a window.
+func wrappedForTerminal(_ text: String, width: Int?) -> String {
+  guard let width, width > 20 else { return text }
+  var out: [String] = []
+  for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    guard line.count > width else {
+      out.append(String(line))
+      continue
+    }
+    let indent = String(line.prefix { $0 == " " })
+    var current = indent
+    var hasWord = false
+    for word in line.dropFirst(indent.count).split(separator: " ") {
+      if hasWord, current.count + 1 + word.count > width {
+        out.append(current)
+        current = indent + "  " + word
+      } else {
+        current += (hasWord ? " " : "") + word
+      }
+      hasWord = true
+    }
+    out.append(current)
+  }
+  return out.joined(separator: "\n")
+}
+
 extension Interpreter {
   /// Whether a line is one after which the goal is not checked: a `learn` command, an `expect`
   /// (in a script), or no command at all.
@@ -176,7 +204,7 @@ extension Interpreter {
     }
     if lesson.isMet != wasMet { lesson.session.board?.show(lesson.goalView) }
     guard !lines.isEmpty else { return }
-    let text = lines.joined(separator: "\n") + "\n"
+    let text = wrappedForTerminal(lines.joined(separator: "\n"), width: terminalWidth()) + "\n"
     // Under `output json` every command prints one document on standard output: the note goes to
     // standard error, where it breaks no reader.
     if session.outputMode == .json {

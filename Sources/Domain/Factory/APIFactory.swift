@@ -4,9 +4,8 @@ import Synchronization
 /// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
 /// updaters that fetch through it.
 public final class APIFactory: Factory {
-  private let lock = NSLock()
-  private var storedTimeout: Double = 5
-  private var storedCancellation: @Sendable () -> Bool = { false }
+  private let storedTimeout = Mutex<Double>(5)
+  private let storedCancellation = Mutex<@Sendable () -> Bool>({ false })
   private let redirected = RedirectedBaseURL()
 
   static let embeddedAPIComponent = ComponentDeclaration<EmbeddedAPIServer>(
@@ -107,17 +106,17 @@ public final class APIFactory: Factory {
 
   /// The request timeout, in seconds, for NetworkController, now and when it is built.
   public var timeout: Double {
-    get { lock.withLock { storedTimeout } }
+    get { storedTimeout.withLock { $0 } }
     set {
-      lock.withLock { storedTimeout = newValue }
+      storedTimeout.withLock { $0 = newValue }
       core.existing(Self.networkControllerComponent)?.timeout = newValue
     }
   }
 
   /// Polled while a request runs; true cancels it (the shell's Ctrl-C flag).
   public var isCancelled: @Sendable () -> Bool {
-    get { lock.withLock { storedCancellation } }
-    set { lock.withLock { storedCancellation = newValue } }
+    get { storedCancellation.withLock { $0 } }
+    set { storedCancellation.withLock { $0 = newValue } }
   }
 
   /// The embedded demo API, started on first use.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The machinery every factory shares: the singletons built so far, how often each product has
 /// been built, the tracer that sees singletons built, and the dependencies each product's builder
@@ -184,13 +185,11 @@ enum FactorySlots {
   /// The slot of `name`, or nil when no declaration has that name.
   static func existing(_ name: String) -> Int? { registry.slot(for: name, adding: false) }
 
-  private final class Registry: @unchecked Sendable {
-    // @unchecked: `slots` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var slots: [String: Int] = [:]
+  private final class Registry: Sendable {
+    private let slots = Mutex<[String: Int]>([:])
 
     func slot(for name: String, adding: Bool) -> Int? {
-      lock.withLock {
+      slots.withLock { slots in
         if let slot = slots[name] { return slot }
         guard adding else { return nil }
         slots[name] = slots.count

@@ -1,5 +1,6 @@
 import Foundation
 import Plumbing
+import Synchronization
 
 /// A request for NetworkController: a method, a path (or an absolute URL), headers and a body.
 public struct NetworkRequest: Sendable {
@@ -134,23 +135,21 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
 }
 
 /// `net log`'s reader of the event stream: the last 100 exchanges NetworkController answered.
-public final class NetworkLog: EventSubscriber, @unchecked Sendable {
-  // @unchecked: `entries` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var entries: [NetworkLogEntry] = []
+public final class NetworkLog: EventSubscriber, Sendable {
+  private let entries = Mutex<[NetworkLogEntry]>([])
 
   /// Creates an empty log; subscribe it to a stream's `.http` events.
   public init() {}
 
   /// The last requests, oldest first (at most 100).
-  public var log: [NetworkLogEntry] { lock.withLock { entries } }
+  public var log: [NetworkLogEntry] { entries.withLock { $0 } }
 
   /// Keeps an answered exchange of NetworkController's.
   public func receive(_ event: ArchEvent) {
     guard case .http(let exchange) = event.payload, exchange.phase == .answered,
       exchange.sender == "NetworkController"
     else { return }
-    lock.withLock {
+    entries.withLock { entries in
       entries.append(
         NetworkLogEntry(
           method: exchange.method, url: exchange.url, status: exchange.status,
@@ -194,14 +193,12 @@ public struct NetworkLogEntry: Sendable, Equatable {
 /// A transport error is a failure; data is deserialized (a throwing deserializer is a failure);
 /// no data is `emptyResponseData`. An HTTP error status becomes `.http` with the API's `code` and
 /// `message` when the body follows the BDModules convention.
-public final class NetworkController: @unchecked Sendable {
-  // @unchecked: `storedTimeout` is only touched while `lock` is held; the rest are `let`s.
+public final class NetworkController: Sendable {
   /// The URL that relative paths are resolved against.
   public let baseURL: URL
   private let tracer: Tracing
   private let isCancelled: @Sendable () -> Bool
-  private let lock = NSLock()
-  private var storedTimeout: Double
+  private let storedTimeout: Mutex<Double>
 
   /// Creates a controller for `baseURL`.
   ///
@@ -212,15 +209,15 @@ public final class NetworkController: @unchecked Sendable {
     isCancelled: @escaping @Sendable () -> Bool = { false }
   ) {
     self.baseURL = baseURL
-    self.storedTimeout = timeout
+    self.storedTimeout = Mutex(timeout)
     self.tracer = tracer
     self.isCancelled = isCancelled
   }
 
   /// The request timeout, in seconds: a request with no answer within it fails with `timeout`.
   public var timeout: Double {
-    get { lock.withLock { storedTimeout } }
-    set { lock.withLock { storedTimeout = newValue } }
+    get { storedTimeout.withLock { $0 } }
+    set { storedTimeout.withLock { $0 = newValue } }
   }
 
   /// Sends `request` and deserializes the body with `deserialize`.

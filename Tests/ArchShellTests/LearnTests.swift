@@ -37,7 +37,9 @@ struct LearnTests {
     }
   }
 
-  @Test("a check that every state meets, or a solution that misses, fails learn verify with exit 1")
+  @Test(
+    "a check that every state meets, a solution that misses, or a wrong attempt that fails to run, fails learn verify with exit 1"
+  )
   func verifyCatchesBadExercises() throws {
     let home = try Binary.makeTemporaryDirectory()
     let always = """
@@ -58,20 +60,33 @@ struct LearnTests {
     let never = always.replacingOccurrences(
       of: "expect contains fine", with: "expect contains never")
     try never.write(toFile: home + "/never.ash", atomically: false, encoding: .utf8)
+    // A wrong attempt that does not run misses the goal for nothing.
+    let broken = always.replacingOccurrences(of: "expect contains fine", with: "expect equals ok")
+      .replacingOccurrences(of: "echo fine", with: "echo ${done}")
+      .replacingOccurrences(of: "echo done", with: "set done ok")
+      .replacingOccurrences(of: "echo nothing", with: "ech nothing")
+    try broken.write(toFile: home + "/broken.ash", atomically: false, encoding: .utf8)
     let run = try Binary.run(
-      ["--no-rc", "--db", ":memory:", "-c", "learn verify \(home)/always.ash \(home)/never.ash"])
+      [
+        "--no-rc", "--db", ":memory:", "-c",
+        "learn verify \(home)/always.ash \(home)/never.ash \(home)/broken.ash",
+      ], directory: home)
     #expect(run.status == 1)
+    let problem =
+      "wrong attempt: \(home)/broken.ash:12:1: error: unknown command 'ech' (did you mean 'echo'?)"
+    let rule = String(repeating: "-", count: problem.count)
     #expect(
       run.stdout == """
-        name    seed    untouched  solution  wrong    verdict
-        ------  ------  ---------  --------  -------  -------
-        always  archsh  MET        met       MET      FAIL
-        never   archsh  not met    NOT MET   not met  FAIL
+        name    seed    untouched  solution  wrong    verdict  problem
+        ------  ------  ---------  --------  -------  -------  \(rule)
+        always  archsh  MET        met       MET      FAIL     -
+        never   archsh  not met    NOT MET   not met  FAIL     -
+        broken  archsh  not met    met       not met  FAIL     \(problem)
 
         """)
     #expect(
       run.stderr
-        == "-c:1:1: error: 2 exercises of 2 failed verification (the setup alone and the wrong attempt must not meet the goal, and the solution must)\n"
+        == "-c:1:1: error: 3 exercises of 3 failed verification (the setup alone and the wrong attempt must not meet the goal, and the solution must)\n"
     )
   }
 

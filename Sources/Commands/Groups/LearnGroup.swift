@@ -73,10 +73,7 @@ enum LearnGroup {
     result: .rows(["seed", "name", "level", "title", "goal", "met", "tries", "hints"])
   ) { invocation in
     let exercises = try ExerciseBook.all()
-    let progress: [String: LearnerProgress.Entry] =
-      (try? home(invocation).factory.workspace).flatMap {
-        try? LearnerProgress(workspace: $0).all()
-      } ?? [:]
+    let progress = Lesson.progress(in: home(invocation))
     let lesson = invocation.interpreter.lesson
     let nameWidth = exercises.map(\.name.count).max() ?? 0
     let width = invocation.interpreter.terminalWidth()
@@ -149,7 +146,7 @@ enum LearnGroup {
         "a recording to \(recorder.path) is running, and an exercise runs in a workspace of its own",
         hint: "'record stop' writes the recording first")
     }
-    let earlier = Lesson.progress(of: exercise, in: home)
+    let earlier = Lesson.progress(in: home)[exercise.name]
     let current = invocation.interpreter.lesson
     let lesson = try Lesson.prepare(
       exercise, home: home,
@@ -163,7 +160,7 @@ enum LearnGroup {
   static let start = Command(
     "start", summary: "set up an exercise in a fresh in-memory workspace and state its goal",
     signature: Signature([exerciseArgument]),
-    examples: ["learn start ds-add-out-of-range", "learn start my-exercise.ash"],
+    examples: ["learn start ds-row-add-new-section", "learn start my-exercise.ash"],
     result: .record(startFields)
   ) { invocation in
     return try begin(try find(try invocation[exerciseArgument]), invocation)
@@ -260,10 +257,7 @@ enum LearnGroup {
       let index = all.firstIndex { $0.name == running.name }
       following = index.flatMap { $0 + 1 < all.count ? all[$0 + 1] : nil }
     } else {
-      let progress: [String: LearnerProgress.Entry] =
-        (try? home(invocation).factory.workspace).flatMap {
-          try? LearnerProgress(workspace: $0).all()
-        } ?? [:]
+      let progress = Lesson.progress(in: home(invocation))
       following = all.first { progress[$0.name]?.met != true }
     }
     guard let following else {
@@ -301,7 +295,6 @@ enum LearnGroup {
     func attempt(_ lines: [SourceLine]) -> (met: Bool, problem: String?) {
       let session = Lesson.fresh(like: home)
       defer { session.factory.shutdown() }
-      session.outputMode = .table
       let setup = Lesson.play(exercise.setup, of: exercise, in: session)
       guard setup.succeeded else { return (false, "setup: \(setup.error ?? "failed")") }
       let played = Lesson.play(lines, of: exercise, in: session)
@@ -311,10 +304,12 @@ enum LearnGroup {
     let untouched = attempt([])
     let solution = attempt(exercise.solution)
     let wrong = attempt(exercise.wrong)
+    // A wrong attempt that fails misses the goal for nothing: it must run, and miss it.
     return Verdict(
       untouched: untouched.problem == nil && !untouched.met,
       solution: solution.met, wrong: !wrong.met,
-      problem: untouched.problem ?? solution.problem.map { "solution: \($0)" })
+      problem: untouched.problem ?? solution.problem.map { "solution: \($0)" }
+        ?? wrong.problem.map { "wrong attempt: \($0)" })
   }
 
   static let verify = Command(
@@ -322,7 +317,9 @@ enum LearnGroup {
     summary:
       "check exercises: the setup alone and the wrong attempt miss the goal, the solution meets it",
     signature: Signature([exercisesArgument]),
-    examples: ["learn verify", "learn verify ds-add-out-of-range", "learn verify my-exercise.ash"],
+    examples: [
+      "learn verify", "learn verify ds-row-add-new-section", "learn verify my-exercise.ash",
+    ],
     result: .rows(["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"])
   ) { invocation in
     let words = invocation[exercisesArgument]

@@ -196,8 +196,17 @@ public enum ExerciseBook {
     }
   }
 
+  /// The largest exercise file read; archsh's own are under 2 KiB.
+  static let maximumFileBytes = 256 * 1024
+
   /// Reads the exercise file at `path`.
   public static func load(path: String) throws(ShellError) -> Exercise {
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    guard size <= maximumFileBytes else {
+      throw ShellError(
+        "the exercise file '\(path)' holds \(size) bytes, more than an exercise's \(maximumFileBytes)",
+        hint: "an exercise is a goal, hints and a few commands; check the path")
+    }
     guard let data = FileManager.default.contents(atPath: path) else {
       throw ShellError("cannot read the exercise file '\(path)'", hint: "check the path")
     }

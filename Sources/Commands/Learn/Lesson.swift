@@ -4,8 +4,8 @@ import Foundation
 /// An exercise in progress: its own in-memory session, what the learner has done, and whether
 /// the goal is met.
 ///
-/// The interpreter runs the learner's commands in `session` while the lesson lasts, and asks
-/// `checkGoal` after each line; `learn stop` takes it back to `home`.
+/// The interpreter runs the learner's commands in `session` while the lesson lasts, and calls
+/// `afterLessonLine` after each line; `learn stop` takes it back to `home`.
 final class Lesson {
   /// The exercise.
   let exercise: Exercise
@@ -79,11 +79,8 @@ final class Lesson {
     }
     if let board = session.board { board.muted(run) } else { run() }
     let succeeded = outcome == .finished && !quiet.hadFailure
-    let error = sink.text.split(separator: "\n").first { $0.contains("error:") }.map {
-      line in
-      // `file:line:col: error: message` → the message and where.
-      String(line)
-    }
+    // The first error as printed: `file:line:col: error: message (hint)`.
+    let error = sink.text.split(separator: "\n").first { $0.contains("error:") }.map(String.init)
     return Played(succeeded: succeeded, error: succeeded ? nil : error)
   }
 
@@ -100,10 +97,10 @@ final class Lesson {
         exercise: exercise.name, tries: tries, hints: hintsShown, met: isMet))
   }
 
-  /// The progress kept for `exercise` in `home`'s workspace.
-  static func progress(of exercise: Exercise, in home: Session) -> LearnerProgress.Entry? {
-    guard let workspace = try? home.factory.workspace else { return nil }
-    return (try? LearnerProgress(workspace: workspace).all())?[exercise.name]
+  /// The progress kept in `home`'s workspace, by exercise; none when it cannot be read.
+  static func progress(in home: Session) -> [String: LearnerProgress.Entry] {
+    guard let workspace = try? home.factory.workspace else { return [:] }
+    return (try? LearnerProgress(workspace: workspace).all()) ?? [:]
   }
 
   /// What the board shows of the lesson.
@@ -146,7 +143,7 @@ func wrappedForTerminal(_ text: String, width: Int?) -> String {
 extension Interpreter {
   /// Whether a line is one after which the goal is not checked: a `learn` command, an `expect`
   /// (in a script), or no command at all.
-  static func isLearnCommand(_ text: String) -> Bool {
+  static func skipsGoalCheck(_ text: String) -> Bool {
     let head = text.drop { $0 == " " || $0 == "\t" }.prefix { !$0.isWhitespace && $0 != ";" }
     return head == "learn" || head == "expect" || head.isEmpty || head.hasPrefix("#")
   }

@@ -35,17 +35,16 @@ enum FactoryPicture {
   {
     if focus, !marks.isEmpty { return touched(graph, marks: marks) }
     let nodes = graph.nodes
-    let layout = layers(nodes)
-    let scale = 1.0
-    let nameSize = 15.0 * scale
-    let typeSize = 13.0 * scale
-    let boxHeight = 66.0 * scale
-    let bendHeight = 14.0 * scale
-    let gap = 12.0 * scale
-    let columnGap = 70.0 * scale
+    let nameSize = 15.0
+    let typeSize = 13.0
+    let boxHeight = 66.0
+    let bendHeight = 14.0
+    let gap = 12.0
+    let columnGap = 70.0
     let top = 20.0
     let left = 16.0
     let byName = Dictionary(nodes.map { ($0.component.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let layout = layers(nodes, byName: byName)
 
     func lines(_ node: FactoryGraph.Node) -> (String, String, String) {
       (
@@ -63,7 +62,7 @@ enum FactoryPicture {
           widest, SVG.textWidth(first, size: nameSize), SVG.textWidth(second, size: typeSize),
           SVG.textWidth(third, size: typeSize))
       }
-      widths.append(widest + 24 * scale)
+      widths.append(widest + 24)
     }
     var columnX: [Double] = []
     var nextX = left
@@ -90,7 +89,7 @@ enum FactoryPicture {
       bottom = max(bottom, y)
     }
     let legendY = bottom + 18
-    let height = legendY + 30 * scale
+    let height = legendY + 30
     let width = max(nextX - columnGap + left, 980)
 
     var svg = SVG()
@@ -130,12 +129,12 @@ enum FactoryPicture {
             ? "" : "\n← " + node.dependencies.joined(separator: ", ")))
       svg.rect(
         x: at.x, y: at.y, width: at.width, height: boxHeight,
-        radius: node.component.lifetime == .singleton ? 2 : 14 * scale, classes: "box")
+        radius: node.component.lifetime == .singleton ? 2 : 14, classes: "box")
       let (first, second, third) = lines(node)
-      let pad = 12 * scale
-      svg.text(first, x: at.x + pad, y: at.y + 21 * scale, classes: "name")
-      svg.text(second, x: at.x + pad, y: at.y + 40 * scale, classes: "type")
-      svg.text(third, x: at.x + pad, y: at.y + 58 * scale, classes: "type")
+      let pad = 12.0
+      svg.text(first, x: at.x + pad, y: at.y + 21, classes: "name")
+      svg.text(second, x: at.x + pad, y: at.y + 40, classes: "type")
+      svg.text(third, x: at.x + pad, y: at.y + 58, classes: "type")
       svg.close()
     }
     // The legend: each origin's colour.
@@ -143,10 +142,10 @@ enum FactoryPicture {
     for origin in Origin.allCases {
       svg.open("legend \(FactoryDrawing.originClass(origin))")
       svg.rect(
-        x: x, y: legendY, width: 18 * scale, height: 14 * scale, radius: 2, classes: "box")
-      svg.text(origin.label, x: x + 24 * scale, y: legendY + 12 * scale, classes: "type")
+        x: x, y: legendY, width: 18, height: 14, radius: 2, classes: "box")
+      svg.text(origin.label, x: x + 24, y: legendY + 12, classes: "type")
       svg.close()
-      x += (24 + 18) * scale + SVG.textWidth(origin.label, size: typeSize)
+      x += (24 + 18) + SVG.textWidth(origin.label, size: typeSize)
     }
     return svg.document(
       width: width, height: height, label: "factory graph", style: style, scope: "archsh-factories")
@@ -213,51 +212,46 @@ enum FactoryPicture {
   /// The columns and their order: longest-path layers, a bend for each column a wire skips, then
   /// sweeps left to right and back that sort each column by the mean position of its neighbours,
   /// keeping the order with the fewest crossings.
-  private static func layers(_ nodes: [FactoryGraph.Node]) -> Layout {
-    let names = Set(nodes.map(\.component.name))
+  private static func layers(
+    _ nodes: [FactoryGraph.Node], byName: [String: FactoryGraph.Node]
+  ) -> Layout {
     var layer: [String: Int] = [:]
     func depth(_ name: String, _ visiting: Set<String>) -> Int {
       if let known = layer[name] { return known }
-      guard let node = nodes.first(where: { $0.component.name == name }) else { return 0 }
-      let inputs = node.dependencies.filter { names.contains($0) && !visiting.contains($0) }
+      guard let node = byName[name] else { return 0 }
+      let inputs = node.dependencies.filter { byName[$0] != nil && !visiting.contains($0) }
       let value = inputs.map { depth($0, visiting.union([name])) + 1 }.max() ?? 0
       layer[name] = value
       return value
     }
     for node in nodes { _ = depth(node.component.name, []) }
-    let count = (layer.values.max() ?? 0) + 1
-    var columns: [[Slot]] = Array(repeating: [], count: count)
+    var columns: [[Slot]] = Array(repeating: [], count: (layer.values.max() ?? 0) + 1)
     for node in nodes {
       columns[layer[node.component.name] ?? 0].append(.product(node.component.name))
     }
+    // Each wire, a bend for each column it passes, and each slot's neighbours in the column before
+    // it and after it.
     var wires: [(from: String, to: String)] = []
-    for node in nodes {
-      for dependency in node.dependencies where names.contains(dependency) {
-        let from = layer[dependency] ?? 0
-        let to = layer[node.component.name] ?? 0
-        guard from < to else { continue }
-        let number = wires.count
-        wires.append((dependency, node.component.name))
-        for column in (from + 1)..<to where column < to {
-          columns[column].append(.bend(wire: number, column: column))
-        }
-      }
-    }
-    // Each slot's neighbours in the column before it and after it.
-    func slotOf(_ name: String) -> Slot { .product(name) }
     var before: [Slot: [Slot]] = [:]
     var after: [Slot: [Slot]] = [:]
-    for (number, wire) in wires.enumerated() {
-      let from = layer[wire.from] ?? 0
-      let to = layer[wire.to] ?? 0
-      var chain = [slotOf(wire.from)]
-      for column in (from + 1)..<max(from + 1, to) {
-        chain.append(.bend(wire: number, column: column))
-      }
-      chain.append(slotOf(wire.to))
-      for (left, right) in zip(chain, chain.dropFirst()) {
-        after[left, default: []].append(right)
-        before[right, default: []].append(left)
+    for node in nodes {
+      let name = node.component.name
+      for dependency in node.dependencies where byName[dependency] != nil {
+        let from = layer[dependency] ?? 0
+        let to = layer[name] ?? 0
+        guard from < to else { continue }
+        let number = wires.count
+        wires.append((dependency, name))
+        var chain = [Slot.product(dependency)]
+        for column in (from + 1)..<to {
+          columns[column].append(.bend(wire: number, column: column))
+          chain.append(.bend(wire: number, column: column))
+        }
+        chain.append(.product(name))
+        for (left, right) in zip(chain, chain.dropFirst()) {
+          after[left, default: []].append(right)
+          before[right, default: []].append(left)
+        }
       }
     }
     func crossings(_ columns: [[Slot]]) -> Int {

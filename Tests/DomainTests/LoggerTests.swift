@@ -54,6 +54,18 @@ struct LoggerTests {
     #expect(Redaction.scrub("nothing secret here") == "nothing secret here")
   }
 
+  @Test("redaction keeps the text around a token whole: other scripts, a redacted value, the end")
+  func redactionAroundTokens() {
+    #expect(
+      Redaction.scrub("héllo Bearer ñandú-token-ü9x8 ünd Bearer …a1b2, Bearer zz")
+        == "héllo Bearer …ü9x8 ünd Bearer …a1b2, Bearer …zz")
+    #expect(Redaction.scrub("Bearer ") == "Bearer …")
+    #expect(Redaction.scrub("{\"password\": \"pässwörd\"}") == "{\"password\": \"…\"}")
+    let secrets = SecretValues()
+    secrets.remember("lovelace")
+    #expect(secrets.hide("pw lovelace, LOVELACE") == "pw <redacted>, LOVELACE")
+  }
+
   @Test("the byte search finds a marker at either end, after a near miss, and not past the text")
   func markerSearch() {
     #expect(Redaction.holdsAny(["oken"], in: "oken"))

@@ -148,9 +148,9 @@ public final class LogBook: Sendable {
             line.date.timeIntervalSince1970, line.tag, line.level.rawValue, line.message,
           ])
         }
-        try db.execute(
-          sql: "DELETE FROM log_lines WHERE id <= (SELECT MAX(id) FROM log_lines) - ?",
-          arguments: [Self.capacity])
+        try db.cachedStatement(
+          sql: "DELETE FROM log_lines WHERE id <= (SELECT MAX(id) FROM log_lines) - ?"
+        ).execute(arguments: [Self.capacity])
       }
     } catch {
       // A read-only workspace cannot keep them; they stay readable until the process ends.

@@ -4,14 +4,18 @@ import Hummingbird
 import Logging
 import NIOCore
 import Plumbing
+import Synchronization
 
 /// What one page has yet to be sent: the frames since its writer last took them, in one buffer,
 /// so that a burst goes out in a few large writes rather than one write per event.
-final class PageQueue: @unchecked Sendable {
-  // @unchecked: `pending` and `isFinished` are only touched while `lock` is held.
-  private let lock = NSLock()
-  private var pending = ByteBuffer()
-  private var isFinished = false
+final class PageQueue: Sendable {
+  /// The frames not yet taken, and whether the queue has ended.
+  private struct Pending {
+    var bytes = ByteBuffer()
+    var isFinished = false
+  }
+
+  private let pending = Mutex(Pending())
   private let wake: AsyncStream<Void>.Continuation
   /// Resumes the writer whenever frames arrive.
   let wakes: AsyncStream<Void>
@@ -24,13 +28,13 @@ final class PageQueue: @unchecked Sendable {
 
   /// Adds frames; false when the page is too far behind, and has been cut off.
   func add(_ text: String) -> Bool {
-    let accepted: Bool = lock.withLock {
-      guard !isFinished else { return false }
-      guard pending.readableBytes + text.utf8.count <= Self.limit else {
-        isFinished = true
+    let accepted: Bool = pending.withLock { pending in
+      guard !pending.isFinished else { return false }
+      guard pending.bytes.readableBytes + text.utf8.count <= Self.limit else {
+        pending.isFinished = true
         return false
       }
-      pending.writeString(text)
+      pending.bytes.writeString(text)
       return true
     }
     if accepted { wake.yield() } else { wake.finish() }
@@ -39,16 +43,16 @@ final class PageQueue: @unchecked Sendable {
 
   /// Everything pending, or nil once the queue has ended.
   func take() -> ByteBuffer? {
-    lock.withLock {
-      if pending.readableBytes == 0 { return isFinished ? nil : ByteBuffer() }
-      defer { pending = ByteBuffer() }
-      return pending
+    pending.withLock { pending in
+      if pending.bytes.readableBytes == 0 { return pending.isFinished ? nil : ByteBuffer() }
+      defer { pending.bytes = ByteBuffer() }
+      return pending.bytes
     }
   }
 
   /// Ends the queue: the writer stops after what is pending.
   func finish() {
-    lock.withLock { isFinished = true }
+    pending.withLock { $0.isFinished = true }
     wake.finish()
   }
 }
@@ -68,21 +72,35 @@ final class WakeIterator: @unchecked Sendable {
 /// A page that connects gets a snapshot: the newest message of each kept kind (the pictures),
 /// then the history in order. A page that reconnects with `Last-Event-ID` gets what it missed, or
 /// a snapshot marked `gap` when that is no longer held.
-public final class BoardHub: @unchecked Sendable {
-  // @unchecked: the history, `clients` and counters are only touched while `lock` is held.
+public final class BoardHub: Sendable {
   private struct Message {
     let id: UInt64
     let json: String
   }
 
-  private let lock = NSLock()
-  private var history: [Message] = []
-  private var head = 0
-  private var bytes = 0
-  private var nextID: UInt64 = 0
-  private var latestByKey: [String: Message] = [:]
-  private var clients: [UUID: PageQueue] = [:]
-  private var dropped = false
+  /// The messages held (from `head` on), the newest of each kind, and the pages connected.
+  private struct State {
+    var history: [Message] = []
+    var head = 0
+    var bytes = 0
+    var nextID: UInt64 = 0
+    var latestByKey: [String: Message] = [:]
+    var clients: [UUID: PageQueue] = [:]
+    var dropped = false
+
+    func snapshot(gap: Bool) -> String {
+      let kept = history[head...]
+      let firstKept = kept.first?.id ?? .max
+      var events = latestByKey.values.filter { $0.id < firstKept }.sorted { $0.id < $1.id }.map(
+        \.json)
+      events.append(contentsOf: kept.map(\.json))
+      let last = kept.last?.id ?? 0
+      return "id: \(last)\nevent: snapshot\ndata: {\"gap\":\(gap),\"events\":["
+        + events.joined(separator: ",") + "]}\n\n"
+    }
+  }
+
+  private let state = Mutex(State())
   /// The most messages kept.
   public let capacity: Int
   /// The most bytes of messages kept.
@@ -99,35 +117,37 @@ public final class BoardHub: @unchecked Sendable {
   /// `make` gets its id and returns its JSON object. With a `key`, it is also the newest of its
   /// kind, which every snapshot starts with.
   public func append(key: String? = nil, _ make: (UInt64) -> String) {
-    lock.withLock {
-      nextID += 1
-      let message = Message(id: nextID, json: make(nextID))
-      history.append(message)
-      bytes += message.json.utf8.count
-      if let key { latestByKey[key] = message }
-      while history.count - head > capacity || (bytes > byteCapacity && history.count - head > 1) {
-        bytes -= history[head].json.utf8.count
-        head += 1
-        dropped = true
+    state.withLock { state in
+      state.nextID += 1
+      let message = Message(id: state.nextID, json: make(state.nextID))
+      state.history.append(message)
+      state.bytes += message.json.utf8.count
+      if let key { state.latestByKey[key] = message }
+      while state.history.count - state.head > capacity
+        || (state.bytes > byteCapacity && state.history.count - state.head > 1)
+      {
+        state.bytes -= state.history[state.head].json.utf8.count
+        state.head += 1
+        state.dropped = true
       }
-      if head > 4096, head * 2 > history.count {
-        history.removeFirst(head)
-        head = 0
+      if state.head > 4096, state.head * 2 > state.history.count {
+        state.history.removeFirst(state.head)
+        state.head = 0
       }
-      guard !clients.isEmpty else { return }
+      guard !state.clients.isEmpty else { return }
       let frame = Self.frame(message)
       // A page too far behind loses its stream and reconnects, to a snapshot that says so,
       // rather than missing events without knowing.
-      for (id, client) in clients where !client.add(frame) { clients[id] = nil }
+      for (id, client) in state.clients where !client.add(frame) { state.clients[id] = nil }
     }
   }
 
   /// How many pages are connected.
-  public var clientCount: Int { lock.withLock { clients.count } }
+  public var clientCount: Int { state.withLock { $0.clients.count } }
 
   /// How many messages are held, and their bytes.
   public var held: (messages: Int, bytes: Int) {
-    lock.withLock { (history.count - head, bytes) }
+    state.withLock { ($0.history.count - $0.head, $0.bytes) }
   }
 
   /// The stream of frames for a page that connects now, after `lastEventID` if it has one: what
@@ -142,16 +162,16 @@ public final class BoardHub: @unchecked Sendable {
   ) {
     let id = UUID()
     let queue = PageQueue()
-    lock.withLock {
-      let kept = history[head...]
+    state.withLock { state in
+      let kept = state.history[state.head...]
       if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
         var text = ""
         for message in kept where message.id > lastEventID { text += Self.frame(message) }
         _ = queue.add(text)
       } else {
-        _ = queue.add(snapshot(gap: lastEventID != nil || dropped))
+        _ = queue.add(state.snapshot(gap: lastEventID != nil || state.dropped))
       }
-      clients[id] = queue
+      state.clients[id] = queue
     }
     // A comment every 15 seconds keeps the stream seen alive.
     let heartbeat = Task {
@@ -167,7 +187,7 @@ public final class BoardHub: @unchecked Sendable {
       heartbeat.cancel()
       queue.finish()
       guard let self else { return }
-      _ = self.lock.withLock { self.clients.removeValue(forKey: id) }
+      _ = self.state.withLock { $0.clients.removeValue(forKey: id) }
     }
     let stream = AsyncStream<ByteBuffer>(
       unfolding: {
@@ -185,26 +205,15 @@ public final class BoardHub: @unchecked Sendable {
 
   /// Ends every page's stream.
   func disconnectAll() {
-    let all = lock.withLock {
-      defer { clients = [:] }
-      return Array(clients.values)
+    let all = state.withLock { state in
+      defer { state.clients = [:] }
+      return Array(state.clients.values)
     }
     for client in all {
       // The page hears that the board was closed, and stops trying to reconnect.
       _ = client.add("event: closed\ndata: {}\n\n")
       client.finish()
     }
-  }
-
-  private func snapshot(gap: Bool) -> String {
-    let kept = history[head...]
-    let firstKept = kept.first?.id ?? .max
-    var events = latestByKey.values.filter { $0.id < firstKept }.sorted { $0.id < $1.id }.map(
-      \.json)
-    events.append(contentsOf: kept.map(\.json))
-    let last = kept.last?.id ?? 0
-    return "id: \(last)\nevent: snapshot\ndata: {\"gap\":\(gap),\"events\":["
-      + events.joined(separator: ",") + "]}\n\n"
   }
 
   private static func frame(_ message: Message) -> String {
@@ -306,8 +315,7 @@ public enum BoardServerError: Error, CustomStringConvertible {
 }
 
 /// The one thing a page may ask archsh to do: go to the next step or back one, in step mode.
-public final class StepControl: @unchecked Sendable {
-  // @unchecked: `handler` is only read or set while `lock` is held.
+public final class StepControl: Sendable {
   /// What the page can ask.
   public enum Action: String, Sendable {
     /// Run the step shown, as Enter does.
@@ -316,20 +324,19 @@ public final class StepControl: @unchecked Sendable {
     case back
   }
 
-  private let lock = NSLock()
-  private var handler: (@Sendable (Action) -> Void)?
+  private let handler = Mutex<(@Sendable (Action) -> Void)?>(nil)
 
   /// Creates a control that nobody listens to yet.
   public init() {}
 
   /// Starts (or, with nil, stops) listening to the page's buttons.
   public func listen(_ handler: (@Sendable (Action) -> Void)?) {
-    lock.withLock { self.handler = handler }
+    self.handler.withLock { $0 = handler }
   }
 
   /// Passes an action on; false when no presentation listens.
   func send(_ action: Action) -> Bool {
-    guard let handler = lock.withLock({ self.handler }) else { return false }
+    guard let handler = handler.withLock({ $0 }) else { return false }
     handler(action)
     return true
   }

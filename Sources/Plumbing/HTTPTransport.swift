@@ -2,6 +2,7 @@ import CTLS
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// What came back from one HTTP exchange.
 public struct TransportResponse: Sendable {
@@ -267,50 +268,54 @@ public enum HTTPTransport {
 ///
 /// The connection is attached before anything is written on it and detached before it goes back
 /// to the pool, so that a late `cancel()` never touches a connection serving another request.
-public final class ExchangeControl: @unchecked Sendable {
-  // @unchecked: every stored property is read and written with `lock` held.
-  private let lock = NSLock()
-  private var cancelled = false
-  private var connection: SocketConnection?
-  private var asks: @Sendable () -> Bool
+public final class ExchangeControl: Sendable {
+  private struct State {
+    var cancelled = false
+    var connection: SocketConnection?
+    var asks: @Sendable () -> Bool
+  }
+
+  private let state: Mutex<State>
 
   /// A control that is also cancelled whenever `isCancelled` answers true (the shell's Ctrl-C).
-  public init(isCancelled: @escaping @Sendable () -> Bool = { false }) { asks = isCancelled }
+  public init(isCancelled: @escaping @Sendable () -> Bool = { false }) {
+    state = Mutex(State(asks: isCancelled))
+  }
 
   /// Whether the exchange was cancelled.
   public var isCancelled: Bool {
-    let (cancelled, asks) = lock.withLock { (self.cancelled, self.asks) }
+    let (cancelled, asks) = state.withLock { ($0.cancelled, $0.asks) }
     return cancelled || asks()
   }
 
   /// Makes the exchange cancelled also whenever `isCancelled` answers true.
   public func alsoCancelWhen(_ isCancelled: @escaping @Sendable () -> Bool) {
-    lock.withLock {
-      let earlier = asks
-      asks = { earlier() || isCancelled() }
+    state.withLock { state in
+      let earlier = state.asks
+      state.asks = { earlier() || isCancelled() }
     }
   }
 
   /// Cancels the exchange: a blocked read or write on its connection returns at once.
   public func cancel() {
-    let current = lock.withLock {
-      cancelled = true
-      return connection
+    let current = state.withLock { state in
+      state.cancelled = true
+      return state.connection
     }
     current?.abort()
   }
 
   /// Records the connection in use; false when the exchange was cancelled already.
   public func attach(_ connection: SocketConnection) -> Bool {
-    lock.withLock {
-      guard !cancelled else { return false }
-      self.connection = connection
+    state.withLock { state in
+      guard !state.cancelled else { return false }
+      state.connection = connection
       return true
     }
   }
 
   /// Forgets the connection, before it is closed or kept for another request.
-  public func detach() { lock.withLock { connection = nil } }
+  public func detach() { state.withLock { $0.connection = nil } }
 }
 
 /// The connections kept open between requests, per server (`scheme://host:port` and, for
@@ -321,8 +326,7 @@ public final class ExchangeControl: @unchecked Sendable {
 /// longest, whichever server it leads to, so that the server being talked to now keeps its
 /// connection. A connection that closed or received bytes while it waited is dropped when it is
 /// next asked for.
-public final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
-  // @unchecked: `idle`, `count` and `clock` are only touched with `lock` held.
+public final class ConnectionPool<Kept: AnyObject & Sendable>: Sendable {
   /// How many idle connections one server may keep: 4.
   public static var perServer: Int { 4 }
   /// How many idle connections all servers together may keep: 16.
@@ -338,13 +342,30 @@ public final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
     let since: UInt64
   }
 
+  /// The idle connections by server, how many there are, and the stamp of the last one put back.
+  private struct Idle {
+    var byServer: [String: [Entry]] = [:]
+    var count = 0
+    var clock: UInt64 = 0
+
+    /// Removes the connections that waited since before `cutoff` less the idle limit.
+    mutating func expired(at cutoff: UInt64) -> [Kept] {
+      var gone: [Kept] = []
+      for (server, list) in byServer {
+        let fresh = list.filter { cutoff &- $0.since < ConnectionPool.idleLimit }
+        guard fresh.count < list.count else { continue }
+        gone += list.filter { cutoff &- $0.since >= ConnectionPool.idleLimit }.map(\.connection)
+        byServer[server] = fresh.isEmpty ? nil : fresh
+        count -= list.count - fresh.count
+      }
+      return gone
+    }
+  }
+
   private let isOpen: @Sendable (Kept) -> Bool
   private let close: @Sendable (Kept) -> Void
   private let now: @Sendable () -> UInt64
-  private let lock = NSLock()
-  private var idle: [String: [Entry]] = [:]
-  private var count = 0
-  private var clock: UInt64 = 0
+  private let idle = Mutex(Idle())
 
   /// A pool that keeps only connections `isOpen` says are still open, and ends the ones it lets
   /// go with `close`; `now` is the uptime in nanoseconds.
@@ -359,11 +380,12 @@ public final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
 
   /// An idle connection to `server` that is still open, if there is one.
   public func take(_ server: String) -> Kept? {
-    let (found, stale) = lock.withLock { () -> (Kept?, [Kept]) in
-      var stale = expired()
-      while var list = idle[server], let entry = list.popLast() {
-        idle[server] = list.isEmpty ? nil : list
-        count -= 1
+    let cutoff = now()
+    let (found, stale) = idle.withLock { idle -> (Kept?, [Kept]) in
+      var stale = idle.expired(at: cutoff)
+      while var list = idle.byServer[server], let entry = list.popLast() {
+        idle.byServer[server] = list.isEmpty ? nil : list
+        idle.count -= 1
         if isOpen(entry.connection) { return (entry.connection, stale) }
         stale.append(entry.connection)
       }
@@ -377,44 +399,34 @@ public final class ConnectionPool<Kept: AnyObject>: @unchecked Sendable {
   /// waiting as it may.
   public func put(_ connection: Kept, server: String) -> Bool {
     guard isOpen(connection) else { return false }
-    let (kept, evicted) = lock.withLock { () -> (Bool, [Kept]) in
-      var evicted = expired()
-      guard idle[server, default: []].count < Self.perServer else { return (false, evicted) }
-      if count >= Self.total,
-        let oldest = idle.min(by: {
+    let cutoff = now()
+    let (kept, evicted) = idle.withLock { idle -> (Bool, [Kept]) in
+      var evicted = idle.expired(at: cutoff)
+      guard idle.byServer[server, default: []].count < Self.perServer else {
+        return (false, evicted)
+      }
+      if idle.count >= Self.total,
+        let oldest = idle.byServer.min(by: {
           ($0.value.first?.stamp ?? .max) < ($1.value.first?.stamp ?? .max)
         })
       {
         var list = oldest.value
         evicted.append(list.removeFirst().connection)
-        idle[oldest.key] = list.isEmpty ? nil : list
-        count -= 1
+        idle.byServer[oldest.key] = list.isEmpty ? nil : list
+        idle.count -= 1
       }
-      clock += 1
-      idle[server, default: []].append(Entry(connection: connection, stamp: clock, since: now()))
-      count += 1
+      idle.clock += 1
+      idle.byServer[server, default: []].append(
+        Entry(connection: connection, stamp: idle.clock, since: cutoff))
+      idle.count += 1
       return (true, evicted)
     }
     evicted.forEach(close)
     return kept
   }
 
-  /// Removes the connections that waited longer than the idle limit; called with `lock` held.
-  private func expired() -> [Kept] {
-    let cutoff = now()
-    var gone: [Kept] = []
-    for (server, list) in idle {
-      let fresh = list.filter { cutoff &- $0.since < Self.idleLimit }
-      guard fresh.count < list.count else { continue }
-      gone += list.filter { cutoff &- $0.since >= Self.idleLimit }.map(\.connection)
-      idle[server] = fresh.isEmpty ? nil : fresh
-      count -= list.count - fresh.count
-    }
-    return gone
-  }
-
   /// How many connections wait, for tests.
-  public var idleCount: Int { lock.withLock { count } }
+  public var idleCount: Int { idle.withLock { $0.count } }
 }
 
 /// The process's pool of kept connections.

@@ -1,19 +1,18 @@
 import CTLS
 import Foundation
+import Synchronization
 
 /// Where HTTPS trusts certificates: the system's trust store, and the CA that `--cacert FILE`
 /// adds for a private or self-signed server.
-public final class TLSTrust: @unchecked Sendable {
-  // @unchecked: `file` is only touched with `lock` held.
+public final class TLSTrust: Sendable {
   /// The process's one setting.
   public static let shared = TLSTrust()
-  private let lock = NSLock()
-  private var file: String?
+  private let file = Mutex<String?>(nil)
 
   /// A PEM file of CA certificates trusted besides the system's, or nil.
   public var caFile: String? {
-    get { lock.withLock { file } }
-    set { lock.withLock { file = newValue } }
+    get { file.withLock { $0 } }
+    set { file.withLock { $0 = newValue } }
   }
 }
 

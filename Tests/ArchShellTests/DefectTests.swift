@@ -24,7 +24,7 @@ struct DefectTests {
     var mark = terminal.mark
     terminal.type("auth login ada@example.com\r")
     mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
-    terminal.press("half\u{03}")
+    try terminal.press("half\u{03}")
     mark = try terminal.waitFor(
       "error: the login was cancelled (Ctrl-C at the password prompt; nothing was sent)",
       after: mark, seconds: 5)
@@ -35,7 +35,7 @@ struct DefectTests {
     mark = try terminal.waitFor("echo alive-after-cancel\r\n", after: mark)
     mark = try terminal.waitFor("alive-after-cancel\r\n", after: mark)
     try terminal.waitFor("archsh> ", after: mark)
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     #expect(!terminal.transcript.contains("half"))
   }
@@ -48,7 +48,7 @@ struct DefectTests {
     let terminal = try PseudoTerminal(
       ["/bin/sh", "-c", line, Binary.path], environment: terminalEnvironment(home: home))
     let mark = try terminal.waitFor("password for ada@example.com: ")
-    terminal.press("\u{03}")
+    try terminal.press("\u{03}")
     let ended = try terminal.waitFor("status=130", after: mark, seconds: 5)
     try terminal.waitFor("icanon", after: ended)
     #expect(try terminal.waitForExit() == 0)
@@ -69,15 +69,14 @@ struct DefectTests {
     terminal.type("sleep 6s\r")
     mark = try terminal.waitFor("sleep 6s\r\n", after: mark)
     let started = Date()
-    Thread.sleep(forTimeInterval: 0.5)
-    terminal.press("\u{03}")
+    try terminal.interrupt()
     mark = try terminal.waitFor("error: 'sleep' was interrupted", after: mark, seconds: 4)
     try terminal.waitFor("archsh> ", after: mark)
     #expect(Date().timeIntervalSince(started) < 3)
     mark = terminal.mark
     terminal.type("echo status $?\r")
     try terminal.waitFor("status 1\r\n", after: mark)
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
   }
 
@@ -142,7 +141,7 @@ struct DefectTests {
     let listed = terminal.transcript[mark...]
     #expect(listed.contains("Bearer $tok"), "\(listed)")
     #expect(!listed.contains("literalsecret777") && !listed.contains("supersecret999"))
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
     #expect(!saved.contains("literalsecret777") && !saved.contains("supersecret999"), "\(saved)")
@@ -333,7 +332,7 @@ struct DefectTests {
     mark = try terminal.waitFor("repo fetch all: ", after: mark, seconds: 10)
     mark = try terminal.waitFor(" of 1000000 elements, ", after: mark)
     try terminal.waitFor("pages/s", after: mark)
-    terminal.press("\u{03}")
+    try terminal.interrupt()
     mark = try terminal.waitFor("error: the fetch of 'all' was cancelled after ", after: mark)
     mark = try terminal.waitFor("elements stored are kept", after: mark)
     try terminal.waitFor("archsh> ", after: mark)
@@ -344,7 +343,7 @@ struct DefectTests {
     try terminal.waitFor("archsh> ", after: mark)
     let state = terminal.transcript[mark...]
     #expect(!state.contains("Error"), "\(state)")
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
   }
 

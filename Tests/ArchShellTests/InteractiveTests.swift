@@ -13,7 +13,7 @@ struct InteractiveTests {
 
     // "he" then Tab completes to "help"; Enter runs it.
     var mark = terminal.mark
-    terminal.press("he\t")
+    try terminal.press("he\t")
     try terminal.waitFor("lp ", after: mark)
     terminal.type("\r")
     mark = try terminal.waitFor("groups:", after: mark)
@@ -21,7 +21,7 @@ struct InteractiveTests {
 
     // The Up arrow recalls "help"; Enter runs it again.
     mark = terminal.mark
-    terminal.press("\u{1B}[A")
+    try terminal.press("\u{1B}[A")
     try terminal.waitFor("help", after: mark)
     terminal.type("\r")
     mark = try terminal.waitFor("groups:", after: mark)
@@ -31,7 +31,7 @@ struct InteractiveTests {
     mark = terminal.mark
     terminal.type("echo half-typed")
     try terminal.waitFor("half-typed", after: mark)
-    terminal.press("\u{03}")
+    try terminal.press("\u{03}")
     mark = try terminal.waitFor("archsh> ", after: mark)
     terminal.type("echo after-interrupt\r")
     mark = try terminal.waitFor("after-interrupt\r\nafter-interrupt", after: mark)
@@ -40,7 +40,7 @@ struct InteractiveTests {
     // Ctrl-C on an empty line gives a fresh prompt too, and the session goes on.
     try terminal.waitFor("archsh> ", after: mark)
     mark = terminal.mark
-    terminal.press("\u{03}")
+    try terminal.press("\u{03}")
     mark = try terminal.waitFor("archsh> ", after: mark)
     terminal.type("echo still-here\r")
     mark = try terminal.waitFor("still-here\r\nstill-here", after: mark)
@@ -57,7 +57,7 @@ struct InteractiveTests {
     try terminal.waitFor("archsh> ", after: mark)
 
     // Ctrl-D exits with status 0, and the history file exists with mode 0600.
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     let history = home + "/state/archsh/history"
     let attributes = try FileManager.default.attributesOfItem(atPath: history)

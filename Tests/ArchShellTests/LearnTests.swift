@@ -157,7 +157,7 @@ struct LearnTests {
     terminal.type("ds list\r")
     mark = try terminal.waitFor("mine", after: mark)
     try terminal.waitFor("archsh> ", after: mark)
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     // The wrong try, and the learn commands, said nothing of the goal.
     #expect(terminal.transcript.components(separatedBy: "goal met").count == 2)

@@ -140,7 +140,7 @@ struct OutputEndToEndTests {
     let lines = terminal.transcript[mark...].components(separatedBy: "\r\n")
     // "archsh> echo 東京 " takes 18 columns: the prompt 8, "echo " 5, two ideographs 2 each, 1.
     #expect(lines.contains(String(repeating: " ", count: 18) + "^"), "\(lines)")
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
   }
 

@@ -80,13 +80,27 @@ final class PseudoTerminal {
     close(master)
   }
 
-  /// Types a control key such as Ctrl-C or Ctrl-D, or an arrow key, at a prompt that was just shown.
+  /// Types `key` once the program waits for a key: its line editor, a password prompt or step
+  /// mode has put the terminal in raw mode.
   ///
   /// libedit prints its prompt a moment before it puts the terminal in raw mode; a control key that
   /// arrives in between is taken by the terminal's line discipline instead (a person never types
-  /// that fast), so the key waits for that moment to pass.
-  func press(_ key: String) {
-    usleep(250_000)
+  /// that fast), so the key waits for that mode.
+  func press(_ key: String) throws {
+    try waitForMode(canonical: false, waitingFor: "the program to wait for a key")
+    type(key)
+  }
+
+  /// Presses Ctrl-C once a command is running: the terminal is back in canonical mode, where
+  /// Ctrl-C is a signal to the command and not a key for the line editor.
+  func interrupt() throws {
+    try pressWhileCooked("\u{03}")
+  }
+
+  /// Types `key` once the program waits with the terminal in canonical (cooked) mode: a running
+  /// command, or the plain prompt that stands in for libedit.
+  func pressWhileCooked(_ key: String) throws {
+    try waitForCommand()
     type(key)
   }
 
@@ -111,6 +125,38 @@ final class PseudoTerminal {
         throw Failure.timeout(waitingFor: text, transcript: transcript)
       }
       readAvailable(timeoutMilliseconds: 100)
+    }
+  }
+
+  /// Waits until the program has left its line editor to run a command: the terminal is back in
+  /// canonical mode, where Ctrl-C is a signal to the command and not a key for the editor.
+  ///
+  /// Then waits for the program's main thread to sleep (a command waiting on a timer, a reply or a
+  /// lock), so that Ctrl-C reaches the command's own wait, not the moment before it began.
+  func waitForCommand() throws {
+    try waitForMode(canonical: true, waitingFor: "a command to start")
+    let deadline = Date().addingTimeInterval(10)
+    while let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "S"
+    {
+      guard Date() < deadline else {
+        throw Failure.timeout(waitingFor: "the command to wait", transcript: transcript)
+      }
+      usleep(1_000)
+    }
+  }
+
+  /// Waits up to 10 seconds for the terminal to be in canonical mode, or out of it.
+  private func waitForMode(canonical: Bool, waitingFor what: String) throws {
+    let deadline = Date().addingTimeInterval(10)
+    var settings = termios()
+    while tcgetattr(master, &settings) == 0,
+      (settings.c_lflag & tcflag_t(ICANON) != 0) != canonical
+    {
+      guard Date() < deadline else {
+        throw Failure.timeout(waitingFor: what, transcript: transcript)
+      }
+      readAvailable(timeoutMilliseconds: 5)
     }
   }
 

@@ -25,11 +25,11 @@ struct RecordingSecretsTests {
     try run("echo $apikey")
     terminal.type("auth login ada@example.com\r")
     mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
-    terminal.press("lovelace\r")
+    try terminal.press("lovelace\r")
     mark = try terminal.waitFor("archsh> ", after: mark)
     try run("echo done")
     // Leaving while recording writes the recording, and says so.
-    terminal.press("\u{04}")
+    try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
     #expect(terminal.transcript.contains("a recording was running: it is written"))
     let script = try String(contentsOfFile: home + "/tour.ash", encoding: .utf8)

@@ -46,17 +46,17 @@ struct StepModeTests {
     try terminal.waitFor("The first step says one.", after: mark)
     try terminal.waitFor("Enter run · s skip · b back · j next chapter · q quit", after: mark)
     mark = terminal.mark
-    terminal.press("\r")
+    try terminal.press("\r")
     try terminal.waitFor("── step 2 of 6", after: terminal.waitFor("one\r\n", after: mark))
     mark = terminal.mark
-    terminal.press("s")
+    try terminal.press("s")
     try terminal.waitFor("── step 3 of 6", after: terminal.waitFor("skipped step 2", after: mark))
     mark = terminal.mark
-    terminal.press("\r")
-    terminal.press("\u{03}")
+    try terminal.press("\r")
+    try terminal.interrupt()
     mark = try terminal.waitFor("Ctrl-C cancelled step 3; the demo goes on", after: mark)
     mark = try terminal.waitFor("── step 4 of 6 · chapter 2/3: Two ──", after: mark)
-    terminal.press("j")
+    try terminal.press("j")
     // Each step j replays is named before it runs, so a long one does not look like a hang.
     mark = try terminal.waitFor("replaying step 4 of 6: echo four-ran", after: mark)
     mark = try terminal.waitFor("replaying step 5 of 6: echo five-ran", after: mark)
@@ -65,7 +65,7 @@ struct StepModeTests {
     // The output of the steps j ran quietly is not shown; their lines were, in their headers.
     #expect(!terminal.transcript.components(separatedBy: "\r\n").contains("four-ran"))
     mark = terminal.mark
-    terminal.press("q")
+    try terminal.press("q")
     try terminal.waitFor("quit at step 6 of 6", after: mark)
     // The cancelled step counts as a failed one.
     #expect(try terminal.waitForExit() == 1)
@@ -98,22 +98,22 @@ struct StepModeTests {
     let (terminal, home) = try Self.start(Self.backScript)
     var mark = try terminal.waitFor("── step 1 of 7")
     for step in 2...6 {
-      terminal.press("\r")
+      try terminal.press("\r")
       mark = try terminal.waitFor(
         "Enter run", after: terminal.waitFor("── step \(step) of 7", after: mark))
     }
     // At step 6, b: step 5 again, with the state before it (steps 1–4).
     mark = terminal.mark
-    terminal.press("b")
+    try terminal.press("b")
     mark = try terminal.waitFor("back to step 5", after: mark)
     mark = try terminal.waitFor("── step 5 of 7", after: mark)
     // Skip step 5; counting then shows what steps 1–4 made.
-    terminal.press("s")
+    try terminal.press("s")
     mark = try terminal.waitFor("── step 6 of 7", after: mark)
-    terminal.press("\r")
+    try terminal.press("\r")
     let counted = try terminal.waitFor("── step 7 of 7", after: mark)
     let shown = String(terminal.transcript[mark..<counted])
-    terminal.press("q")
+    try terminal.press("q")
     _ = try terminal.waitForExit()
     // The same steps run as a script give the same count.
     let lines = Self.backScript.split(separator: "\n").filter {
@@ -155,7 +155,7 @@ struct StepModeTests {
     let mark = try terminal.waitFor("replayed 3 steps quietly, to start at chapter 2, 'Two'")
     try terminal.waitFor("── step 4 of 6 · chapter 2/3: Two ──", after: mark)
     #expect(!terminal.transcript.contains("one\r\n"))
-    terminal.press("q")
+    try terminal.press("q")
     #expect(try terminal.waitForExit() == 0)
   }
 
@@ -167,7 +167,7 @@ struct StepModeTests {
     let terminal = try PseudoTerminal(
       [Binary.path, "--step", "--tour", "emptystate"], environment: environment)
     try terminal.waitFor("chapter 1/5: An empty list")
-    terminal.press("q")
+    try terminal.press("q")
     #expect(try terminal.waitForExit() == 0)
     let listed = try Binary.run(["help", "walkthroughs"], directory: home)
     let names = try FileManager.default.contentsOfDirectory(atPath: Binary.root + "/examples")

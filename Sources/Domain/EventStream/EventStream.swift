@@ -299,14 +299,20 @@ public protocol EventSubscriber: AnyObject, Sendable {
 /// Domain controllers publish typed events into it; `trace`, `net log` and the board read it.
 /// Publishing checks one atomic word first: with no reader of that kind the event is never even
 /// made, so a closed board costs a load and a branch per fact.
-public final class EventStream: @unchecked Sendable {
-  // @unchecked: `subscribers`, `sequence`, `exchangeCounter` are only touched while `lock` is held.
+public final class EventStream: Sendable {
+  /// The readers and the counters, changed together.
+  private struct State {
+    var subscribers: [(kinds: EventKinds, subscriber: any EventSubscriber)] = []
+    var sequence: UInt64 = 0
+    var exchangeCounter: UInt64 = 0
+
+    /// The kinds anyone reads, as one word.
+    var interest: UInt32 { subscribers.reduce(UInt32(0)) { $0 | $1.kinds.rawValue } }
+  }
+
   private let interest = Atomic<UInt32>(0)
-  private let lock = NSLock()
-  private var subscribers: [(kinds: EventKinds, subscriber: any EventSubscriber)] = []
-  private var sequence: UInt64 = 0
+  private let state = Mutex(State())
   private let currentCommand = Atomic<Int>(0)
-  private var exchangeCounter: UInt64 = 0
   private let clock: @Sendable () -> UInt64
   /// The values this session must never show, which every view of the stream hides.
   public let secrets = SecretValues()
@@ -331,24 +337,24 @@ public final class EventStream: @unchecked Sendable {
 
   /// Adds a reader of `kinds`; adding one already there changes its kinds.
   public func subscribe(_ subscriber: any EventSubscriber, to kinds: EventKinds) {
-    lock.withLock {
-      subscribers.removeAll { $0.subscriber === subscriber }
-      subscribers.append((kinds, subscriber))
-      updateInterest()
+    state.withLock { state in
+      state.subscribers.removeAll { $0.subscriber === subscriber }
+      state.subscribers.append((kinds, subscriber))
+      interest.store(state.interest, ordering: .relaxed)
     }
   }
 
   /// Removes a reader.
   public func unsubscribe(_ subscriber: any EventSubscriber) {
-    lock.withLock {
-      subscribers.removeAll { $0.subscriber === subscriber }
-      updateInterest()
+    state.withLock { state in
+      state.subscribers.removeAll { $0.subscriber === subscriber }
+      interest.store(state.interest, ordering: .relaxed)
     }
   }
 
   /// Whether `subscriber` reads the stream now.
   public func isSubscribed(_ subscriber: any EventSubscriber) -> Bool {
-    lock.withLock { subscribers.contains { $0.subscriber === subscriber } }
+    state.withLock { $0.subscribers.contains { $0.subscriber === subscriber } }
   }
 
   /// The number of the command running now, which every event carries.
@@ -359,28 +365,27 @@ public final class EventStream: @unchecked Sendable {
 
   /// A new number for an HTTP exchange, shared by its sent and answered events.
   public func nextExchangeID() -> UInt64 {
-    lock.withLock {
-      exchangeCounter += 1
-      return exchangeCounter
+    state.withLock { state in
+      state.exchangeCounter += 1
+      return state.exchangeCounter
     }
   }
 
   /// The sequence number of the last event published.
-  public var lastSequence: UInt64 { lock.withLock { sequence } }
+  public var lastSequence: UInt64 { state.withLock { $0.sequence } }
 
   /// Readers get events in sequence order: delivery happens under the lock, so a reader must
   /// not publish.
   private func deliver(_ kind: EventKinds, _ payload: ArchEvent.Payload) {
-    lock.withLock {
-      sequence += 1
+    let command = command
+    state.withLock { state in
+      state.sequence += 1
+      // The time is read under the lock too, so that times rise with sequence numbers.
       let event = ArchEvent(
-        sequence: sequence, command: command, time: clock(), payload: payload)
-      for entry in subscribers where entry.kinds.contains(kind) { entry.subscriber.receive(event) }
+        sequence: state.sequence, command: command, time: clock(), payload: payload)
+      for entry in state.subscribers where entry.kinds.contains(kind) {
+        entry.subscriber.receive(event)
+      }
     }
-  }
-
-  private func updateInterest() {
-    let bits = subscribers.reduce(UInt32(0)) { $0 | $1.kinds.rawValue }
-    interest.store(bits, ordering: .relaxed)
   }
 }

@@ -95,7 +95,8 @@ public struct APIResponse: Sendable {
 /// One request made by `performRequest`: created suspended, started by `resume()`, as a
 /// URLSession data task is.
 public final class APISessionTask: @unchecked Sendable {
-  // @unchecked: `storedState` and `storedResponse` are only touched while `lock` is held.
+  // @unchecked: `start` is not Sendable; it is called once, by `resume()` or `wait()`, as
+  // `progress` decides.
   /// Where a task is in its life.
   public enum State: Sendable, Equatable {
     /// Created, not started.
@@ -110,10 +111,11 @@ public final class APISessionTask: @unchecked Sendable {
   public let method: APISessionManager.Method
   /// The URL it goes to.
   public let url: URL
-  private let lock = NSLock()
   private let done = DispatchSemaphore(value: 0)
-  private var storedState = State.suspended
-  private var storedResponse: APIResponse?
+  /// Where the task is, its response once there is one, and whether it runs on the thread that
+  /// waits for it.
+  private let progress = Mutex(
+    (state: State.suspended, response: APIResponse?.none, runsOnWaitingThread: false))
   /// Stops the exchange in flight, whichever hop of a redirect it is on.
   let control = ExchangeControl()
   private let start: (APISessionTask) -> Void
@@ -130,16 +132,16 @@ public final class APISessionTask: @unchecked Sendable {
   }
 
   /// Where the task is.
-  public var state: State { lock.withLock { storedState } }
+  public var state: State { progress.withLock { $0.state } }
 
   /// The response, once completed.
-  public var response: APIResponse? { lock.withLock { storedResponse } }
+  public var response: APIResponse? { progress.withLock { $0.response } }
 
   /// Starts the request; calling it again does nothing.
   public func resume() {
-    let isNew = lock.withLock {
-      guard storedState == .suspended else { return false }
-      storedState = .running
+    let isNew = progress.withLock { progress in
+      guard progress.state == .suspended else { return false }
+      progress.state = .running
       return true
     }
     if isNew { start(self) }
@@ -149,7 +151,7 @@ public final class APISessionTask: @unchecked Sendable {
   public func cancel() { control.cancel() }
 
   /// Whether the request runs on the thread that waits for it, instead of one of its own.
-  private(set) var runsOnWaitingThread = false
+  var runsOnWaitingThread: Bool { progress.withLock { $0.runsOnWaitingThread } }
 
   /// Waits for the response, cancelling the task when `isCancelled` turns true (Ctrl-C).
   ///
@@ -157,10 +159,10 @@ public final class APISessionTask: @unchecked Sendable {
   /// woken to send it. A running one is waited for.
   @discardableResult
   public func wait(isCancelled: @escaping @Sendable () -> Bool = { false }) -> APIResponse? {
-    let runsHere = lock.withLock {
-      guard storedState == .suspended else { return false }
-      storedState = .running
-      runsOnWaitingThread = true
+    let runsHere = progress.withLock { progress in
+      guard progress.state == .suspended else { return false }
+      progress.state = .running
+      progress.runsOnWaitingThread = true
       return true
     }
     if runsHere {
@@ -176,9 +178,9 @@ public final class APISessionTask: @unchecked Sendable {
   }
 
   func complete(_ response: APIResponse) {
-    lock.withLock { storedResponse = response }
+    progress.withLock { $0.response = response }
     handler(response)
-    lock.withLock { storedState = .completed }
+    progress.withLock { $0.state = .completed }
     done.signal()
   }
 }
@@ -189,8 +191,7 @@ public final class APISessionTask: @unchecked Sendable {
 /// Parameters go in the query for GET, HEAD and DELETE and in a JSON body otherwise; files go as
 /// multipart parts, with the parameters as text parts beside them. Each request is logged:
 /// `[REQUEST]` and `[RESPONSE]` at Info, failures at Warning, the `Authorization` value redacted.
-public final class APISessionManager: @unchecked Sendable {
-  // @unchecked: `storedBaseURL` is under `lock`; `redirectionHandler` is set once, before any request.
+public final class APISessionManager: Sendable {
   /// The HTTP methods the seed has.
   public enum Method: String, CaseIterable, Sendable {
     /// `HEAD`.
@@ -210,18 +211,21 @@ public final class APISessionManager: @unchecked Sendable {
     public var sendsParametersInQuery: Bool { self == .get || self == .head || self == .delete }
   }
 
-  private let lock = NSLock()
-  private var storedBaseURL: URL
+  private let storedBaseURL: Mutex<URL>
+  private let storedRedirectionHandler = Mutex<(@Sendable (URL) -> Void)?>(nil)
   private let timeout: Double
   private let logger: Logger?
   private let tracer: Tracer
   /// Told about a redirect's new base URL: the seed's redirection block, which swaps the
   /// factory's base URL too.
-  public var redirectionHandler: (@Sendable (URL) -> Void)?
+  public var redirectionHandler: (@Sendable (URL) -> Void)? {
+    get { storedRedirectionHandler.withLock { $0 } }
+    set { storedRedirectionHandler.withLock { $0 = newValue } }
+  }
 
   /// Creates a session manager on `dynamicBaseURL`.
   public init(dynamicBaseURL: URL, timeout: Double, logger: Logger?, tracer: Tracer) {
-    self.storedBaseURL = dynamicBaseURL
+    self.storedBaseURL = Mutex(dynamicBaseURL)
     self.timeout = timeout
     self.logger = logger
     self.tracer = tracer
@@ -229,8 +233,8 @@ public final class APISessionManager: @unchecked Sendable {
 
   /// The base URL paths are relative to; a redirect's `Location` replaces it.
   public var dynamicBaseURL: URL {
-    get { lock.withLock { storedBaseURL } }
-    set { lock.withLock { storedBaseURL = newValue } }
+    get { storedBaseURL.withLock { $0 } }
+    set { storedBaseURL.withLock { $0 = newValue } }
   }
 
   /// Makes a request, returned suspended: `resume()` sends it, and `handler` gets the response

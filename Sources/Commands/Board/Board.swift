@@ -354,7 +354,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   // MARK: - Messages
 
-  private static func kind(of payload: ArchEvent.Payload) -> String {
+  private static func kind(of payload: ArchPayload) -> String {
     switch payload {
     case .span: return "span"
     case .factory: return "factory"
@@ -367,7 +367,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     }
   }
 
-  private static func fields(of payload: ArchEvent.Payload) -> [Field] {
+  private static func fields(of payload: ArchPayload) -> [Field] {
     switch payload {
     case .span(let span):
       return [

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 import Synchronization
 
 /// The kinds of fact the architecture publishes; a reader subscribes to the kinds it shows.
@@ -31,40 +32,40 @@ public struct EventKinds: OptionSet, Sendable, Hashable {
   public static let all = EventKinds(rawValue: 0x1FF)
 }
 
-/// One fact in the stream: what happened, when, and during which command.
-public struct ArchEvent: Sendable {
-  /// Its place in the stream, from 1; readers resume after a sequence number.
-  public var sequence: UInt64
-  /// The command that was running (its number in the session), or 0 outside any command.
-  public var command: Int
-  /// Monotonic nanoseconds when it was published.
-  public var time: UInt64
-  /// What happened.
-  public var payload: Payload
+/// The one stream of what happens in the architecture, on Plumbing's bus.
+///
+/// Domain controllers publish typed facts into it; `trace`, `net log` and the board read it. With
+/// no reader of a kind, its facts are never even made.
+public typealias EventStream = EventBus<ArchPayload>
 
-  /// What happened, one case per kind.
-  public enum Payload: Sendable {
-    /// A span ended; `root` is the whole tree when it was a root span.
-    case span(SpanEnded)
-    /// A factory product was built or reused.
-    case factory(FactoryProductEvent)
-    /// The navigation changed.
-    case navigation(NavigationChange)
-    /// A data source changed and its delegate was notified.
-    case dataSource(DataSourceChange)
-    /// An HTTP exchange was sent or answered.
-    case http(HTTPExchangeEvent)
-    /// A store changed.
-    case store(StoreChange)
-    /// A Logger line.
-    case log(LoggedLine)
-    /// The shell began or ended a command.
-    case command(CommandEvent)
-  }
+/// One fact in the stream: what happened (`payload`), when, and during which command.
+public typealias ArchEvent = BusEvent<ArchPayload>
 
-  /// The kind of its payload.
+/// A reader of the stream.
+public protocol EventSubscriber: BusSubscriber where Payload == ArchPayload {}
+
+/// What happened, one case per kind.
+public enum ArchPayload: EventPayload {
+  /// A span ended; `root` is the whole tree when it was a root span.
+  case span(SpanEnded)
+  /// A factory product was built or reused.
+  case factory(FactoryProductEvent)
+  /// The navigation changed.
+  case navigation(NavigationChange)
+  /// A data source changed and its delegate was notified.
+  case dataSource(DataSourceChange)
+  /// An HTTP exchange was sent or answered.
+  case http(HTTPExchangeEvent)
+  /// A store changed.
+  case store(StoreChange)
+  /// A Logger line.
+  case log(LoggedLine)
+  /// The shell began or ended a command.
+  case command(CommandEvent)
+
+  /// The kind of the fact.
   public var kind: EventKinds {
-    switch payload {
+    switch self {
     case .span: return .span
     case .factory: return .factory
     case .navigation: return .navigation
@@ -75,6 +76,11 @@ public struct ArchEvent: Sendable {
     case .command: return .command
     }
   }
+}
+
+extension EventBus where Payload == ArchPayload {
+  /// A new number for an HTTP exchange, shared by its sent and answered events.
+  public func nextExchangeID() -> UInt64 { nextNumber() }
 }
 
 /// A span that ended.
@@ -284,108 +290,5 @@ public struct CommandEvent: Sendable, Equatable {
     self.output = output
     self.succeeded = succeeded
     self.origin = origin
-  }
-}
-
-/// A reader of the stream.
-public protocol EventSubscriber: AnyObject, Sendable {
-  /// Receives an event, on the thread that published it; it must not block, and must not
-  /// publish.
-  func receive(_ event: ArchEvent)
-}
-
-/// The one stream of what happens in the architecture.
-///
-/// Domain controllers publish typed events into it; `trace`, `net log` and the board read it.
-/// Publishing checks one atomic word first: with no reader of that kind the event is never even
-/// made, so a closed board costs a load and a branch per fact.
-public final class EventStream: Sendable {
-  /// The readers and the counters, changed together.
-  private struct State {
-    var subscribers: [(kinds: EventKinds, subscriber: any EventSubscriber)] = []
-    var sequence: UInt64 = 0
-    var exchangeCounter: UInt64 = 0
-
-    /// The kinds anyone reads, as one word.
-    var interest: UInt32 { subscribers.reduce(UInt32(0)) { $0 | $1.kinds.rawValue } }
-  }
-
-  private let interest = Atomic<UInt32>(0)
-  private let state = Mutex(State())
-  private let currentCommand = Atomic<Int>(0)
-  private let clock: @Sendable () -> UInt64
-  /// The values this session must never show, which every view of the stream hides.
-  public let secrets = SecretValues()
-
-  /// Creates a stream; `clock` returns monotonic nanoseconds.
-  public init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
-    self.clock = clock
-  }
-
-  /// Whether anyone reads events of `kinds`.
-  @inline(__always)
-  public func wants(_ kinds: EventKinds) -> Bool {
-    interest.load(ordering: .relaxed) & kinds.rawValue != 0
-  }
-
-  /// Publishes the event `make` builds, if anyone reads its kind; `make` is not called otherwise.
-  @inline(__always)
-  public func publish(_ kind: EventKinds, _ make: () -> ArchEvent.Payload) {
-    guard wants(kind) else { return }
-    deliver(kind, make())
-  }
-
-  /// Adds a reader of `kinds`; adding one already there changes its kinds.
-  public func subscribe(_ subscriber: any EventSubscriber, to kinds: EventKinds) {
-    state.withLock { state in
-      state.subscribers.removeAll { $0.subscriber === subscriber }
-      state.subscribers.append((kinds, subscriber))
-      interest.store(state.interest, ordering: .relaxed)
-    }
-  }
-
-  /// Removes a reader.
-  public func unsubscribe(_ subscriber: any EventSubscriber) {
-    state.withLock { state in
-      state.subscribers.removeAll { $0.subscriber === subscriber }
-      interest.store(state.interest, ordering: .relaxed)
-    }
-  }
-
-  /// Whether `subscriber` reads the stream now.
-  public func isSubscribed(_ subscriber: any EventSubscriber) -> Bool {
-    state.withLock { $0.subscribers.contains { $0.subscriber === subscriber } }
-  }
-
-  /// The number of the command running now, which every event carries.
-  public var command: Int {
-    get { currentCommand.load(ordering: .relaxed) }
-    set { currentCommand.store(newValue, ordering: .relaxed) }
-  }
-
-  /// A new number for an HTTP exchange, shared by its sent and answered events.
-  public func nextExchangeID() -> UInt64 {
-    state.withLock { state in
-      state.exchangeCounter += 1
-      return state.exchangeCounter
-    }
-  }
-
-  /// The sequence number of the last event published.
-  public var lastSequence: UInt64 { state.withLock { $0.sequence } }
-
-  /// Readers get events in sequence order: delivery happens under the lock, so a reader must
-  /// not publish.
-  private func deliver(_ kind: EventKinds, _ payload: ArchEvent.Payload) {
-    let command = command
-    state.withLock { state in
-      state.sequence += 1
-      // The time is read under the lock too, so that times rise with sequence numbers.
-      let event = ArchEvent(
-        sequence: state.sequence, command: command, time: clock(), payload: payload)
-      for entry in state.subscribers where entry.kinds.contains(kind) {
-        entry.subscriber.receive(event)
-      }
-    }
   }
 }

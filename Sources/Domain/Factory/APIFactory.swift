@@ -334,7 +334,8 @@ public final class APIFactory: Factory {
   public var logBook: LogBook {
     get throws {
       try core.singleton(Self.logBookComponent) {
-        try LogBook(workspace: try root.workspace, events: root.tracer.events)
+        try LogBook(
+          workspace: try root.workspace, events: root.tracer.events, secrets: root.tracer.secrets)
       }
     }
   }

@@ -62,11 +62,13 @@ public final class LogBook: Sendable {
   let secrets: SecretValues
 
   /// Opens the log in `workspace`, reading the tags' settings; lines are also published to
-  /// `events`.
-  public init(workspace: Workspace, events: EventStream? = nil) throws {
+  /// `events`, and `secrets` are hidden in every one.
+  public init(
+    workspace: Workspace, events: EventStream? = nil, secrets: SecretValues = SecretValues()
+  ) throws {
     self.workspace = workspace
     self.events = events
-    secrets = events?.secrets ?? SecretValues()
+    self.secrets = secrets
     let rows = try workspace.read { db in
       try Row.fetchAll(db, sql: "SELECT tag, enabled, threshold FROM logger_settings")
     }

@@ -121,10 +121,10 @@ public final class Session {
 
   /// Remembers `value` as a secret of this session: the board, recordings, `trace export` and
   /// the log show `<redacted>` in its place from now on.
-  public func rememberSecret(_ value: String) { tracer.events.secrets.remember(value) }
+  public func rememberSecret(_ value: String) { tracer.secrets.remember(value) }
 
   /// `text` with this session's secrets replaced by `<redacted>`.
-  public func hidingSecrets(_ text: String) -> String { tracer.events.secrets.hide(text) }
+  public func hidingSecrets(_ text: String) -> String { tracer.secrets.hide(text) }
 
   /// Why `text` cannot be the API's base URL (`--api`), or nil when it can.
   public static func problem(withAPI text: String) -> String? {

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Spans nest: a span opened while another is running becomes its child, so a command's spans
 /// form a tree (ProductUpdater, then NetworkController under it, then PersistenceController).
-/// The shape follows swift-distributed-tracing's `Span`, without its task-local context: archsh
-/// runs one command at a time, so the tracer keeps the current span on a stack.
+/// The shape follows swift-distributed-tracing's `Span`, without its task-local context: each
+/// thread's running spans are kept on a stack (`SpanStacks`).
 public final class Span: @unchecked Sendable {
   // @unchecked: `stored*` are only used under `lock`; `isDetachedRoot` is set before it is shared.
   /// The controller or object that did the work, for example `ProductUpdater`.

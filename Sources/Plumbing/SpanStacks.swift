@@ -74,7 +74,7 @@ public final class SpanStacks: Sendable {
     if let target = stacks.withLock({ $0[thread]?.last }) {
       target.addEvent(text)
     } else {
-      withSpan(component, "event", attributes: { [] }) { $0.addEvent(text) }
+      withSpan(component, "event", attributes: { [] }, { $0.addEvent(text) })
     }
   }
 

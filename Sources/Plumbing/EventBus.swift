@@ -56,7 +56,7 @@ public final class EventBus<Payload: EventPayload>: Sendable {
     var interest: UInt32 { subscribers.reduce(UInt32(0)) { $0 | $1.kinds.rawValue } }
   }
 
-  private let interest = Atomic<UInt32>(0)
+  @usableFromInline let interest = Atomic<UInt32>(0)
   private let state = Mutex(State())
   private let currentCommand = Atomic<Int>(0)
   private let clock: @Sendable () -> UInt64
@@ -67,14 +67,14 @@ public final class EventBus<Payload: EventPayload>: Sendable {
   }
 
   /// Whether anyone reads events of `kinds`.
-  @inline(__always)
+  @inlinable
   public func wants(_ kinds: Payload.Kinds) -> Bool {
     interest.load(ordering: .relaxed) & kinds.rawValue != 0
   }
 
   /// Publishes the payload `make` builds, if anyone reads its kind; `make` is not called
   /// otherwise.
-  @inline(__always)
+  @inlinable
   public func publish(_ kind: Payload.Kinds, _ make: () -> Payload) {
     guard wants(kind) else { return }
     deliver(kind, make())
@@ -122,7 +122,8 @@ public final class EventBus<Payload: EventPayload>: Sendable {
 
   /// Readers get events in sequence order: delivery happens under the lock, so a reader must
   /// not publish.
-  private func deliver(_ kind: Payload.Kinds, _ payload: Payload) {
+  @usableFromInline
+  func deliver(_ kind: Payload.Kinds, _ payload: Payload) {
     let command = command
     state.withLock { state in
       state.sequence += 1

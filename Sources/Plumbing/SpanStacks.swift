@@ -11,7 +11,7 @@ public final class SpanStacks: Sendable {
   private let stacks = Mutex<[ObjectIdentifier: [Span]]>([:])
   /// The one lock every span's own state is kept under: a tree is read while it grows.
   private let spanLock = NSLock()
-  private let inert: Span
+  @usableFromInline let inert: Span
   private let clock: @Sendable () -> UInt64
   private let isEnabled: @Sendable () -> Bool
   private let rootEnded: @Sendable (Span) -> Void
@@ -36,6 +36,7 @@ public final class SpanStacks: Sendable {
 
   /// Runs `body` inside a span named after `component` and `operation`; `attributes` are made
   /// only while spans are built.
+  @inlinable
   public func withSpan<T>(
     _ component: String, _ operation: String,
     attributes: () -> [(key: String, value: String)], _ body: (Span) throws -> T
@@ -124,7 +125,8 @@ public final class SpanStacks: Sendable {
 
   private static var currentThread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
 
-  private func open(
+  @usableFromInline
+  func open(
     _ component: String, _ operation: String, _ attributes: () -> [(key: String, value: String)]
   ) -> Span? {
     guard isEnabled() else { return nil }
@@ -139,7 +141,8 @@ public final class SpanStacks: Sendable {
     return span
   }
 
-  private func close(_ span: Span, failure: String?) {
+  @usableFromInline
+  func close(_ span: Span, failure: String?) {
     span.finish(at: clock(), failure: failure)
     let thread = Self.currentThread
     let isRoot: Bool = stacks.withLock { stacks in

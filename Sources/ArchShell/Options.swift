@@ -213,12 +213,11 @@ struct LaunchOptions: Equatable {
   /// Reads the common argument forms without ArgumentParser, or returns nil for anything else.
   ///
   /// ArgumentParser builds its model of the options through reflection and protocol-conformance
-  /// lookups, which cost about 4 ms in a static binary: more than everything else archsh does to
-  /// start (measured with callgrind: 9 of 14 million instructions for `archsh -c 'echo hi'`). This
-  /// scanner accepts only separate `-c LINE`, `-f FILE`, `--db PATH`, each flag once, and bare
-  /// words; an option value that starts with `-`, a repeated option, `--`, `--help`, `--version`,
-  /// joined forms and every unknown or malformed input go to ArgumentParser, which stays the
-  /// authority for help, versions and usage errors. A test checks that both agree.
+  /// lookups, which are slow in a static binary. This scanner accepts only separate `-c LINE`,
+  /// `-f FILE`, `--db PATH`, each flag once, and bare words; an option value that starts with
+  /// `-`, a repeated option, `--`, `--help`, `--version`, joined forms and every unknown or
+  /// malformed input go to ArgumentParser, which stays the authority for help, versions and usage
+  /// errors. A test checks that both agree.
   static func scan(_ arguments: [String]) -> LaunchOptions? {
     var result = LaunchOptions()
     var seen = Set<String>()

@@ -77,8 +77,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
 /// NIOHTTP1's encoder and decoder to frame the bytes (`HTTPFramer`).
 ///
 /// The seed wraps URLSession; on Linux that comes from FoundationNetworking, which loads libcurl
-/// and about 30 more shared libraries at every start-up (about 7 ms). HTTPS is the system's
-/// OpenSSL 3, loaded on the first `https://` URL.
+/// and many more shared libraries at every start-up. HTTPS is the system's OpenSSL 3, loaded on
+/// the first `https://` URL.
 ///
 /// A connection both sides allow to keep, whose response ended exactly, goes back to a pool per
 /// server; the next request to that server reuses it. A kept connection that the server closed

@@ -3,8 +3,7 @@
 
 // libedit's readline-compatible API, loaded with dlopen when an interactive session starts: a
 // script, `-c` or a pipe never loads libedit and the terminal libraries it needs (libtinfo,
-// libbsd, libmd), which cost every start-up about 0.2 ms. No libedit header is needed to build
-// archsh. Never <readline/readline.h>: GNU readline is installed on Debian too, and its symbols
+// libbsd, libmd), which would slow every start-up. No libedit header is needed to build archsh. Never <readline/readline.h>: GNU readline is installed on Debian too, and its symbols
 // are not libedit's.
 #include <stddef.h>
 

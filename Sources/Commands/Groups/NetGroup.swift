@@ -189,8 +189,8 @@ enum NetGroup {
     if case .failure(let error) = response.result {
       throw ShellError(error.description, at: path.offset)
     }
-    // archsh's own JSON reader and writer: Foundation's JSONSerialization, parsing and then
-    // writing with sorted keys, was half of what a 'net get' line cost (perf).
+    // archsh's own JSON reader and writer, not Foundation's JSONSerialization, which is slow to
+    // parse a body and write it again with sorted keys.
     let envelope: JSONValue?
     var jsonError: String?
     do {

@@ -65,7 +65,7 @@ public final class CommandRegistry: Sendable {
   private let top: [String: Entry]
   /// The command words of the last command found, and what they resolved to: a script repeats
   /// one command, and comparing its two short words costs less than the two hash lookups and the
-  /// group's lock that find it (callgrind: about 1,200 instructions a line).
+  /// group's lock that find it.
   private let lastFound = Mutex<(words: [String], resolution: Resolution)?>(nil)
 
   /// A command found for a command line, with where its arguments start.

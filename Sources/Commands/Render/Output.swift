@@ -3,7 +3,7 @@ import Domain
 /// A structured value inside an output, rendered as text for people and as JSON for programs.
 ///
 /// Only `excerpt`, which holds a value, is indirect: a whole `indirect enum` puts every case in a
-/// box of its own, and a one-key `store retrieve` made five such boxes (callgrind).
+/// box of its own on the heap, and a command's output holds many values.
 public enum Value: Equatable, Sendable {
   /// Text.
   case string(String)

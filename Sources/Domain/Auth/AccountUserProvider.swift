@@ -1,5 +1,6 @@
 import Foundation
 import Plumbing
+import Synchronization
 
 /// The logged-in account: its email, its OAuth2 credential and its `User`, kept in the
 /// workspace's `user` store (BDModules' `AccountUserProvider`, which keeps its `AccountUser`, the
@@ -15,6 +16,9 @@ public final class AccountUserProvider: OAuth2SessionManagerDelegate {
   private let encoder: JSONEncoder
   private let modelFactory: ModelFactory
   private let serializer: JSONSerializer
+  /// The credential decoded last, with the bytes it was decoded from: a request reads the stored
+  /// credential every time, and its bytes change only when a grant or a refresh stores another.
+  private let lastDecoded = Mutex<(data: Data, credential: OAuth2Credential)?>(nil)
   static let credentialKey = "oauth2Credential"
   static let emailKey = "oauth2Email"
   static let userKey = "accountUser"
@@ -35,7 +39,12 @@ public final class AccountUserProvider: OAuth2SessionManagerDelegate {
   /// The stored credential, or nil when logged out.
   public func credential() throws -> OAuth2Credential? {
     guard let data = try? store.retrieve(forKey: Self.credentialKey) else { return nil }
-    return try? decoder.decode(OAuth2Credential.self, from: data)
+    if let last = lastDecoded.withLock({ $0 }), last.data == data { return last.credential }
+    guard let credential = try? decoder.decode(OAuth2Credential.self, from: data) else {
+      return nil
+    }
+    lastDecoded.withLock { $0 = (data, credential) }
+    return credential
   }
 
   /// The logged-in email, or nil.

@@ -214,7 +214,7 @@ public enum Redaction {
   /// `text` with every bearer token and secret field value redacted.
   public static func scrub(_ text: String) -> String {
     // Most text holds none of these: checked on the bytes, without Foundation's string search,
-    // which was 14% of a script of 100,000 'store retrieve' lines (perf).
+    // since every command's output passes through here.
     guard holdsAny(secretMarkers, in: text) else { return text }
     var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
     for (field, keep) in secretFields where holds(field, in: result) {

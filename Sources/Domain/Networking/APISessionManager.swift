@@ -481,7 +481,8 @@ public final class APISessionManager: Sendable {
 
   private func log(_ response: APIResponse) {
     let target = "\(response.method) \(response.url.absoluteString)"
-    let timing = String(format: "%.1f ms", response.milliseconds)
+    let tenths = Int((response.milliseconds * 10).rounded())
+    let timing = "\(tenths / 10).\(tenths % 10) ms"
     if let error = response.error {
       logger?.logWarning("[RESPONSE] \(target) failed after \(timing): \(error)")
     } else if let status = response.statusCode, status >= 400 {

@@ -6,10 +6,10 @@ extension Workspace {
   /// Reads not yet written, in the order they happened.
   ///
   /// Recording a read appends it; the reads of one value are combined when the log is folded in
-  /// (`loggedReads`). Combining them on every read hashed the store's name and the key, about 900
-  /// instructions (callgrind). Reads that cannot be written for a long time (another process
-  /// holds the write lock) are combined in memory once they are many, so that they take the room
-  /// of the values read, not of the reads.
+  /// (`loggedReads`), not on every read, which would hash the store's name and the key each time.
+  /// Reads that cannot be written for a long time (another process holds the write lock) are
+  /// combined in memory once they are many, so that they take the room of the values read, not
+  /// of the reads.
   struct Touches {
     /// Reads of `key` in `store`, whose value was stored at `created`: the last at `time`.
     struct Touch {
@@ -321,10 +321,9 @@ extension Workspace {
   /// They are kept aside until the transaction commits (`touchesCommitted`) or rolls back
   /// (`restoreTouches`).
   ///
-  /// A row for the batch costs a few pages; a row for each key cost about 2,700 instructions a
-  /// read (callgrind), and updating each entry in place a page per key read, because keys read
-  /// together lie anywhere in the entries' B-tree: a third of a script of 100,000
-  /// 'store retrieve' lines (Benchmarks/store.sh, P4). The log is folded into the entries
+  /// A row for the batch costs a few pages. A row for each key would add an insert to every
+  /// read, and updating each entry in place would write a page per key read, because keys read
+  /// together lie anywhere in the entries' B-tree. The log is folded into the entries
   /// (`compactTouches`) when access times are needed, and once it holds more reads than twice
   /// the entries, so that it never grows without bound.
   func flushTouches(_ db: Database) throws {

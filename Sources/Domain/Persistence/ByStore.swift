@@ -1,8 +1,7 @@
 import Foundation
 
 /// Values kept by store name, the store used last held apart: a script names the same store on
-/// every line, and comparing its name is cheaper than hashing it, about 400 instructions a
-/// lookup (callgrind).
+/// every line, and comparing its name is cheaper than hashing it.
 ///
 /// Names are the same when their bytes are, as SQLite compares them. The last store's value is
 /// written to the dictionary when another store is used.

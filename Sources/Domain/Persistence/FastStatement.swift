@@ -4,9 +4,9 @@ import GRDBSQLite
 
 /// SQLite's C API on one of GRDB's cached statements, for the statements that run on every line.
 ///
-/// GRDB's `Row` and cursor layer costs about 20,000 instructions per lookup (measured with
-/// callgrind); binding and stepping the same prepared statement directly costs a tenth of that.
-/// The statement stays GRDB's: it is prepared, cached and finalized by GRDB.
+/// Binding and stepping the prepared statement directly skips GRDB's `Row` and cursor layer,
+/// which is most of what a one-key lookup costs. The statement stays GRDB's: it is prepared,
+/// cached and finalized by GRDB.
 struct FastStatement {
   /// The places in a workspace for the statements that run on every line.
   enum HotStatement: Int, CaseIterable {
@@ -25,9 +25,8 @@ struct FastStatement {
 
   /// The statement for `sql`, kept in the workspace's `slot`.
   ///
-  /// For the few that run on every line: finding one in GRDB's cache hashes its SQL text, about
-  /// 1,500 instructions for a long statement (callgrind); a slot is an array index. A slot found
-  /// holding other SQL is refilled.
+  /// For the few that run on every line: finding one in GRDB's cache hashes its SQL text; a slot
+  /// is an array index. A slot found holding other SQL is refilled.
   init(_ db: Database, _ sql: String, slot: HotStatement, in workspace: Workspace) throws {
     if let kept = workspace.hotStatements[slot.rawValue], kept.sql == sql {
       // Every use of a slot binds all of its statement's parameters: none is cleared first.
@@ -52,9 +51,8 @@ struct FastStatement {
 
   /// Binds `text` to the first parameter, unless a kept statement has it bound there already.
   ///
-  /// A store's name is the same on every line of a script, and binding text copies it: about
-  /// 700 instructions a line (callgrind). A kept statement's SQL is used nowhere else, so nothing
-  /// else binds or clears its parameters.
+  /// A store's name is the same on every line of a script, and binding text copies it. A kept
+  /// statement's SQL is used nowhere else, so nothing else binds or clears its parameters.
   func bindKept(_ text: String, in workspace: Workspace) throws {
     guard let slot else { return try bind(1, text) }
     if workspace.hotFirstParameters[slot.rawValue] == text { return }
@@ -95,9 +93,8 @@ struct FastStatement {
 
   /// Runs `body`, which steps the statement, with `text` bound at `index` where it lies.
   ///
-  /// Binding a copy cost about 300 instructions (callgrind). The statement is reset and the
-  /// parameter unbound when `body` returns, so that it never holds a pointer to memory that is
-  /// gone.
+  /// The text is not copied. The statement is reset and the parameter unbound when `body`
+  /// returns, so that it never holds a pointer to memory that is gone.
   @discardableResult
   func bindingInPlace<T>(text: String, at index: Int32, _ body: () throws -> T) throws -> T {
     var text = text

@@ -10,7 +10,7 @@ struct Migration: Sendable {
   /// The last one is the schema version; it never changes once released.
   let identifier: String
   /// `.immediate` for a change that touches no foreign key: the migrator then skips checking every
-  /// row of the workspace afterwards, about 30 ms for 100,000 entries (callgrind).
+  /// row of the workspace afterwards.
   var foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks = .deferred
   /// Applies the change, inside the migrator's transaction.
   let migrate: @Sendable (Database) throws -> Void

@@ -258,8 +258,7 @@ public final class Workspace: @unchecked Sendable {
     try readStatement { db in
       guard !db.isInsideTransaction else { return try body(db) }
       // One read transaction for every statement of the read: SQLite takes its WAL read locks
-      // (fcntl calls) once, not once a statement; they were 17% of a script of 100,000
-      // 'store retrieve' lines (perf).
+      // (fcntl calls) once, not once a statement.
       return try transaction(db, writing: false) { try body(db) }
     }
   }
@@ -267,9 +266,9 @@ public final class Workspace: @unchecked Sendable {
   /// Runs `body` in a transaction of its own, committed when it returns and rolled back when it
   /// throws: `BEGIN IMMEDIATE` when `writing`, `BEGIN DEFERRED` otherwise.
   ///
-  /// BEGIN and COMMIT are kept statements: GRDB's inTransaction prepares both anew each time,
-  /// which cost a third of a one-line persist (measured with callgrind). A writing transaction
-  /// notes other connections' commits when it begins and its own when it commits (StoreTotals).
+  /// BEGIN and COMMIT are kept statements: GRDB's inTransaction prepares both anew each time. A
+  /// writing transaction notes other connections' commits when it begins and its own when it
+  /// commits (StoreTotals).
   func transaction<T>(_ db: Database, writing: Bool, _ body: () throws -> T) throws -> T {
     if writing {
       try FastStatement(db, "BEGIN IMMEDIATE", slot: .begin, in: self).step()

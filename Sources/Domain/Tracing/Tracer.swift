@@ -16,8 +16,8 @@ public protocol Tracing: AnyObject, Sendable {
 
   /// Runs `body` inside a span named after `component` and `operation`.
   ///
-  /// `attributes` are made only while spans are recorded: a controller's run on every command
-  /// otherwise built them for nothing (an array and its strings, callgrind).
+  /// `attributes` are made only while spans are recorded: otherwise every command would build an
+  /// array and its strings for nothing.
   func withSpan<T>(
     _ component: String, _ operation: String,
     attributes: @autoclosure () -> [(key: String, value: String)],

@@ -89,8 +89,8 @@ public final class ParsedCommand {
 /// its uninterpolated form decides. Lines from a script, which keeps no history, are parsed only
 /// when each command runs.
 ///
-/// A class: the interpreter passes a line through several calls per command, and copying a struct
-/// of results and arrays cost about 3% of a one-line command (callgrind).
+/// A class: the interpreter passes a line through several calls per command, and a struct of
+/// results and arrays would be copied at each of them.
 final class PreparedLine {
   /// The commands, or the lexer's error.
   let commands: Result<[RawCommand], ShellError>

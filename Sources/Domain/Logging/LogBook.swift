@@ -142,7 +142,7 @@ public final class LogBook: Sendable {
     }
     guard !lines.isEmpty else { return }
     do {
-      try workspace.write("keeping log lines") { db in
+      try workspace.write("keeping log lines", alongsideReads: true) { db in
         let insert = try db.cachedStatement(
           sql: "INSERT INTO log_lines (logged_at, tag, level, message) VALUES (?, ?, ?, ?)")
         for line in lines {

@@ -221,7 +221,13 @@ public final class Workspace: @unchecked Sendable {
   /// Runs `body` with the database: inside the open atomic transaction, or in a new transaction.
   ///
   /// `operation` names the command for the read-only error.
-  public func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+  ///
+  /// With `alongsideReads`, for writes that carry no command's changes (the log book's lines), the
+  /// recorded reads are written in the same transaction, and kept for the next write if it rolls
+  /// back.
+  public func write<T>(
+    _ operation: String, alongsideReads: Bool = false, _ body: (Database) throws -> T
+  ) throws -> T {
     guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }
     do {
       return try queue.inDatabase { db in
@@ -238,6 +244,19 @@ public final class Workspace: @unchecked Sendable {
             _ = try? FastStatement(db, "ROLLBACK TO operation").step()
             forgetStoreBounds()
             _ = try? FastStatement(db, "RELEASE operation").step()
+            throw error
+          }
+        }
+        if alongsideReads, pendingTouchTotal > 0 {
+          do {
+            let result = try transaction(db, writing: true) {
+              try flushTouches(db)
+              return try body(db)
+            }
+            touchesCommitted()
+            return result
+          } catch {
+            restoreTouches()
             throw error
           }
         }

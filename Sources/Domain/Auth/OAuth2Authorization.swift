@@ -35,7 +35,8 @@ public enum AuthorizationEvent: Sendable, Equatable {
 ///   too, but its check can never be true; archsh makes it work, so that a late 401 does not
 ///   spend the refresh token a second time.
 public final class OAuth2Authorization: @unchecked Sendable {
-  // @unchecked: `isRefreshing`, `waiters`, `latest` and `refreshes` are only touched under `lock`.
+  // @unchecked: `accountUserProvider` and `makeSessionManager` are not Sendable; the provider
+  // keeps its state in the workspace, and a session manager is made for each refresh.
   /// What a caller gets: the response (any status), or the refresh's error.
   public typealias Outcome = Result<APIResponse, OAuth2Error>
   /// Builds one request: given the `Authorization` header to send (nil when logged out), the span
@@ -54,11 +55,16 @@ public final class OAuth2Authorization: @unchecked Sendable {
   private let makeSessionManager: () throws -> OAuth2SessionManager
   private let logger: Logger?
   private let tracer: Tracer
-  private let lock = NSLock()
-  private var isRefreshing = false
-  private var waiters: [Waiter] = []
-  private var latest: OAuth2Credential?
-  private var refreshes = 0
+  /// Whether a refresh runs, the callers queued behind it, the latest credential, and how many
+  /// refreshes there were.
+  private struct RefreshState {
+    var isRefreshing = false
+    var waiters: [Waiter] = []
+    var latest: OAuth2Credential?
+    var refreshes = 0
+  }
+
+  private let state = Mutex(RefreshState())
 
   /// Creates the authorization over the account provider; `sessionManager` makes the
   /// OAuth2SessionManager a refresh goes through.
@@ -88,7 +94,7 @@ public final class OAuth2Authorization: @unchecked Sendable {
   }
 
   /// How many refreshes this authorization has made.
-  public var refreshCount: Int { lock.withLock { refreshes } }
+  public var refreshCount: Int { state.withLock { $0.refreshes } }
 
   /// Sends a request with the current bearer token and handles a 401.
   ///
@@ -166,8 +172,8 @@ public final class OAuth2Authorization: @unchecked Sendable {
   /// latest unless a refresh is running.
   private func current() -> OAuth2Credential? {
     let stored = (try? accountUserProvider.credential()) ?? nil
-    return lock.withLock {
-      if !isRefreshing { latest = stored }
+    return state.withLock { state in
+      if !state.isRefreshing { state.latest = stored }
       return stored
     }
   }
@@ -207,16 +213,16 @@ public final class OAuth2Authorization: @unchecked Sendable {
       case replayAtOnce(OAuth2Credential)
     }
     let waiter = Waiter(replay: replay, fail: fail)
-    let next: Next = lock.withLock {
-      if isRefreshing {
-        waiters.append(waiter)
+    let next: Next = state.withLock { state in
+      if state.isRefreshing {
+        state.waiters.append(waiter)
         return .wait
       }
-      if let latest, latest.accessToken != token { return .replayAtOnce(latest) }
-      guard let latest else { return .loggedOut }
-      isRefreshing = true
-      refreshes += 1
-      waiters.append(waiter)
+      if let latest = state.latest, latest.accessToken != token { return .replayAtOnce(latest) }
+      guard let latest = state.latest else { return .loggedOut }
+      state.isRefreshing = true
+      state.refreshes += 1
+      state.waiters.append(waiter)
       return .refresh(latest)
     }
     switch next {
@@ -240,7 +246,7 @@ public final class OAuth2Authorization: @unchecked Sendable {
       DispatchQueue.global().async { [self] in
         let result = tracer.withParent(span) {
           tracer.withSpan("OAuth2Authorization", "refresh") { refreshSpan in
-            refreshSpan.setAttribute("queued", String(lock.withLock { waiters.count }))
+            refreshSpan.setAttribute("queued", String(state.withLock { $0.waiters.count }))
             let result: Result<OAuth2Credential, OAuth2Error>
             do {
               result = try HTTPExchangeEvent.$currentRole.withValue(.refresh) {
@@ -266,11 +272,11 @@ public final class OAuth2Authorization: @unchecked Sendable {
     _ result: Result<OAuth2Credential, OAuth2Error>,
     observer: (@Sendable (AuthorizationEvent) -> Void)?
   ) {
-    let queued: [Waiter] = lock.withLock {
-      isRefreshing = false
-      if case .success(let fresh) = result { latest = fresh }
-      defer { waiters = [] }
-      return waiters
+    let queued: [Waiter] = state.withLock { state in
+      state.isRefreshing = false
+      if case .success(let fresh) = result { state.latest = fresh }
+      defer { state.waiters = [] }
+      return state.waiters
     }
     switch result {
     case .success(let fresh):

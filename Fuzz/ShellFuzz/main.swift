@@ -64,7 +64,7 @@ private func generatedRows(_ words: [Word]) -> Int? {
 private let registry = CommandRegistry(
   groups: AllGroups.groups.map { group in
     CommandGroup(
-      group.name, summary: group.summary, discussion: group.discussion,
+      group.name, summary: group.summary, from: group.origins, discussion: group.discussion,
       commands: group.commands.map { bounded($0, group: group) })
   })
 

@@ -290,12 +290,21 @@ extension Workspace {
   /// Writes the pending touches in a transaction of their own, and with `compacting` folds the
   /// log into the entries; if it fails, the touches are kept.
   func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
+    try writeTouches(db) {
+      if compacting { try Self.compactTouches(db) }
+    }
+  }
+
+  /// Writes the recorded reads and runs `body` in one transaction; if it rolls back, the reads
+  /// are kept for the next write.
+  func writeTouches<T>(_ db: Database, with body: () throws -> T) throws -> T {
     do {
-      try transaction(db, writing: true) {
+      let result = try transaction(db, writing: true) {
         try flushTouches(db)
-        if compacting { try Self.compactTouches(db) }
+        return try body()
       }
       touchesCommitted()
+      return result
     } catch {
       restoreTouches()
       throw error

@@ -247,19 +247,7 @@ public final class Workspace: @unchecked Sendable {
             throw error
           }
         }
-        if alongsideReads, pendingTouchTotal > 0 {
-          do {
-            let result = try transaction(db, writing: true) {
-              try flushTouches(db)
-              return try body(db)
-            }
-            touchesCommitted()
-            return result
-          } catch {
-            restoreTouches()
-            throw error
-          }
-        }
+        if alongsideReads, pendingTouchTotal > 0 { return try writeTouches(db) { try body(db) } }
         // Recorded reads are written in a transaction of their own first, so that a command
         // that fails and rolls back cannot take them with it.
         if pendingTouchTotal > 0 { try writeTouchesAlone(db) }

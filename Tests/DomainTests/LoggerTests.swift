@@ -38,6 +38,35 @@ struct LoggerTests {
     #expect(try reopened.lines().count == 5)
   }
 
+  @Test("a script's lines are written in batches: at 256 lines, after half a second, or on flush")
+  func batches() throws {
+    let path = NSTemporaryDirectory() + "archsh-log-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let book = try LogBook(workspace: try Workspace(path: path))
+    // Another shell on the same workspace counts what has been written.
+    let other = try Workspace(path: path)
+    func written() throws -> Int {
+      try other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM log_lines") ?? -1 }
+    }
+    let api = Logger(tag: "API", book: book)
+    for index in 1..<LogBook.batch { api.logInfo("line \(index)") }
+    try book.flushIfDue()
+    #expect(try written() == 0)
+    api.logInfo("line \(LogBook.batch)")
+    try book.flushIfDue()
+    #expect(try written() == LogBook.batch)
+
+    api.logInfo("one more")
+    try book.flushIfDue()
+    #expect(try written() == LogBook.batch)
+    try book.flushIfDue(now: Date().addingTimeInterval(LogBook.longestWait))
+    #expect(try written() == LogBook.batch + 1)
+
+    api.logInfo("the last")
+    try book.flush()
+    #expect(try written() == LogBook.batch + 2)
+  }
+
   @Test("tokens, passwords and Authorization values are redacted before a line is kept")
   func redaction() {
     let token = String(repeating: "ab12", count: 16)

@@ -77,7 +77,9 @@ public struct TextRenderer: Sendable {
       let value = Self.text(of: field.value)
       let lines =
         room.map { room in value.wrapped(toWidth: room) }
-        ?? value.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        ?? (value.utf8.contains(UInt8(ascii: "\n"))
+          ? value.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+          : [value])
       let indented = lines.joined(separator: "\n" + String(repeating: " ", count: width + 2))
       return trimTrailing("\(bold(key)) \(indented)")
     }.joined(separator: "\n")

@@ -30,7 +30,10 @@ public struct LoggerSetting: Sendable, Equatable {
 /// (`logger_settings`), so that a script can set a scene and a later session can read it.
 ///
 /// Lines arrive from any thread, event loops included, so they are held in memory and written in
-/// one transaction by `flush()`, which the shell calls after each command.
+/// one transaction by `flush()`. The shell writes them before each prompt, when a command reads
+/// the log, when the session ends, and in a script once `batch` lines are held or the oldest has
+/// waited `longestWait` (`flushIfDue()`): like the access times of reads, a crash loses at most
+/// those last lines of the log, never data.
 public final class LogBook: Sendable {
   /// The tags archsh's loggers use, with what logs under each.
   public static let knownTags: [(tag: String, summary: String)] = [
@@ -43,6 +46,10 @@ public final class LogBook: Sendable {
   public static let defaultThreshold = LogLevel.info
   /// How many lines the workspace keeps; older ones are deleted as new ones arrive.
   public static let capacity = 10_000
+  /// How many held lines a script writes at once.
+  public static let batch = 256
+  /// How long a held line waits at most before a script writes it, in seconds.
+  public static let longestWait = 0.5
 
   private let workspace: Workspace
   private let settings: Mutex<[String: LoggerSetting]>
@@ -132,6 +139,15 @@ public final class LogBook: Sendable {
       $0.append(PendingLine(date: Date(), tag: tag, level: level, message: message))
     }
     events?.publish(.log) { .log(LoggedLine(tag: tag, level: level, message: message)) }
+  }
+
+  /// Writes the held lines if there are `batch` of them or the oldest has waited `longestWait`.
+  public func flushIfDue(now: Date = Date()) throws {
+    let due = pending.withLock { held in
+      guard let oldest = held.first else { return false }
+      return held.count >= Self.batch || now.timeIntervalSince(oldest.date) >= Self.longestWait
+    }
+    if due { try flush() }
   }
 
   /// Writes the lines held in memory to the workspace, dropping the oldest past `capacity`.

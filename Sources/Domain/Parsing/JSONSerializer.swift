@@ -89,6 +89,15 @@ public struct JSONSerializer: Sendable {
   /// escaped as JSONEncoder escapes them (with `withoutEscapingSlashes`), everything else as it is.
   public static func quote(_ string: String, into text: inout String) {
     text += "\""
+    // Most strings need no escape: they are appended whole.
+    let needsEscape = string.utf8.contains {
+      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+    }
+    if !needsEscape {
+      text += string
+      text += "\""
+      return
+    }
     for scalar in string.unicodeScalars {
       switch scalar {
       case "\"": text += "\\\""

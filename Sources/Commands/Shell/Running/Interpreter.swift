@@ -418,11 +418,15 @@ public final class Interpreter {
   /// `{}` for its empty output.
   private func emit(_ output: Output, failed: Bool = false) {
     defer { sink.flush() }
-    // Log lines logged on the event loops are written with the command that caused them. The
-    // book, once built, stays the factory's (singletons are never discarded): it is asked for
-    // only until then.
+    // Log lines logged on the event loops are written before the prompt returns; a script writes
+    // them in batches (`LogBook.flushIfDue`). The book, once built, stays the factory's
+    // (singletons are never discarded): it is asked for only until then.
     if logBook == nil { logBook = session.factory.builtLogBook }
-    try? logBook?.flush()
+    if frames.last?.isInteractive ?? true {
+      try? logBook?.flush()
+    } else {
+      try? logBook?.flushIfDue()
+    }
     let trees = session.tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map(TraceRendering.tree)

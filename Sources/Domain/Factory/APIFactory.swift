@@ -6,6 +6,8 @@ import Synchronization
 public final class APIFactory: Factory {
   private let storedTimeout = Mutex<Double>(5)
   private let storedCancellation = Mutex<@Sendable () -> Bool>({ false })
+  /// `--api` once it has been checked: it does not change while the process runs.
+  private let checkedAPIURL = Mutex<URL?>(nil)
   private let redirected = RedirectedBaseURL()
 
   static let embeddedAPIComponent = ComponentDeclaration<EmbeddedAPIServer>(
@@ -193,7 +195,10 @@ public final class APIFactory: Factory {
   /// The base URL the process was started with: `--api`, or the embedded demo API's.
   public func configuredBaseURL() throws -> (url: URL, isEmbedded: Bool) {
     if let text = root.configuration.apiURL {
-      return (try Self.validBaseURL(text), false)
+      if let checked = checkedAPIURL.withLock({ $0 }) { return (checked, false) }
+      let url = try Self.validBaseURL(text)
+      checkedAPIURL.withLock { $0 = url }
+      return (url, false)
     }
     return (try embeddedAPI.baseURL, true)
   }

@@ -35,48 +35,49 @@ server=$!
 for _ in $(seq 100); do grep -q 'http://' "$work/serve.out" && break; sleep 0.05; done
 url=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -1)
 
-source "$(dirname "$0")/common.sh"
-# Alternating, so that a slow moment of this machine hits both.
-base=$(best "$ARCHSH" --no-rc --api "$url" --db :memory: -f "$work/base.ash")
-plain=$(best "$ARCHSH" --no-rc --api "$url" --db :memory: -f "$work/plain.ash")
-auth=$(best "$ARCHSH" --no-rc --api "$url" --db :memory: -f "$work/auth.ash")
-plain2=$(best "$ARCHSH" --no-rc --api "$url" --db :memory: -f "$work/plain.ash")
-auth2=$(best "$ARCHSH" --no-rc --api "$url" --db :memory: -f "$work/auth.ash")
 # 'auth expire' reaches into the server's token table, which only the embedded API allows.
 bursts=$("$ARCHSH" --no-rc --db :memory: -f "$work/burst.ash" | grep -o 'in [0-9.]* ms' | awk '{print $2}' | paste -sd' ')
 summary=$("$ARCHSH" --no-rc --db :memory: -f "$work/burst.ash" | grep 'requests,' | tail -1)
 
-python3 - "$url" "$N" "$base" "$plain" "$auth" "$plain2" "$auth2" "$bursts" "$summary" <<'PY'
-import http.client, json, sys, time, urllib.parse
-url, n = sys.argv[1], int(sys.argv[2])
-base, plain, auth, plain2, auth2 = (float(x) for x in sys.argv[3:8])
-bursts = [float(x) for x in sys.argv[8].split()]
-summary = sys.argv[9]
+# Five rounds; each runs every archsh script and both Python peers once, so that a slow moment
+# of this machine hits both sides. Each figure is its best round.
+python3 - "$ARCHSH" "$work" "$url" "$N" "$bursts" "$summary" <<'PY'
+import http.client, json, subprocess, sys, time, urllib.parse
+archsh, work, url, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+bursts = [float(x) for x in sys.argv[5].split()]
+summary = sys.argv[6]
 host = urllib.parse.urlparse(url)
 form = "grant_type=password&username=ada%40example.com&password=lovelace&client_id=archsh&client_secret=archsh-demo-secret"
 c = http.client.HTTPConnection(host.hostname, host.port)
 c.request("POST", "/oauth/token", form, {"Content-Type": "application/x-www-form-urlencoded"})
 token = json.loads(c.getresponse().read())["access_token"]
+c.close()
+def script(name):
+    start = time.perf_counter()
+    subprocess.run([archsh, "--no-rc", "--api", url, "--db", ":memory:", "-f", f"{work}/{name}.ash"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
 def peer(keep):
-    best = None
-    for _ in range(5):
-        start = time.perf_counter()
-        c = http.client.HTTPConnection(host.hostname, host.port)
-        for _ in range(n):
-            if not keep:
-                c = http.client.HTTPConnection(host.hostname, host.port)
-            c.request("GET", "/echo", headers={"Authorization": "Bearer " + token})
-            r = c.getresponse(); r.read()
-            if not keep:
-                c.close()
-            assert r.status == 200
-        c.close()
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-    return best
-best = peer(False)
-kept = peer(True)
-p, a = min(plain, plain2) - base, min(auth, auth2) - base
+    start = time.perf_counter()
+    c = http.client.HTTPConnection(host.hostname, host.port)
+    for _ in range(n):
+        if not keep:
+            c = http.client.HTTPConnection(host.hostname, host.port)
+        c.request("GET", "/echo", headers={"Authorization": "Bearer " + token})
+        r = c.getresponse(); r.read()
+        if not keep:
+            c.close()
+        assert r.status == 200
+    c.close()
+    return time.perf_counter() - start
+runs = {"base": [], "plain": [], "auth": [], "kept": [], "new": []}
+for _ in range(5):
+    for name in ("base", "plain", "auth"):
+        runs[name].append(script(name))
+    runs["kept"].append(peer(True))
+    runs["new"].append(peer(False))
+base, plain, auth, kept, best = (min(runs[k]) for k in ("base", "plain", "auth", "kept", "new"))
+p, a = plain - base, auth - base
 print(f"== P9: {n:,} GETs through APISessionManager, with and without OAuth2Authorization, against one archsh serve (best of 5, start-up and login subtracted) ==")
 print(f"archsh session request GET /echo --auth   {a * 1000:8.1f} ms  {n / a:8.0f} authenticated GETs/s")
 print(f"archsh session request GET /echo          {p * 1000:8.1f} ms  {n / p:8.0f} plain GETs/s  (authorization costs {(a - p) / n * 1e6:+.0f} µs a request)")

@@ -43,6 +43,8 @@ public enum HTTPLimits {
 /// channel keeps its pipeline, while its responses end exactly where their Content-Length says.
 public final class HTTPFramer {
   private let channel = EmbeddedChannel()
+  /// The channel's decoder, told of each request as a write through the pipeline would tell it.
+  private let decoder: HTTPResponseDecoder
   private var bodyLimit: Int
   private var head: HTTPResponseHead?
   private var body = ByteBuffer()
@@ -84,9 +86,8 @@ public final class HTTPFramer {
     limits.maxHeaderFieldCount = HTTPLimits.headerFields + 1
     // Only the decoder: the request is written by `encode`, which hands the decoder its head as
     // NIOHTTP1's client pipeline does, so that it knows which answer has no body.
-    try channel.pipeline.syncOperations.addHandler(
-      ByteToMessageHandler(
-        HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
+    decoder = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)
+    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
   }
 
   /// Closes the framer's channel, on the thread that made it: a channel and its pipeline hold
@@ -126,8 +127,7 @@ public final class HTTPFramer {
   public func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
     let bytes = try Self.requestBytes(requestHead, body: body)
     askedForHead = requestHead.method == .HEAD
-    try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
-    _ = try channel.readOutbound(as: HTTPClientRequestPart.self)
+    decoder.write(data: .head(requestHead))
     return bytes
   }
 

@@ -43,8 +43,6 @@ public enum HTTPLimits {
 /// channel keeps its pipeline, while its responses end exactly where their Content-Length says.
 public final class HTTPFramer {
   private let channel = EmbeddedChannel()
-  /// The channel's decoder, told of each request as a write through the pipeline would tell it.
-  private let decoder: HTTPResponseDecoder
   private var bodyLimit: Int
   private var head: HTTPResponseHead?
   private var body = ByteBuffer()
@@ -84,10 +82,9 @@ public final class HTTPFramer {
     limits.maxHeaderFieldSize = HTTPLimits.headBytes
     // One more than the limit, so that the limit itself is checked here, with its own message.
     limits.maxHeaderFieldCount = HTTPLimits.headerFields + 1
-    // Only the decoder: the request is written by `encode`, which hands the decoder its head as
-    // NIOHTTP1's client pipeline does, so that it knows which answer has no body.
-    decoder = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)
-    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+      leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: true,
+      encoderConfiguration: .init(), decoderLimitConfiguration: limits)
   }
 
   /// Closes the framer's channel, on the thread that made it: a channel and its pipeline hold
@@ -115,56 +112,25 @@ public final class HTTPFramer {
     framedTwoWays = false
   }
 
-  /// The request's bytes, as NIOHTTP1's `HTTPRequestEncoder` writes them.
-  ///
-  /// The start line, the fields in their order and the body; a field is refused as NIOHTTP1's
-  /// header validator refuses it (RFC 9110: a name is a token; a value holds no control byte but
-  /// a tab). The decoder is handed the head too, so that it knows a HEAD request's answer has no
-  /// body.
-  ///
-  /// Written here rather than through the encoder's pipeline, which cost 8% of an authorized GET
-  /// (docs/performance.md). The caller gives a body's Content-Length, so nothing is chunked.
+  /// The request's bytes, as NIOHTTP1 encodes them; it also tells the decoder that a HEAD
+  /// request's answer has no body.
   public func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
-    let bytes = try Self.requestBytes(requestHead, body: body)
     askedForHead = requestHead.method == .HEAD
-    decoder.write(data: .head(requestHead))
-    return bytes
-  }
-
-  /// The bytes of `requestHead` and `body`, or an error when a field would break the head.
-  static func requestBytes(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(256 + (body?.count ?? 0))
-    bytes += requestHead.method.rawValue.utf8
-    bytes.append(UInt8(ascii: " "))
-    bytes += requestHead.uri.utf8
-    bytes += " HTTP/\(requestHead.version.major).\(requestHead.version.minor)\r\n".utf8
-    for (name, value) in requestHead.headers {
-      guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte),
-        value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 })
-      else {
-        throw TransportError.invalidRequest(
-          "a header name or value holds a byte a head cannot carry")
+    do {
+      try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
+      if let body, !body.isEmpty {
+        try channel.writeOutbound(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))))
       }
-      bytes += name.utf8
-      bytes += ": ".utf8
-      bytes += value.utf8
-      bytes += "\r\n".utf8
+      try channel.writeOutbound(HTTPClientRequestPart.end(nil))
+    } catch {
+      throw TransportError.invalidRequest("a header name or value holds a byte a head cannot carry")
     }
-    bytes += "\r\n".utf8
-    if let body { bytes += body }
+    var bytes: [UInt8] = []
+    while let part = try channel.readOutbound(as: IOData.self) {
+      guard case .byteBuffer(let buffer) = part else { continue }
+      buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
+    }
     return bytes
-  }
-
-  /// Whether `byte` may be in a token (RFC 9110, 5.6.2), as a field name is.
-  private static func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-      UInt8(ascii: "A")...UInt8(ascii: "Z"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-    }
   }
 
   /// Takes bytes read from the connection; the response once it is whole.

@@ -148,25 +148,4 @@ struct HTTPFramerTests {
     let (response, _) = try frame(prefix + pad + "\r\n\r\n")
     #expect(response.head.status.code == 200)
   }
-
-  @Test("a request is written as NIOHTTP1 writes it; a field that would break the head is refused")
-  func requestBytes() throws {
-    var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/a%20b?q=1")
-    head.headers.add(name: "Host", value: "127.0.0.1:8080")
-    head.headers.add(name: "X-Tabbed", value: "a\tb é")
-    head.headers.add(name: "Content-Length", value: "2")
-    let bytes = try HTTPFramer.requestBytes(head, body: Data("{}".utf8))
-    #expect(
-      String(decoding: bytes, as: UTF8.self)
-        == "POST /a%20b?q=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nX-Tabbed: a\tb é\r\n"
-        + "Content-Length: 2\r\n\r\n{}")
-    for (name, value) in [
-      ("X Bad", "v"), ("", "v"), ("X-Ok", "a\rb"), ("X-Ok", "a\nb"), ("X-Ok", "a\u{0}b"),
-      ("X-Ok", "a\u{1}b"), ("X-Ok", "a\u{7F}b"), ("X:Colon", "v"),
-    ] {
-      var bad = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
-      bad.headers.add(name: name, value: value)
-      #expect(throws: TransportError.self) { try HTTPFramer.requestBytes(bad, body: nil) }
-    }
-  }
 }

@@ -19,12 +19,14 @@ let package = Package(
   ],
   targets: [
     // What archsh needs to run the architecture and the seeds do not describe, knowing nothing
-    // of Domain: the strict JSON reader and the HTTP/1.1 transport (issue 38 moves the raw-SQLite
-    // layer and the event bus here next).
+    // of Domain: the strict JSON reader, the HTTP/1.1 transport, the event bus and spans, and
+    // the raw-SQLite statements.
     .target(
       name: "Plumbing",
       dependencies: [
         "CTLS",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 
 /// Where presenters get media items: catalog products.
 public protocol MediaLibrary: AnyObject {

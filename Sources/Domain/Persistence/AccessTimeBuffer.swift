@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Plumbing
 
 extension Workspace {
   /// Reads not yet written, in the order they happened.

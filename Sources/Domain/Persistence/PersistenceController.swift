@@ -190,7 +190,7 @@ public final class PersistenceController: Sendable {
               "the value (\(value.count) bytes) is larger than SQLite's limit of \(insert.maximumLength) bytes"
           )
         }
-        try insert.bindKept(identifier, in: workspace)
+        try insert.bindKept(identifier)
         insert.bind(4, value.count)
         insert.bind(5, time)
         insert.bind(6, time)
@@ -341,7 +341,7 @@ public final class PersistenceController: Sendable {
     let select = try FastStatement(
       db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?", slot: .storeLimits,
       in: workspace)
-    try select.bindKept(identifier, in: workspace)
+    try select.bindKept(identifier)
     guard try select.step() else { throw try unknownStore(db) }
     defer { select.finish() }
     return Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
@@ -378,7 +378,7 @@ public final class PersistenceController: Sendable {
     let select = try FastStatement(
       db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
       slot: .fetchOne, in: workspace)
-    try select.bindKept(identifier, in: workspace)
+    try select.bindKept(identifier)
     return try select.bindingInPlace(text: key, at: 2) {
       let found = try select.step()
       let limits = try limits()

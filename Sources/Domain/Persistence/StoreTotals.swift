@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import Plumbing
 
 /// Each store's entry count and byte total, and the bound on its bytes that a write checks the
 /// byte limit against.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Plumbing
 
 /// Why a workspace cannot be opened or written.
 ///
@@ -80,15 +81,13 @@ public final class Workspace: @unchecked Sendable {
   /// The touches taken by the last `flushTouches`, kept until its transaction commits.
   var flushingTouches = Touches()
 
-  /// The statements `FastStatement` keeps by `HotStatement`, with their SQL; used on the queue.
-  ///
-  /// They may outlive the connection: GRDB closes a connection it deallocates with
-  /// `sqlite3_close_v2`, which waits for the last statement to be finalized.
-  var hotStatements: [(sql: String, statement: Statement)?] = Array(
-    repeating: nil, count: FastStatement.HotStatement.allCases.count)
-  /// The text bound to the first parameter of each kept statement (`FastStatement.bindKept`).
-  var hotFirstParameters: [String?] = Array(
-    repeating: nil, count: FastStatement.HotStatement.allCases.count)
+  /// The places for the statements that run on every line.
+  enum HotStatement: Int, CaseIterable {
+    case begin, commit, storeLimits, persist, fetchOne
+  }
+
+  /// The statements kept by `HotStatement`; used on the queue.
+  let hotStatements = StatementSlots(count: HotStatement.allCases.count)
 
   /// Each store's limits as they were last read.
   ///
@@ -551,4 +550,13 @@ public final class Workspace: @unchecked Sendable {
 /// type.
 private func closeDescriptor(_ descriptor: Int32) {
   close(descriptor)
+}
+
+extension FastStatement {
+  /// The statement for `sql`, kept in the workspace's `slot`.
+  init(_ db: Database, _ sql: String, slot: Workspace.HotStatement, in workspace: Workspace)
+    throws
+  {
+    try self.init(db, sql, slot: slot.rawValue, in: workspace.hotStatements)
+  }
 }

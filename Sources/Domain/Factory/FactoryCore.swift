@@ -8,18 +8,42 @@ import Synchronization
 /// Dependencies are recorded, never declared. While a product's builder runs, the core knows it as
 /// the requester (a task-local value, so concurrent builds on other threads do not mix); every
 /// product requested through the core meanwhile is recorded as injected into it.
-final class FactoryCore: @unchecked Sendable {
-  // @unchecked: every `var` (`singletons`, `resolved`, ...) is only touched while `lock` is held.
+final class FactoryCore: Sendable {
   let tracer: Tracer
-  private let lock = NSLock()
-  /// The built singletons and how many times each product was built, by the product's slot
-  /// (`ComponentDeclaration.slot`): an index, so that no name is hashed on a request, and a typed
-  /// box, so that no `Any` is cast.
-  private var singletons: [AnyBuiltSingleton?] = []
-  private var constructions: [Int] = []
-  private var resolved: [String: Set<String>] = [:]
-  /// The last dependency recorded in `resolved`, by slot.
-  private var lastResolved: (product: Int, dependency: Int)?
+  private let state = Mutex(State())
+
+  /// What the core has built and seen, behind its mutex.
+  private struct State {
+    /// The built singletons and how many times each product was built, by the product's slot
+    /// (`ComponentDeclaration.slot`): an index, so that no name is hashed on a request, and a
+    /// typed box, so that no `Any` is cast.
+    var singletons: [AnyBuiltSingleton?] = []
+    var constructions: [Int] = []
+    var resolved: [String: Set<String>] = [:]
+    /// The last dependency recorded in `resolved`, by slot.
+    var lastResolved: (product: Int, dependency: Int)?
+
+    /// The singleton at `slot`, if it has been built.
+    func built(at slot: Int) -> AnyBuiltSingleton? {
+      slot < singletons.count ? singletons[slot] : nil
+    }
+
+    /// Keeps a built singleton at `slot`.
+    mutating func keep(_ instance: AnyBuiltSingleton, at slot: Int) {
+      if slot >= singletons.count {
+        singletons.append(contentsOf: repeatElement(nil, count: slot + 1 - singletons.count))
+      }
+      singletons[slot] = instance
+    }
+
+    /// Counts one construction of the product at `slot`.
+    mutating func count(_ slot: Int) {
+      if slot >= constructions.count {
+        constructions.append(contentsOf: repeatElement(0, count: slot + 1 - constructions.count))
+      }
+      constructions[slot] += 1
+    }
+  }
 
   /// The product whose builder is running, and the core that runs it.
   private struct Requester: Sendable {
@@ -39,43 +63,22 @@ final class FactoryCore: @unchecked Sendable {
 
   /// Holds an instance made before the factories, such as the tracer, as a built singleton.
   func hold<T>(_ declaration: ComponentDeclaration<T>, _ instance: T) {
-    lock.withLock {
-      keep(BuiltSingleton(instance), at: declaration.slot)
-      count(declaration.slot)
+    state.withLock {
+      $0.keep(BuiltSingleton(instance), at: declaration.slot)
+      $0.count(declaration.slot)
     }
   }
 
   /// Whether a singleton has been built.
   func isBuilt(_ name: String) -> Bool {
     guard let slot = FactorySlots.existing(name) else { return false }
-    return lock.withLock { built(at: slot) != nil }
+    return state.withLock { $0.built(at: slot) != nil }
   }
 
   /// How many times the product named `name` has been built.
   func constructionCount(_ name: String) -> Int {
     guard let slot = FactorySlots.existing(name) else { return 0 }
-    return lock.withLock { slot < constructions.count ? constructions[slot] : 0 }
-  }
-
-  /// The singleton at `slot`, if it has been built; under the lock.
-  private func built(at slot: Int) -> AnyBuiltSingleton? {
-    slot < singletons.count ? singletons[slot] : nil
-  }
-
-  /// Keeps a built singleton at `slot`; under the lock.
-  private func keep(_ instance: AnyBuiltSingleton, at slot: Int) {
-    if slot >= singletons.count {
-      singletons.append(contentsOf: repeatElement(nil, count: slot + 1 - singletons.count))
-    }
-    singletons[slot] = instance
-  }
-
-  /// Counts one construction of the product at `slot`; under the lock.
-  private func count(_ slot: Int) {
-    if slot >= constructions.count {
-      constructions.append(contentsOf: repeatElement(0, count: slot + 1 - constructions.count))
-    }
-    constructions[slot] += 1
+    return state.withLock { slot < $0.constructions.count ? $0.constructions[slot] : 0 }
   }
 
   /// The shared instance of `declaration`, built by `make` on first use; the construction is
@@ -83,7 +86,7 @@ final class FactoryCore: @unchecked Sendable {
   func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
     noteRequest(declaration)
     let slot = declaration.slot
-    if let existing = lock.withLock({ built(at: slot) }) as? BuiltSingleton<T> {
+    if let existing = state.withLock({ $0.built(at: slot) }) as? BuiltSingleton<T> {
       publish(declaration, built: false)
       return existing.value
     }
@@ -93,7 +96,7 @@ final class FactoryCore: @unchecked Sendable {
     { span in
       span.setAttribute("instance", "built")
       let instance = try building(declaration, make)
-      lock.withLock { keep(BuiltSingleton(instance), at: slot) }
+      state.withLock { $0.keep(BuiltSingleton(instance), at: slot) }
       publish(declaration, built: true)
       return instance
     }
@@ -127,11 +130,11 @@ final class FactoryCore: @unchecked Sendable {
 
   /// The singleton if it has been built, without building it.
   func existing<T>(_ declaration: ComponentDeclaration<T>) -> T? {
-    lock.withLock { (built(at: declaration.slot) as? BuiltSingleton<T>)?.value }
+    state.withLock { ($0.built(at: declaration.slot) as? BuiltSingleton<T>)?.value }
   }
 
   /// What each product's builders resolved through the core, by product name.
-  var resolvedDependencies: [String: Set<String>] { lock.withLock { resolved } }
+  var resolvedDependencies: [String: Set<String>] { state.withLock { $0.resolved } }
 
   private func building<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows
     -> T
@@ -139,7 +142,7 @@ final class FactoryCore: @unchecked Sendable {
     let requester = Requester(
       core: ObjectIdentifier(self), slot: declaration.slot, product: declaration.name)
     let instance = try Self.$requester.withValue(requester) { try make() }
-    lock.withLock { count(declaration.slot) }
+    state.withLock { $0.count(declaration.slot) }
     return instance
   }
 
@@ -149,26 +152,27 @@ final class FactoryCore: @unchecked Sendable {
     else {
       return
     }
-    lock.withLock {
+    state.withLock { state in
       // The same product asks for the same dependency on every command (a controller for its
       // workspace): comparing with the last pair recorded is cheaper than hashing both names.
-      if let last = lastResolved, last.product == requester.slot,
+      if let last = state.lastResolved, last.product == requester.slot,
         last.dependency == declaration.slot
       {
         return
       }
-      _ = resolved[requester.product, default: []].insert(declaration.name)
-      lastResolved = (requester.slot, declaration.slot)
+      _ = state.resolved[requester.product, default: []].insert(declaration.name)
+      state.lastResolved = (requester.slot, declaration.slot)
     }
   }
 }
 
 /// A built singleton, whatever its type.
-private protocol AnyBuiltSingleton: AnyObject {}
+private protocol AnyBuiltSingleton: AnyObject, Sendable {}
 
 /// A built singleton, typed as its declaration is: getting it back is a class cast, which
 /// compares one pointer, where an `Any` cast asks the runtime about the type.
-private final class BuiltSingleton<Instance>: AnyBuiltSingleton {
+private final class BuiltSingleton<Instance>: AnyBuiltSingleton, @unchecked Sendable {
+  // @unchecked: a singleton is handed to whichever thread asks the factory for it, as in the seed.
   let value: Instance
   init(_ value: Instance) { self.value = value }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where the demo API keeps the tokens it has granted, so that they outlive its process.
 ///
@@ -16,8 +17,7 @@ public protocol TokenStorage: AnyObject, Sendable {
 /// Tokens are random and expire: an access token after `tokenLifetime` seconds; a refresh token
 /// lives until it is used, when a new pair replaces it. They are held in memory, and saved to
 /// the `TokenStorage` when one is given.
-public final class Accounts: @unchecked Sendable {
-  // @unchecked: accounts, tokens and counters are only touched with `lock` held, or in init.
+public final class Accounts: Sendable {
   /// One account: what a password grant checks, and what `GET /users/me` answers.
   public struct Account: Sendable, Equatable {
     /// The id, in the convention's UUID form.
@@ -59,13 +59,17 @@ public final class Accounts: @unchecked Sendable {
   /// That client's secret.
   public static let clientSecret = "archsh-demo-secret"
 
-  private let lock = NSLock()
-  private var accounts: [String: Account] = [:]
-  private var accessTokens: [String: (email: String, expiresAt: Date)] = [:]
-  private var refreshTokens: [String: String] = [:]
-  private var lifetime: Double
-  private var refreshes = 0
+  private let state: Mutex<State>
   private let now: @Sendable () -> Date
+
+  /// The accounts, the tokens granted and the counters, behind the mutex.
+  private struct State {
+    var accounts: [String: Account] = [:]
+    var accessTokens: [String: (email: String, expiresAt: Date)] = [:]
+    var refreshTokens: [String: String] = [:]
+    var lifetime: Double
+    var refreshes = 0
+  }
   private let storage: TokenStorage?
 
   /// The saved form of the granted tokens.
@@ -85,29 +89,30 @@ public final class Accounts: @unchecked Sendable {
     tokenLifetime: Double = 3600, storage: TokenStorage? = nil,
     now: @escaping @Sendable () -> Date = Date.init
   ) {
-    self.lifetime = tokenLifetime
-    self.now = now
-    self.storage = storage
-    add(email: Self.demoEmail, password: Self.demoPassword, createdAt: Self.demoCreatedAt)
+    var initial = State(lifetime: tokenLifetime)
     if let data = storage?.loadTokens(),
       let saved = try? JSONDecoder().decode(SavedTokens.self, from: data)
     {
-      accessTokens = saved.access.mapValues {
+      initial.accessTokens = saved.access.mapValues {
         ($0.email, Date(timeIntervalSince1970: $0.expiresAt))
       }
-      refreshTokens = saved.refresh
+      initial.refreshTokens = saved.refresh
     }
+    self.state = Mutex(initial)
+    self.now = now
+    self.storage = storage
+    add(email: Self.demoEmail, password: Self.demoPassword, createdAt: Self.demoCreatedAt)
   }
 
-  /// Saves the tokens; the lock is held.
-  private func save() {
+  /// Saves the tokens of `state`, inside its mutex.
+  private func save(_ state: State) {
     guard let storage else { return }
     let time = now()
     let saved = SavedTokens(
-      access: accessTokens.filter { $0.value.expiresAt > time }.mapValues {
+      access: state.accessTokens.filter { $0.value.expiresAt > time }.mapValues {
         SavedAccess(email: $0.email, expiresAt: $0.expiresAt.timeIntervalSince1970)
       },
-      refresh: refreshTokens)
+      refresh: state.refreshTokens)
     if let data = try? JSONEncoder().encode(saved) { storage.saveTokens(data) }
   }
 
@@ -116,16 +121,16 @@ public final class Accounts: @unchecked Sendable {
 
   /// How long a new access token lives, in seconds.
   public var tokenLifetime: Double {
-    get { lock.withLock { lifetime } }
-    set { lock.withLock { lifetime = max(0, newValue) } }
+    get { state.withLock { $0.lifetime } }
+    set { state.withLock { $0.lifetime = max(0, newValue) } }
   }
 
   /// Adds an account, or replaces the password of an existing one.
   public func add(email: String, password: String, createdAt: Int? = nil) {
-    lock.withLock {
-      let created = createdAt ?? Int(now().timeIntervalSince1970)
-      let id = accounts[email]?.id ?? Self.uuid(time: created, counter: accounts.count)
-      accounts[email] = Account(id: id, email: email, password: password, createdAt: created)
+    let created = createdAt ?? Int(now().timeIntervalSince1970)
+    state.withLock { state in
+      let id = state.accounts[email]?.id ?? Self.uuid(time: created, counter: state.accounts.count)
+      state.accounts[email] = Account(id: id, email: email, password: password, createdAt: created)
     }
   }
 
@@ -134,13 +139,13 @@ public final class Accounts: @unchecked Sendable {
     -> Result<Grant, Refusal>
   {
     if let refusal = checkClient(clientID, clientSecret) { return .failure(refusal) }
-    return lock.withLock {
-      guard let account = accounts[username], account.password == password else {
+    return state.withLock { state in
+      guard let account = state.accounts[username], account.password == password else {
         return .failure(
           Refusal(
             code: "InvalidCredentials", message: "wrong email or password", status: 400))
       }
-      return .success(issue(for: account.email))
+      return .success(issue(for: account.email, in: &state))
     }
   }
 
@@ -149,26 +154,27 @@ public final class Accounts: @unchecked Sendable {
     -> Result<Grant, Refusal>
   {
     if let refusal = checkClient(clientID, clientSecret) { return .failure(refusal) }
-    return lock.withLock {
-      refreshes += 1
-      guard let email = refreshTokens.removeValue(forKey: token) else {
+    return state.withLock { state in
+      state.refreshes += 1
+      guard let email = state.refreshTokens.removeValue(forKey: token) else {
         return .failure(
           Refusal(
             code: "InvalidRefreshToken", message: "the refresh token is unknown or used up",
             status: 400))
       }
-      return .success(issue(for: email))
+      return .success(issue(for: email, in: &state))
     }
   }
 
   /// How many refresh grants the API has been asked for, granted or refused.
-  public var refreshGrantCount: Int { lock.withLock { refreshes } }
+  public var refreshGrantCount: Int { state.withLock { $0.refreshes } }
 
   /// The account an access token belongs to, if the token is known and has not expired.
   public func account(forAccessToken token: String) -> Account? {
-    lock.withLock {
-      guard let entry = accessTokens[token], entry.expiresAt > now() else { return nil }
-      return accounts[entry.email]
+    let time = now()
+    return state.withLock { state in
+      guard let entry = state.accessTokens[token], entry.expiresAt > time else { return nil }
+      return state.accounts[entry.email]
     }
   }
 
@@ -176,14 +182,14 @@ public final class Accounts: @unchecked Sendable {
   /// many were live.
   @discardableResult
   public func expireAccessTokens() -> Int {
-    lock.withLock {
-      let time = now()
+    let time = now()
+    return state.withLock { state in
       var live = 0
-      for (token, entry) in accessTokens where entry.expiresAt > time {
-        accessTokens[token] = (entry.email, time)
+      for (token, entry) in state.accessTokens where entry.expiresAt > time {
+        state.accessTokens[token] = (entry.email, time)
         live += 1
       }
-      save()
+      save(state)
       return live
     }
   }
@@ -196,17 +202,20 @@ public final class Accounts: @unchecked Sendable {
     return nil
   }
 
-  /// Issues a new pair for `email`; the lock is held.
-  private func issue(for email: String) -> Grant {
+  /// Issues a new pair for `email` in `state`, inside its mutex.
+  private func issue(for email: String, in state: inout State) -> Grant {
     let access = Self.token()
     let refresh = Self.token()
-    accessTokens[access] = (email, now().addingTimeInterval(lifetime))
-    refreshTokens[refresh] = email
+    state.accessTokens[access] = (email, now().addingTimeInterval(state.lifetime))
+    state.refreshTokens[refresh] = email
     // Expired access tokens are forgotten as new ones are issued.
     let time = now()
-    accessTokens = accessTokens.filter { $0.value.expiresAt > time || $0.key == access }
-    save()
-    return Grant(accessToken: access, refreshToken: refresh, expiresIn: Int(lifetime.rounded(.up)))
+    state.accessTokens = state.accessTokens.filter {
+      $0.value.expiresAt > time || $0.key == access
+    }
+    save(state)
+    return Grant(
+      accessToken: access, refreshToken: refresh, expiresIn: Int(state.lifetime.rounded(.up)))
   }
 
   /// 32 random bytes as hex.

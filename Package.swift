@@ -11,7 +11,13 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // One trait, not Hummingbird's two defaults: SwiftPM writes the -D flags of several traits in
+    // a new order whenever it reads the manifests again (another environment variable is enough),
+    // which recompiled HummingbirdCore and Hummingbird, about 25 s, between `make test` and
+    // `make run`. ConfigurationSupport (swift-configuration's readers) is not used.
+    .package(
+      url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1",
+      traits: ["FullFoundation"]),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),

@@ -225,7 +225,13 @@ struct BoardTests {
     shell.send("auth expire")
     shell.send("auth burst 5 /users/me --summary")
     text = try ended("auth burst 5 /users/me --summary", then: #""panel":"trace""#)
-    #expect(text.contains(#""role":"refresh""#) && text.contains(#""role":"replay""#))
+    // Said when it fails: which roles and how many 401s the page saw (this has failed rarely,
+    // unexplained: BoardTests.swift, stop 43 and stop 44).
+    let roles = Set(text.matches(of: /"role":"([a-z]+)"/).map { String($0.1) })
+    let unauthorized = text.matches(of: /"status":401/).count
+    #expect(
+      roles.isSuperset(of: ["refresh", "replay"]),
+      "roles on the page: \(roles.sorted()); 401s: \(unauthorized); end: \(text.suffix(600))")
     #expect(!text.contains("lovelace"))
     #expect(!text.contains(token))
 

@@ -110,6 +110,8 @@ int archsh_tls_load(char *error, size_t error_size) {
 struct archsh_connection {
   int fd;
   SSL *ssl;
+  /// The socket's receive timeout (SO_RCVTIMEO) in milliseconds, as last set.
+  int receive_timeout_ms;
 };
 
 /// Waits up to `timeout_ms` for a connecting socket, in slices of 20 ms when `stop` is given,
@@ -465,10 +467,13 @@ archsh_connection *archsh_connect(const char *host, int port, int timeout_ms, ch
     return NULL;
   }
   connection->fd = fd;
+  connection->receive_timeout_ms = timeout_ms;
   return connection;
 }
 
-int archsh_wait_readable(archsh_connection *tls, int timeout_ms) {
+/// Waits up to `timeout_ms` for bytes to read (or for the server to close): 1 when there are, 0
+/// when the time ran out or a signal came, -1 on failure. Bytes OpenSSL holds already count.
+static int wait_readable(archsh_connection *tls, int timeout_ms) {
   // Bytes OpenSSL already decrypted are not on the socket any more.
   if (tls->ssl && ossl.SSL_pending(tls->ssl) > 0) return 1;
   struct pollfd descriptor = {tls->fd, POLLIN, 0};
@@ -530,19 +535,16 @@ int archsh_connection_write(archsh_connection *tls, const void *buffer, size_t c
   return status;
 }
 
-long archsh_connection_read(archsh_connection *tls, void *buffer, size_t count) {
-  // Acknowledge at once rather than up to 40 ms later: a server that writes a response's head and
-  // body separately, with Nagle's algorithm on, waits for that ACK before sending the body.
-  // Linux turns quick ACKs off again by itself, so it is asked before every read.
+/// Acknowledges at once rather than up to 40 ms later: a server that writes a response's head and
+/// body separately, with Nagle's algorithm on, waits for that ACK before sending the body. Linux
+/// turns quick ACKs off again by itself, so it is asked before every read.
+static void ask_quick_ack(int fd) {
   int quick = 1;
-  setsockopt(tls->fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof quick);
-  if (!tls->ssl) {
-    for (;;) {
-      ssize_t got = recv(tls->fd, buffer, count, 0);
-      if (got < 0 && errno == EINTR) continue;
-      return got < 0 ? -1 : (long)got;
-    }
-  }
+  setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof quick);
+}
+
+/// Reads decrypted bytes: the number read, 0 at the end of the stream, -1 on failure.
+static long tls_read(archsh_connection *tls, void *buffer, size_t count) {
   int chunk = count > 1 << 30 ? 1 << 30 : (int)count;
   pipe_guard guard;
   guard_pipe(&guard);   // TLS 1.3 may answer a key update while reading
@@ -558,6 +560,28 @@ long archsh_connection_read(archsh_connection *tls, void *buffer, size_t count) 
   // the connection ended without one, which HTTP/1.0-style bodies do.
   if (reason == 6 || (reason == 5 && errno == 0)) return 0;
   return -1;
+}
+
+long archsh_connection_read_within(archsh_connection *tls, void *buffer, size_t count,
+                                   int timeout_ms) {
+  if (timeout_ms < 1) timeout_ms = 1;
+  if (tls->ssl) {
+    int ready = wait_readable(tls, timeout_ms);
+    if (ready <= 0) return ready == 0 ? -2 : -1;
+    ask_quick_ack(tls->fd);
+    return tls_read(tls, buffer, count);
+  }
+  // A plain socket waits in recv itself, its receive timeout set to the wait: one system call
+  // where poll and recv were two.
+  if (tls->receive_timeout_ms != timeout_ms) {
+    struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    if (setsockopt(tls->fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) != 0) return -1;
+    tls->receive_timeout_ms = timeout_ms;
+  }
+  ask_quick_ack(tls->fd);
+  ssize_t got = recv(tls->fd, buffer, count, 0);
+  if (got >= 0) return (long)got;
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -2 : -1;
 }
 
 void archsh_connection_abort(archsh_connection *tls) {
@@ -577,3 +601,12 @@ void archsh_connection_close(archsh_connection *tls) {
   if (tls->fd >= 0) close(tls->fd);
   free(tls);
 }
+
+/// The process's main thread, as the loader runs constructors on it before `main`.
+static pthread_t main_thread;
+
+__attribute__((constructor)) static void remember_main_thread(void) {
+  main_thread = pthread_self();
+}
+
+int archsh_is_main_thread(void) { return pthread_equal(pthread_self(), main_thread) != 0; }

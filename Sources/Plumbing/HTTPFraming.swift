@@ -34,7 +34,7 @@ public enum HTTPLimits {
 
 /// HTTP/1.1 exchanges framed by NIOHTTP1, the decoder (llhttp) that SwiftNIO's servers and
 /// clients use, in an `EmbeddedChannel` on the calling thread: the request goes through
-/// `HTTPRequestEncoder` (which refuses header names and values that would break the head), and
+/// `HTTPRequestEncoder` (its names and values checked before, by `HTTPTransport.request`), and
 /// the bytes read from the connection, plain or decrypted, through `HTTPResponseDecoder`.
 ///
 /// Every limit of `HTTPLimits` is kept here, and an error names the limit. A response that ended
@@ -83,7 +83,7 @@ public final class HTTPFramer {
     // One more than the limit, so that the limit itself is checked here, with its own message.
     limits.maxHeaderFieldCount = HTTPLimits.headerFields + 1
     try channel.pipeline.syncOperations.addHTTPClientHandlers(
-      leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: true,
+      leftOverBytesStrategy: .dropBytes, enableOutboundHeaderValidation: false,
       encoderConfiguration: .init(), decoderLimitConfiguration: limits)
   }
 
@@ -117,11 +117,17 @@ public final class HTTPFramer {
   public func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
     askedForHead = requestHead.method == .HEAD
     do {
-      try channel.writeOutbound(HTTPClientRequestPart.head(requestHead))
+      // The parts go down the pipeline with one flush, and no promise or copy of the channel's
+      // buffer per part, which `writeOutbound` makes.
+      let pipeline = channel.pipeline.syncOperations
+      pipeline.write(NIOAny(HTTPClientRequestPart.head(requestHead)), promise: nil)
       if let body, !body.isEmpty {
-        try channel.writeOutbound(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))))
+        pipeline.write(
+          NIOAny(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
       }
-      try channel.writeOutbound(HTTPClientRequestPart.end(nil))
+      pipeline.write(NIOAny(HTTPClientRequestPart.end(nil)), promise: nil)
+      pipeline.flush()
+      try channel.throwIfErrorCaught()
     } catch {
       throw TransportError.invalidRequest("a header name or value holds a byte a head cannot carry")
     }
@@ -284,7 +290,10 @@ public final class HTTPFramer {
 
   private func write(_ buffer: ByteBuffer) throws {
     do {
-      try channel.writeInbound(buffer)
+      // What `writeInbound` does, without the copy of the channel's buffer it returns.
+      channel.pipeline.syncOperations.fireChannelRead(NIOAny(buffer))
+      channel.pipeline.syncOperations.fireChannelReadComplete()
+      try channel.throwIfErrorCaught()
     } catch {
       // Parts decoded before the error still count: a whole response followed by bytes that
       // are not one is whole, and not clean.

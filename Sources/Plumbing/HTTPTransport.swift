@@ -91,9 +91,22 @@ public enum HTTPTransport {
     "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE",
   ]
 
+  /// Whether `byte` may be part of a header name (an RFC 9110 token).
+  static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "A")...UInt8(ascii: "Z"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+
   /// The connection's target, server and head for `method url`; throws for a URL that is not
-  /// `http://` or `https://` with a host and a port from 1 to 65535, and for a target with a
-  /// control byte or a space.
+  /// `http://` or `https://` with a host and a port from 1 to 65535, for a target with a control
+  /// byte or a space, and for a header whose name is not a token or whose value holds a control
+  /// byte: the checks NIOHTTP1's outbound validator makes, made here once, before anything is
+  /// sent, with the header named.
   public static func request(
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?
   ) throws(TransportError) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead) {
@@ -112,9 +125,14 @@ public enum HTTPTransport {
       throw .invalidRequest(
         "the target '\(TerminalText.escaped(target))' holds a space or a control byte")
     }
-    for (name, value) in headers
-    where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-      throw .invalidRequest("the header '\(TerminalText.escaped(name))' holds CR, LF or NUL")
+    for (name, value) in headers {
+      guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+        throw .invalidRequest("'\(TerminalText.escaped(name))' is not a header name")
+      }
+      // HTTP/1.1 allows a tab in a value, and no other control byte (CR and LF would end it).
+      guard value.utf8.allSatisfy({ $0 == 9 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        throw .invalidRequest("the header '\(name)' holds a control byte")
+      }
     }
     guard !method.isEmpty, method.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
       throw .invalidRequest("the method '\(TerminalText.escaped(method))' is not a token")
@@ -217,7 +235,7 @@ public enum HTTPTransport {
           keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
         // A framer is kept only by the main thread's exchanges (NetworkController's), whose
         // connections come back to the same thread; any other is finished here, on its thread.
-        if keep, framer.isReusable, Thread.isMainThread {
+        if keep, framer.isReusable, archsh_is_main_thread() != 0 {
           connection.framer = framer
           keptFramer = true
         }
@@ -241,20 +259,15 @@ public enum HTTPTransport {
       let now = DispatchTime.now().uptimeNanoseconds
       guard now < deadline else { return .failure(TransportError.timedOut) }
       let slice = Int32(min(20, max(1, (deadline - now) / 1_000_000)))
-      switch connection.waitReadable(milliseconds: slice) {
-      case 0: continue
-      case 1: break
-      default: return .failure(control.isCancelled ? TransportError.cancelled : .dropped)
-      }
-      let count = connection.readBuffer.withUnsafeMutableBytes { connection.read($0) }
+      let count = connection.read(connection.readBuffer, waitingAtMost: slice)
+      if count == -2 { continue }
       if count < 0 {
         return .failure(control.isCancelled ? TransportError.cancelled : TransportError.dropped)
       }
       do {
         if count == 0 { return .success(try framer.endOfStream()) }
-        let whole = try connection.readBuffer.withUnsafeBytes {
-          try framer.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
-        }
+        let whole = try framer.feed(
+          UnsafeRawBufferPointer(rebasing: connection.readBuffer[0..<count]))
         if let whole { return .success(whole) }
       } catch {
         return .failure(error)

@@ -39,9 +39,13 @@ public final class SocketConnection: @unchecked Sendable {
   ///
   /// Only the exchange using the connection touches it, and `readBuffer`, which its reads fill.
   public var framer: HTTPFramer?
-  lazy var readBuffer = [UInt8](repeating: 0, count: 65_536)
+  /// Where reads put their bytes: allocated once, and never copied (an array held by a class
+  /// would be copied on each mutable access).
+  let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
 
   private init(_ connection: OpaquePointer) { self.connection = connection }
+
+  deinit { readBuffer.deallocate() }
 
   /// A new connection to `host:port`, made before `deadline` unless `control` is cancelled.
   ///
@@ -97,10 +101,15 @@ public final class SocketConnection: @unchecked Sendable {
     return .success(connection)
   }
 
-  /// Reads up to `buffer.count` bytes: the count, 0 at the end of the stream, -1 on failure.
-  public func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+  /// Reads up to `buffer.count` bytes, waiting at most `milliseconds` for the first: the count,
+  /// 0 at the end of the stream (or when the server closed), -1 on failure, -2 when the time ran
+  /// out first.
+  public func read(_ buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32)
+    -> Int
+  {
     guard let connection = lock.withLock({ self.connection }) else { return -1 }
-    return archsh_connection_read(connection, buffer.baseAddress, buffer.count)
+    return archsh_connection_read_within(
+      connection, buffer.baseAddress, buffer.count, milliseconds)
   }
 
   /// Writes all of `bytes`; false when the connection failed.
@@ -109,13 +118,6 @@ public final class SocketConnection: @unchecked Sendable {
     return bytes.withUnsafeBytes {
       archsh_connection_write(connection, $0.baseAddress, $0.count)
     } == 0
-  }
-
-  /// Waits up to `milliseconds` for bytes to read: 1 when there are (or the server closed), 0
-  /// when the time ran out, -1 on failure.
-  public func waitReadable(milliseconds: Int32) -> Int32 {
-    guard let connection = lock.withLock({ self.connection }) else { return -1 }
-    return archsh_wait_readable(connection, milliseconds)
   }
 
   /// Whether a kept connection has nothing waiting to be read: one the server closed, or one

@@ -39,10 +39,6 @@ archsh_connection *archsh_connect(const char *host, int port, int timeout_ms, ch
 int archsh_tls_handshake(archsh_connection *connection, const char *host, int port,
                          const char *ca_file, char *error, size_t error_size);
 
-/// Waits up to `timeout_ms` for bytes to read (or for the server to close): 1 when there are, 0
-/// when the time ran out or a signal came, -1 on failure. Bytes OpenSSL holds already count.
-int archsh_wait_readable(archsh_connection *connection, int timeout_ms);
-
 /// Whether a kept connection has nothing to read: 0 when the server closed it or sent bytes no
 /// request asked for (decrypted or not), and it must not carry the next request.
 int archsh_is_quiet(archsh_connection *connection);
@@ -50,8 +46,15 @@ int archsh_is_quiet(archsh_connection *connection);
 /// Writes all of `buffer`; 0 on success, -1 on failure.
 int archsh_connection_write(archsh_connection *connection, const void *buffer, size_t count);
 
-/// Reads up to `count` bytes: the number read, 0 at the end of the stream, -1 on failure.
-long archsh_connection_read(archsh_connection *connection, void *buffer, size_t count);
+/// Reads up to `count` bytes, waiting at most `timeout_ms` for the first: the number read, 0 at
+/// the end of the stream, -1 on failure, -2 when the time ran out or a signal came. Bytes OpenSSL
+/// holds already count.
+long archsh_connection_read_within(archsh_connection *connection, void *buffer, size_t count,
+                                   int timeout_ms);
+
+/// Whether the calling thread is the process's main thread, without a system call (Foundation's
+/// `Thread.isMainThread` asks the kernel for the process and thread ids on Linux).
+int archsh_is_main_thread(void);
 
 /// Makes a blocked read or write return at once (another thread may call it: cancellation).
 void archsh_connection_abort(archsh_connection *connection);

@@ -72,17 +72,23 @@ public struct TextRenderer: Sendable {
     let width = fields.map { $0.key.displayWidth }.max() ?? 0
     // Below 16 columns for values, wrapping would only make a tall narrow column.
     let room = maxWidth.map { $0 - width - 2 }.flatMap { $0 >= 16 ? $0 : nil }
-    return fields.map { field in
+    var text = ""
+    for field in fields {
+      if !text.isEmpty { text += "\n" }
       let key = (field.key + ":").padded(toWidth: width + 1)
       let value = Self.text(of: field.value)
-      let lines =
-        room.map { room in value.wrapped(toWidth: room) }
-        ?? (value.utf8.contains(UInt8(ascii: "\n"))
-          ? value.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-          : [value])
-      let indented = lines.joined(separator: "\n" + String(repeating: " ", count: width + 2))
-      return trimTrailing("\(bold(key)) \(indented)")
-    }.joined(separator: "\n")
+      var line = bold(key) + " "
+      if let room {
+        line += value.wrapped(toWidth: room).joined(separator: "\n" + indent(width + 2))
+      } else if value.holdsNewline {
+        line += value.split(separator: "\n", omittingEmptySubsequences: false).joined(
+          separator: "\n" + indent(width + 2))
+      } else {
+        line += value
+      }
+      text += trimTrailing(line)
+    }
+    return text
   }
 
   private func table(_ table: Table) -> String {
@@ -179,13 +185,22 @@ public struct TextRenderer: Sendable {
   private func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
   private func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
   private func trimTrailing(_ text: String) -> String {
+    guard text.utf8.last == UInt8(ascii: " ") else { return text }
     var text = text
     while text.last == " " { text.removeLast() }
     return text
   }
+
+  private func indent(_ count: Int) -> String { String(repeating: " ", count: count) }
 }
 
 extension String {
+  /// Whether the text holds a line feed, found on its UTF-8 bytes.
+  var holdsNewline: Bool {
+    utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "\n")) }
+      ?? utf8.contains(UInt8(ascii: "\n"))
+  }
+
   /// The text with line breaks shown as `\n`, so that it fits on one line.
   func replacingNewlines() -> String {
     guard contains(where: \.isNewline) else { return self }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 import Synchronization
 
 /// One kept log line.
@@ -159,12 +160,15 @@ public final class LogBook: Sendable {
     guard !lines.isEmpty else { return }
     do {
       try workspace.write("keeping log lines", alongsideReads: true) { db in
-        let insert = try db.cachedStatement(
-          sql: "INSERT INTO log_lines (logged_at, tag, level, message) VALUES (?, ?, ?, ?)")
+        let insert = try FastStatement(
+          db, "INSERT INTO log_lines (logged_at, tag, level, message) VALUES (?, ?, ?, ?)")
         for line in lines {
-          try insert.execute(arguments: [
-            line.date.timeIntervalSince1970, line.tag, line.level.rawValue, line.message,
-          ])
+          insert.bind(1, line.date.timeIntervalSince1970)
+          try insert.bind(2, line.tag)
+          insert.bind(3, line.level.rawValue)
+          try insert.bind(4, line.message)
+          try insert.step()
+          insert.finish()
         }
         try db.cachedStatement(
           sql: "DELETE FROM log_lines WHERE id <= (SELECT MAX(id) FROM log_lines) - ?"

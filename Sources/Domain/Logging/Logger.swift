@@ -258,17 +258,26 @@ public enum Redaction {
   private static func occurs(
     _ needle: UnsafePointer<UInt8>, _ length: Int, in base: UnsafePointer<UInt8>, count: Int
   ) -> Bool {
-    guard length > 0, count >= length else { return false }
+    firstOccurrence(needle, length, in: base, count: count, from: 0) != nil
+  }
+
+  /// Where the `length` bytes at `needle` first occur in the `count` bytes at `base`, at or after
+  /// `start`.
+  private static func firstOccurrence(
+    _ needle: UnsafePointer<UInt8>, _ length: Int, in base: UnsafePointer<UInt8>, count: Int,
+    from start: Int
+  ) -> Int? {
+    guard length > 0, count - start >= length else { return nil }
     // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
     let first = Int32(needle.pointee)
     let last = base + (count - length)
-    var cursor = base
+    var cursor = base + start
     while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
       let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
-      if memcmp(candidate, needle, length) == 0 { return true }
+      if memcmp(candidate, needle, length) == 0 { return candidate - base }
       cursor = candidate + 1
     }
-    return false
+    return nil
   }
 
   /// Replaces each value that follows `marker` (up to a terminator) by `…` and its last `keep`
@@ -278,35 +287,44 @@ public enum Redaction {
   {
     guard holds(marker, in: text) else { return text }
     // On the UTF-8 bytes: the markers and terminators are ASCII, so a match never splits a
-    // character, and nothing is searched a character at a time.
+    // character. The text between matches is copied whole, and text whose values are all
+    // redacted already is returned as it is.
     let bytes = Array(text.utf8)
     let wanted = Array(marker.utf8)
-    let stops = Set(terminators.utf8)
+    let stops = Array(terminators.utf8)
     let ellipsis = Array("…".utf8)
     var output: [UInt8] = []
-    output.reserveCapacity(bytes.count)
+    var copied = 0
+    var changed = false
     var index = 0
-    while index < bytes.count {
-      guard index + wanted.count <= bytes.count,
-        bytes[index..<(index + wanted.count)].elementsEqual(wanted)
-      else {
-        output.append(bytes[index])
-        index += 1
-        continue
-      }
-      output += wanted
-      index += wanted.count
-      var end = index
+    while let found = firstOccurrence(of: wanted, in: bytes, from: index) {
+      var end = found + wanted.count
       while end < bytes.count, !stops.contains(bytes[end]) { end += 1 }
-      let value = bytes[index..<end]
-      if value.starts(with: ellipsis) {
-        output += value
-      } else {
-        output += ellipsis
-        output += String(decoding: value, as: UTF8.self).suffix(keep).utf8
-      }
+      let value = bytes[(found + wanted.count)..<end]
       index = end
+      guard !value.starts(with: ellipsis) else { continue }
+      if !changed { output.reserveCapacity(bytes.count) }
+      changed = true
+      output += bytes[copied..<value.startIndex]
+      output += ellipsis
+      output += String(decoding: value, as: UTF8.self).suffix(keep).utf8
+      copied = end
     }
+    guard changed else { return text }
+    output += bytes[copied...]
     return String(decoding: output, as: UTF8.self)
   }
+
+  /// Where `needle` first occurs in `bytes` at or after `start`.
+  private static func firstOccurrence(of needle: [UInt8], in bytes: [UInt8], from start: Int)
+    -> Int?
+  {
+    needle.withUnsafeBufferPointer { wanted in
+      bytes.withUnsafeBufferPointer { haystack in
+        guard let base = haystack.baseAddress, let first = wanted.baseAddress else { return nil }
+        return firstOccurrence(first, wanted.count, in: base, count: haystack.count, from: start)
+      }
+    }
+  }
+
 }

@@ -96,6 +96,21 @@ struct LoggerTests {
     #expect(secrets.hide("pw lovelace, LOVELACE") == "pw <redacted>, LOVELACE")
   }
 
+  @Test("a secret header's value is shown as scrubbing would show it, the usual bearer one too")
+  func headerValues() {
+    let values = [
+      "Bearer abcdef123456", "Bearer ab", "Bearer ñandú-ü9x8", "Bearer …a1b2", "Bearer ",
+      "Bearer a b", "Basic dXNlcjpwYXNz", "session=abc", "bearer lower", "Bearer x,y",
+    ]
+    for value in values {
+      let scrubbed = Redaction.scrub(value)
+      #expect(
+        Redaction.headerValue(value) == (scrubbed == value ? "…" : scrubbed), "\(value)")
+    }
+    #expect(Redaction.headerValue("Bearer abcdef123456") == "Bearer …3456")
+    #expect(Redaction.headerValue("Basic dXNlcjpwYXNz") == "…")
+  }
+
   @Test("the byte search finds a marker at either end, after a near miss, and not past the text")
   func markerSearch() {
     #expect(Redaction.holdsAny(["oken"], in: "oken"))

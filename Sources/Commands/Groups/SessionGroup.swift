@@ -265,6 +265,7 @@ enum SessionGroup {
       // the terminal. JSON output carries the same value, structured.
       let value = JSONRenderer.value(fromJSON: json)
       var text = ""
+      text.reserveCapacity(data.count + 64)
       JSONRenderer.write(value, into: &text)
       return .excerpt(shown: TerminalText.escaped(text), whole: value)
     }

@@ -207,6 +207,13 @@ public enum Redaction {
   /// A secret header's value as it may be shown: a bearer token keeps its last four characters,
   /// anything else is replaced whole.
   public static func headerValue(_ value: String) -> String {
+    // The usual one, `Bearer TOKEN`, without a search: what `scrub` would make of it.
+    let token = value.utf8.dropFirst(7)
+    if value.utf8.starts(with: "Bearer ".utf8), !token.isEmpty, !token.starts(with: "…".utf8),
+      !token.contains(where: { " \t\r\n\",;".utf8.contains($0) })
+    {
+      return "Bearer …" + String(decoding: token, as: UTF8.self).suffix(4)
+    }
     let scrubbed = scrub(value)
     return scrubbed == value ? "…" : scrubbed
   }

@@ -378,7 +378,7 @@ public final class APISessionManager: Sendable {
         url: hop.url, statusCode: Int(response.head.status.code),
         headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
         reusedConnection: response.reusedConnection)
-      let data = Data(response.body.readableBytesView)
+      let data = response.body.withUnsafeReadableBytes { Data($0) }
       guard Self.redirectStatuses.contains(head.statusCode),
         let location = head.value(forHTTPHeaderField: "Location")
       else {

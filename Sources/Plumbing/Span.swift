@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One unit of work that a controller reports: which component did what, with which attributes,
 /// and for how long.
@@ -7,8 +8,7 @@ import Foundation
 /// form a tree (ProductUpdater, then NetworkController under it, then PersistenceController).
 /// The shape follows swift-distributed-tracing's `Span`, without its task-local context: each
 /// thread's running spans are kept on a stack (`SpanStacks`).
-public final class Span: @unchecked Sendable {
-  // @unchecked: `stored*` are only used under `lock`; `isDetachedRoot` is set before it is shared.
+public final class Span: Sendable {
   /// The controller or object that did the work, for example `ProductUpdater`.
   public let component: String
   /// What it did, for example `updateProduct` or `GET /products/42`.
@@ -19,38 +19,46 @@ public final class Span: @unchecked Sendable {
   /// False for the inert span handed out while tracing is off: it ignores every mutation.
   public let isRecording: Bool
 
-  private let lock: NSLock
-  private var storedAttributes: [(key: String, value: String)]
-  private var storedEvents: [String] = []
-  private var storedChildren: [Span] = []
-  private var storedEnd: UInt64?
-  private var storedFailure: String?
-  /// Set by `Tracer.startSpan` for a span with no parent: ending it completes a root.
-  var isDetachedRoot = false
+  /// What changes while the span runs, and while its tree is read.
+  private struct State {
+    var attributes: [(key: String, value: String)]
+    var events: [String] = []
+    var children: [Span] = []
+    var end: UInt64?
+    var failure: String?
+    var isDetachedRoot = false
+  }
+
+  private let state: Mutex<State>
 
   init(
     component: String, operation: String, attributes: [(key: String, value: String)],
-    start: UInt64, lock: NSLock, isRecording: Bool = true
+    start: UInt64, isRecording: Bool = true
   ) {
     self.isRecording = isRecording
     self.component = component
     self.operation = operation
-    self.storedAttributes = attributes
+    self.state = Mutex(State(attributes: attributes))
     self.startNanoseconds = start
-    self.lock = lock
   }
 
   /// Key attributes in the order they were set, for example `status: 200`.
-  public var attributes: [(key: String, value: String)] { lock.withLock { storedAttributes } }
+  public var attributes: [(key: String, value: String)] { state.withLock { $0.attributes } }
   /// Things that happened during the span, such as delegate notifications.
-  public var events: [String] { lock.withLock { storedEvents } }
+  public var events: [String] { state.withLock { $0.events } }
   /// Spans opened while this one was running.
-  public var children: [Span] { lock.withLock { storedChildren } }
+  public var children: [Span] { state.withLock { $0.children } }
   /// The error that ended the span, if it ended with one.
-  public var failure: String? { lock.withLock { storedFailure } }
+  public var failure: String? { state.withLock { $0.failure } }
   /// How long the span ran, or nil while it is still running.
   public var durationNanoseconds: UInt64? {
-    lock.withLock { storedEnd.map { $0 &- startNanoseconds } }
+    state.withLock { $0.end.map { $0 &- startNanoseconds } }
+  }
+
+  /// Set by `Tracer.startSpan` for a span with no parent: ending it completes a root.
+  var isDetachedRoot: Bool {
+    get { state.withLock { $0.isDetachedRoot } }
+    set { state.withLock { $0.isDetachedRoot = newValue } }
   }
 
   /// Sets or replaces an attribute.
@@ -58,11 +66,11 @@ public final class Span: @unchecked Sendable {
   /// Disabled tracing makes this a no-op.
   public func setAttribute(_ key: String, _ value: String) {
     guard isRecording else { return }
-    lock.withLock {
-      if let index = storedAttributes.firstIndex(where: { $0.key == key }) {
-        storedAttributes[index].value = value
+    state.withLock { state in
+      if let index = state.attributes.firstIndex(where: { $0.key == key }) {
+        state.attributes[index].value = value
       } else {
-        storedAttributes.append((key, value))
+        state.attributes.append((key, value))
       }
     }
   }
@@ -76,17 +84,17 @@ public final class Span: @unchecked Sendable {
   /// Records something that happened during the span, for example `mutated(section: 2)`.
   public func addEvent(_ text: String) {
     guard isRecording else { return }
-    lock.withLock { storedEvents.append(text) }
+    state.withLock { $0.events.append(text) }
   }
 
   /// The text that stands in for a secret value.
   public static let redacted = "<redacted>"
 
-  func append(child: Span) { lock.withLock { storedChildren.append(child) } }
+  func append(child: Span) { state.withLock { $0.children.append(child) } }
   func finish(at end: UInt64, failure: String?) {
-    lock.withLock {
-      storedEnd = end
-      storedFailure = failure
+    state.withLock { state in
+      state.end = end
+      state.failure = failure
     }
   }
 }

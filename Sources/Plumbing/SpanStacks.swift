@@ -9,8 +9,6 @@ import Synchronization
 /// so a span costs one call of `isEnabled`.
 public final class SpanStacks: Sendable {
   private let stacks = Mutex<[ObjectIdentifier: [Span]]>([:])
-  /// The one lock every span's own state is kept under: a tree is read while it grows.
-  private let spanLock = NSLock()
   @usableFromInline let inert: Span
   private let clock: @Sendable () -> UInt64
   private let isEnabled: @Sendable () -> Bool
@@ -26,7 +24,7 @@ public final class SpanStacks: Sendable {
     self.isEnabled = isEnabled
     self.rootEnded = rootEnded
     inert = Span(
-      component: "", operation: "", attributes: [], start: 0, lock: spanLock, isRecording: false)
+      component: "", operation: "", attributes: [], start: 0, isRecording: false)
   }
 
   /// Forgets every running span, once nobody reads spans any more.
@@ -108,8 +106,7 @@ public final class SpanStacks: Sendable {
     let thread = Self.currentThread
     guard isEnabled() else { return inert }
     let span = Span(
-      component: component, operation: operation, attributes: attributes, start: clock(),
-      lock: spanLock)
+      component: component, operation: operation, attributes: attributes, start: clock())
     let owner = parent.flatMap { $0.isRecording ? $0 : nil } ?? stacks.withLock { $0[thread]?.last }
     if let owner { owner.append(child: span) } else { span.isDetachedRoot = true }
     return span
@@ -131,8 +128,7 @@ public final class SpanStacks: Sendable {
   ) -> Span? {
     guard isEnabled() else { return nil }
     let span = Span(
-      component: component, operation: operation, attributes: attributes(), start: clock(),
-      lock: spanLock)
+      component: component, operation: operation, attributes: attributes(), start: clock())
     let thread = Self.currentThread
     stacks.withLock { stacks in
       stacks[thread]?.last?.append(child: span)

@@ -31,10 +31,11 @@ public struct TLSError: Error, Equatable, CustomStringConvertible {
 
 /// One blocking connection, plain or over TLS (CTLS), closed once.
 public final class SocketConnection: @unchecked Sendable {
-  // @unchecked: `connection` is only read or changed with `lock` held; the C calls on it are
-  // safe from any one thread, and `abort` (a shutdown) from another.
-  private let lock = NSLock()
-  private var connection: OpaquePointer?
+  // @unchecked: `framer` and `readBuffer` belong to the one exchange using the connection. The
+  // C calls on the handle are safe from that exchange's thread, and `abort` (a shutdown) from
+  // any other.
+  /// The C connection, nil once closed.
+  private let handle: Mutex<OpaquePointer?>
   /// The framer of this connection's exchanges, kept while its responses end exactly.
   ///
   /// Only the exchange using the connection touches it, and `readBuffer`, which its reads fill.
@@ -43,7 +44,7 @@ public final class SocketConnection: @unchecked Sendable {
   /// would be copied on each mutable access).
   let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
 
-  private init(_ connection: OpaquePointer) { self.connection = connection }
+  private init(_ connection: sending OpaquePointer) { handle = Mutex(connection) }
 
   deinit { readBuffer.deallocate() }
 
@@ -83,7 +84,11 @@ public final class SocketConnection: @unchecked Sendable {
       connection.close()
       return .failure(TransportError.cancelled)
     }
-    let shaken = archsh_tls_handshake(made, host, Int32(port), caFile, &error, error.count)
+    // The handle belongs to the connection now, and is read back from it.
+    let shaken =
+      connection.handle.withLock({ $0 }).map {
+        archsh_tls_handshake($0, host, Int32(port), caFile, &error, error.count)
+      } ?? -1
     control.detach()
     if control.isCancelled {
       connection.close()
@@ -107,14 +112,14 @@ public final class SocketConnection: @unchecked Sendable {
   public func read(_ buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32)
     -> Int
   {
-    guard let connection = lock.withLock({ self.connection }) else { return -1 }
+    guard let connection = handle.withLock({ $0 }) else { return -1 }
     return archsh_connection_read_within(
       connection, buffer.baseAddress, buffer.count, milliseconds)
   }
 
   /// Writes all of `bytes`; false when the connection failed.
   public func write(_ bytes: [UInt8]) -> Bool {
-    guard let connection = lock.withLock({ self.connection }) else { return false }
+    guard let connection = handle.withLock({ $0 }) else { return false }
     return bytes.withUnsafeBytes {
       archsh_connection_write(connection, $0.baseAddress, $0.count)
     } == 0
@@ -123,16 +128,16 @@ public final class SocketConnection: @unchecked Sendable {
   /// Whether a kept connection has nothing waiting to be read: one the server closed, or one
   /// with bytes no request asked for, must not carry the next request.
   public var isQuiet: Bool {
-    guard let connection = lock.withLock({ self.connection }) else { return false }
+    guard let connection = handle.withLock({ $0 }) else { return false }
     return archsh_is_quiet(connection) != 0
   }
 
   /// Makes a blocked read or write return: the exchange was cancelled.
-  public func abort() { lock.withLock { connection.map { archsh_connection_abort($0) } } }
+  public func abort() { handle.withLock { $0.map { archsh_connection_abort($0) } } }
 
   /// Closes the connection; later calls do nothing.
   public func close() {
-    let closing = lock.withLock {
+    let closing = handle.withLock { connection in
       defer { connection = nil }
       return connection
     }

@@ -2,6 +2,7 @@ import BoardServer
 import Domain
 import Foundation
 import Plumbing
+import Synchronization
 
 /// The live board: a page on 127.0.0.1 that follows the session.
 ///
@@ -10,23 +11,28 @@ import Plumbing
 /// visible screen, the factory graph with what the command built or reused, the data source it
 /// touched, and its trace as a sequence diagram). Secrets were redacted where the events were made.
 public final class Board: EventSubscriber, @unchecked Sendable {
-  // @unchecked: `lock` guards the event state; `events` and `lastDrawn` stay on the command thread.
+  // @unchecked: `events` and `lastDrawn` stay on the command thread; the rest is in `state`.
   let server: BoardServer
   private var events: EventStream
-  private let lock = NSLock()
   private let start: UInt64
-  private var spans: [Span] = []
-  private var marks: [String: FactoryPicture.Mark] = [:]
-  private var touched: (name: String, rows: Set<IndexPath>, notes: [String])?
-  private var navigated = false
-  /// The line of the running command, which its trace is titled with.
-  private var line = ""
-  private var drawn: [String: String] = [:]
-  private var isMuted = false
   private var lastDrawn: UInt64 = 0
-  private var lastCommand = 0
-  /// The last command that drove a controller, until its sequence diagram is drawn.
-  private var lastTrace: (command: Int, line: String, spans: [Span])?
+
+  /// What the events tell, which the pictures are drawn from; events arrive on any thread.
+  private struct State {
+    var spans: [Span] = []
+    var marks: [String: FactoryPicture.Mark] = [:]
+    var touched: (name: String, rows: Set<IndexPath>, notes: [String])?
+    var navigated = false
+    /// The line of the running command, which its trace is titled with.
+    var line = ""
+    var drawn: [String: String] = [:]
+    var isMuted = false
+    var lastCommand = 0
+    /// The last command that drove a controller, until its sequence diagram is drawn.
+    var lastTrace: (command: Int, line: String, spans: [Span])?
+  }
+
+  private let state = Mutex(State())
 
   private init(server: BoardServer, events: EventStream) {
     self.server = server
@@ -87,7 +93,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// Shows a step on the page; a page that connects later gets the newest one.
   public func show(_ step: StepView) {
     send(
-      kind: "step", command: lastCommand, time: DispatchTime.now().uptimeNanoseconds, key: "step",
+      kind: "step", command: state.withLock { $0.lastCommand },
+      time: DispatchTime.now().uptimeNanoseconds, key: "step",
       [
         Field("number", .int(step.number)), Field("total", .int(step.total)),
         Field("chapter", step.chapter.map(Value.string) ?? .null),
@@ -117,7 +124,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// Shows an exercise's goal on the page; a page that connects later gets the newest one.
   func show(_ goal: GoalView) {
     send(
-      kind: "goal", command: lastCommand, time: DispatchTime.now().uptimeNanoseconds, key: "goal",
+      kind: "goal", command: state.withLock { $0.lastCommand },
+      time: DispatchTime.now().uptimeNanoseconds, key: "goal",
       [
         Field("name", .string(goal.name)), Field("title", .string(goal.title)),
         Field("seed", .string(goal.seed)), Field("goal", .string(goal.goal)),
@@ -155,23 +163,23 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   /// Turns an event into a message; called on the publishing thread, with the stream locked.
   public func receive(_ event: ArchEvent) {
-    let collect: Bool = lock.withLock {
-      guard !isMuted else { return false }
+    let collect: Bool = state.withLock { state in
+      guard !state.isMuted else { return false }
       switch event.payload {
-      case .span(let ended): if let root = ended.root { spans.append(root) }
+      case .span(let ended): if let root = ended.root { state.spans.append(root) }
       case .factory(let product):
         if product.built {
-          marks[product.product] = .new
-        } else if marks[product.product] == nil {
-          marks[product.product] = .reused
+          state.marks[product.product] = .new
+        } else if state.marks[product.product] == nil {
+          state.marks[product.product] = .reused
         }
-      case .navigation: navigated = true
-      case .command(let command) where command.phase == .began: line = command.line
+      case .navigation: state.navigated = true
+      case .command(let command) where command.phase == .began: state.line = command.line
       case .dataSource(let change):
         if let name = change.name {
           // A command that touches two data sources shows the last one.
-          var rows = touched?.name == name ? touched?.rows ?? [] : []
-          var notes = touched?.name == name ? touched?.notes ?? [] : []
+          var rows = state.touched?.name == name ? state.touched?.rows ?? [] : []
+          var notes = state.touched?.name == name ? state.touched?.notes ?? [] : []
           switch change.notification {
           case .rows(let paths): rows.formUnion(paths)
           // A section reloaded: UIKit redraws each of its rows (row -1 stands for them all).
@@ -179,7 +187,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           case .all, nil: break
           }
           notes.append(change.notification?.description ?? "created")
-          touched = (name, rows, notes)
+          state.touched = (name, rows, notes)
         }
       default: break
       }
@@ -224,11 +232,11 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// updates is not slowed by 1,000 factory graphs that nobody could read. The events
   /// themselves are all sent.
   func commandEnded(_ session: Session, command: Int) {
-    lock.withLock {
-      let traced = spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
-      if !traced.isEmpty { lastTrace = (command, line, traced) }
-      spans = []
-      lastCommand = command
+    state.withLock { state in
+      let traced = state.spans.filter { !$0.children.isEmpty || !$0.events.isEmpty }
+      if !traced.isEmpty { state.lastTrace = (command, state.line, traced) }
+      state.spans = []
+      state.lastCommand = command
     }
     let now = DispatchTime.now().uptimeNanoseconds
     if now &- lastDrawn >= 100_000_000 { settle(session) }
@@ -237,14 +245,14 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// Draws the pictures that changed since they were last drawn: the last traced command's
   /// sequence diagram, and the state pictures.
   func settle(_ session: Session) {
-    let (marks, touched, navigated, command, trace) = lock.withLock {
+    let (marks, touched, navigated, command, trace) = state.withLock { state in
       defer {
-        self.marks = [:]
-        self.navigated = false
-        self.touched = nil
-        self.lastTrace = nil
+        state.marks = [:]
+        state.navigated = false
+        state.touched = nil
+        state.lastTrace = nil
       }
-      return (self.marks, self.touched, self.navigated, self.lastCommand, self.lastTrace)
+      return (state.marks, state.touched, state.navigated, state.lastCommand, state.lastTrace)
     }
     lastDrawn = DispatchTime.now().uptimeNanoseconds
     muted {
@@ -262,7 +270,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           svg: FactoryPicture.svg(graph, marks: marks, focus: true), note: nil,
           whole: FactoryPicture.svg(graph, marks: marks))
       }
-      if navigated || drawn["coordinators"] == nil { drawApp(session, command: command) }
+      if navigated || state.withLock({ $0.drawn["coordinators"] == nil }) {
+        drawApp(session, command: command)
+      }
       if let touched {
         drawDataSource(
           session, touched.name, rows: touched.rows, notes: touched.notes, command: command)
@@ -273,8 +283,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// Runs `body` with the board deaf to events: drawing may build products or load a screen, and
   /// an exercise's check reads the state, which are not what the command did.
   func muted(_ body: () -> Void) {
-    lock.withLock { isMuted = true }
-    defer { lock.withLock { isMuted = false } }
+    state.withLock { $0.isMuted = true }
+    defer { state.withLock { $0.isMuted = false } }
     body()
   }
 
@@ -337,9 +347,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     _ panel: String, command: Int, title: String, svg: String, note: String?, always: Bool = false,
     whole: String? = nil
   ) {
-    let changed: Bool = lock.withLock {
-      if !always, drawn[panel] == svg { return false }
-      drawn[panel] = svg
+    let changed: Bool = state.withLock { state in
+      if !always, state.drawn[panel] == svg { return false }
+      state.drawn[panel] = svg
       return true
     }
     guard changed else { return }

@@ -247,13 +247,13 @@ extension Workspace {
   /// data. A read-only workspace records nothing.
   func recordTouch(store: String, key: String, created: Double, time: Double) {
     guard !isReadOnly else { return }
-    stateLock.withLock {
-      pendingTouches.record(store: store, key: key, created: created, time: time)
+    shared.withLock {
+      $0.pendingTouches.record(store: store, key: key, created: created, time: time)
     }
   }
 
   /// How many reads are waiting to be written.
-  var pendingTouchTotal: Int { stateLock.withLock { pendingTouches.count } }
+  var pendingTouchTotal: Int { shared.withLock { $0.pendingTouches.count } }
 
   /// Writes the remembered access times now, waiting for the write lock like any write.
   public func flushPendingTouches() throws {
@@ -281,7 +281,7 @@ extension Workspace {
   /// into its transaction.
   func foldTouchesIfFree() {
     guard !isReadOnly else { return }
-    if stateLock.withLock({ atomicDepth }) > 0 {
+    if shared.withLock({ $0.atomicDepth }) > 0 {
       _ = try? write("recording access times") { db in try Self.compactTouches(db) }
       return
     }
@@ -314,15 +314,15 @@ extension Workspace {
 
   /// Puts the flushed touches back with the pending ones, after their transaction rolled back.
   func restoreTouches() {
-    stateLock.withLock {
-      let flushed = flushingTouches.take()
-      pendingTouches.merge(flushed)
+    shared.withLock { shared in
+      let flushed = shared.flushingTouches.take()
+      shared.pendingTouches.merge(flushed)
     }
   }
 
   /// Forgets the flushed touches once their transaction has committed.
   func touchesCommitted() {
-    stateLock.withLock { flushingTouches = Touches() }
+    shared.withLock { $0.flushingTouches = Touches() }
   }
 
   /// Writes the pending touches in the open transaction, at the end of the `entry_touch_log`:
@@ -337,9 +337,9 @@ extension Workspace {
   /// (`compactTouches`) when access times are needed, and once it holds more reads than twice
   /// the entries, so that it never grows without bound.
   func flushTouches(_ db: Database) throws {
-    let touches = stateLock.withLock {
-      let taken = pendingTouches.take()
-      flushingTouches.merge(taken)
+    let touches = shared.withLock { shared in
+      let taken = shared.pendingTouches.take()
+      shared.flushingTouches.merge(taken)
       return taken
     }
     guard touches.count > 0 else { return }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Plumbing
+import Synchronization
 
 /// Why a workspace cannot be opened or written.
 ///
@@ -66,20 +67,26 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
 /// The write-behind access times are in AccessTimeBuffer.swift, `db info` and the integrity check
 /// in WorkspaceInfo.swift.
 public final class Workspace: @unchecked Sendable {
-  // @unchecked: caches and counts stay on `queue`; touch, trim and atomic state use `stateLock`.
+  // @unchecked: the caches and counts below stay on `queue`; the rest is in `shared`.
   /// The path given, or `:memory:`.
   public let path: String
   /// Whether the file could not be opened for writing.
   public let isReadOnly: Bool
 
   let queue: DatabaseQueue
-  /// Guards the write-behind state and the atomic flag, which async forms reach from other threads.
-  let stateLock = NSLock()
-  var atomicDepth = 0
-  /// Access times and counts of reads not yet written (see `recordTouch`).
-  var pendingTouches = Touches()
-  /// The touches taken by the last `flushTouches`, kept until its transaction commits.
-  var flushingTouches = Touches()
+  /// What async forms reach from other threads: the write-behind touches, the age trims and the
+  /// atomic flag.
+  struct SharedState {
+    var atomicDepth = 0
+    /// Access times and counts of reads not yet written (see `recordTouch`).
+    var pendingTouches = Touches()
+    /// The touches taken by the last `flushTouches`, kept until its transaction commits.
+    var flushingTouches = Touches()
+    /// When each store last had its expired entries removed, by this process.
+    var lastAgeTrim = ByStore<Double>()
+  }
+
+  let shared = Mutex(SharedState())
 
   /// The places for the statements that run on every line.
   enum HotStatement: Int, CaseIterable {
@@ -143,15 +150,13 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  /// When each store last had its expired entries removed, by this process.
-  private var lastAgeTrim = ByStore<Double>()
 
   /// Whether a write to `store` at `time` should remove expired entries: the first time, then at
   /// most once a minute.
   func claimAgeTrim(store: String, at time: Double) -> Bool {
-    stateLock.withLock {
-      if let last = lastAgeTrim[store], time - last < 60 { return false }
-      lastAgeTrim[store] = time
+    shared.withLock { shared in
+      if let last = shared.lastAgeTrim[store], time - last < 60 { return false }
+      shared.lastAgeTrim[store] = time
       return true
     }
   }
@@ -317,13 +322,13 @@ public final class Workspace: @unchecked Sendable {
       try db.beginTransaction(.immediate)
       noteForeignCommits(db)
     }
-    stateLock.withLock { atomicDepth = 1 }
+    shared.withLock { $0.atomicDepth = 1 }
   }
 
   /// Ends the atomic transaction: commits when `commit`, rolls back otherwise.
   public func endAtomic(commit: Bool) throws {
-    guard stateLock.withLock({ atomicDepth }) > 0 else { return }
-    stateLock.withLock { atomicDepth = 0 }
+    guard shared.withLock({ $0.atomicDepth }) > 0 else { return }
+    shared.withLock { $0.atomicDepth = 0 }
     try queue.inDatabase { db in
       guard db.isInsideTransaction else { return }
       if commit {
@@ -389,7 +394,7 @@ public final class Workspace: @unchecked Sendable {
   }
 
   /// Whether an atomic transaction is open.
-  public var isAtomic: Bool { stateLock.withLock { atomicDepth > 0 } }
+  public var isAtomic: Bool { shared.withLock { $0.atomicDepth > 0 } }
 
   // MARK: - Private
 

@@ -150,7 +150,6 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-
   /// Whether a write to `store` at `time` should remove expired entries: the first time, then at
   /// most once a minute.
   func claimAgeTrim(store: String, at time: Double) -> Bool {

@@ -264,9 +264,14 @@ enum SessionGroup {
       // brackets and a string its quotes; what JSON leaves raw (DEL, C1 controls) is escaped for
       // the terminal. JSON output carries the same value, structured.
       let value = JSONRenderer.value(fromJSON: json)
+      // A body the server wrote compactly is shown as it came: it is what writing would give.
       var text = ""
-      text.reserveCapacity(data.count + 64)
-      JSONRenderer.write(value, into: &text)
+      if JSONRenderer.isWrittenForm(data) {
+        text = String(decoding: data, as: UTF8.self)
+      } else {
+        text.reserveCapacity(data.count + 64)
+        JSONRenderer.write(value, into: &text)
+      }
       return .excerpt(shown: TerminalText.escaped(text), whole: value)
     }
     if let text = String(data: data, encoding: .utf8) {

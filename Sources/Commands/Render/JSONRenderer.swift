@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Plumbing
 
 /// Renders outputs as JSON: one compact document per command, with keys in a stable order.
@@ -78,6 +79,44 @@ public struct JSONRenderer: Sendable {
     case .array(let elements): return .list(elements.map { value(fromJSON: $0) })
     case .object(let members):
       return .object(members.map { Field($0.key, value(fromJSON: $0.value)) })
+    }
+  }
+
+  /// Whether `data` (JSON that parsed) is already what `write` would write of its value.
+  ///
+  /// It is when it has no whitespace outside strings, no escape, and only integers of at most 18
+  /// digits, `-0` aside. Such text can be shown as it came.
+  static func isWrittenForm(_ data: Data) -> Bool {
+    data.withUnsafeBytes { bytes in
+      var inString = false
+      var digits = 0
+      var previous: UInt8 = 0
+      for byte in bytes {
+        if inString {
+          if byte == UInt8(ascii: "\\") { return false }
+          if byte == UInt8(ascii: "\"") { inString = false }
+          continue
+        }
+        switch byte {
+        case UInt8(ascii: "\""):
+          inString = true
+          digits = 0
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+          if previous == UInt8(ascii: "-"), byte == UInt8(ascii: "0") { return false }
+          digits += 1
+          if digits > 18 { return false }
+        case UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"),
+          UInt8(ascii: "\n"):
+          return false
+        case UInt8(ascii: "e") where digits > 0, UInt8(ascii: "E") where digits > 0:
+          // An exponent; the e of `true` and `false` follows a letter.
+          return false
+        default:
+          digits = 0
+        }
+        previous = byte
+      }
+      return true
     }
   }
 

@@ -210,7 +210,12 @@ public enum Redaction {
     // The usual one, `Bearer TOKEN`, without a search: what `scrub` would make of it.
     let token = value.utf8.dropFirst(7)
     if value.utf8.starts(with: "Bearer ".utf8), !token.isEmpty, !token.starts(with: "…".utf8),
-      !token.contains(where: { " \t\r\n\",;".utf8.contains($0) })
+      !token.contains(where: {
+        switch $0 {
+        case 9, 10, 13, 32, 34, 44, 59: true  // tab, LF, CR, space, '"', ',', ';'
+        default: false
+        }
+      })
     {
       return "Bearer …" + String(decoding: token, as: UTF8.self).suffix(4)
     }

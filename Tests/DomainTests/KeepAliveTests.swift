@@ -245,5 +245,19 @@ struct KeepAliveTests {
     #expect(throws: TransportError.self) {
       try HTTPTransport.request(method: "GET\r\n", url: spaced, headers: [], body: nil)
     }
+    // What NIOHTTP1's outbound validator refused is refused here, before anything is sent.
+    for (name, value) in [
+      ("X A", "1"), ("X:A", "1"), ("", "1"), ("X-Ü", "1"), ("X-A", "1\u{0}"), ("X-A", "a\u{7F}"),
+      ("X-A", "a\u{1B}[31m"),
+    ] {
+      #expect(throws: TransportError.self, "\(name): \(value)") {
+        try HTTPTransport.request(
+          method: "GET", url: spaced, headers: [(name: name, value: value)], body: nil)
+      }
+    }
+    let allowed = try HTTPTransport.request(
+      method: "GET", url: spaced, headers: [(name: "X-A_b.c~1!", value: "tab\there, ünï")],
+      body: nil)
+    #expect(allowed.head.headers["X-A_b.c~1!"] == ["tab\there, ünï"])
   }
 }

@@ -225,13 +225,16 @@ struct BoardTests {
     shell.send("auth expire")
     shell.send("auth burst 5 /users/me --summary")
     text = try ended("auth burst 5 /users/me --summary", then: #""panel":"trace""#)
-    // Said when it fails: which roles and how many 401s the page saw (this has failed rarely,
-    // unexplained: BoardTests.swift, stop 43 and stop 44).
+    // Said when it fails: which roles and how many 401s the page saw, and what each auth command
+    // said it did (this has failed rarely, unexplained: stops 43 and 44).
     let roles = Set(text.matches(of: /"role":"([a-z]+)"/).map { String($0.1) })
     let unauthorized = text.matches(of: /"status":401/).count
+    let said = text.matches(of: /"phase":"ended","line":"(auth [^"]*)","output":"([^"]*)"/).map {
+      "\($0.1) → \($0.2)"
+    }
     #expect(
       roles.isSuperset(of: ["refresh", "replay"]),
-      "roles on the page: \(roles.sorted()); 401s: \(unauthorized); end: \(text.suffix(600))")
+      "roles on the page: \(roles.sorted()); 401s: \(unauthorized); commands: \(said)")
     #expect(!text.contains("lovelace"))
     #expect(!text.contains(token))
 

@@ -169,11 +169,15 @@ public final class OAuth2Authorization: @unchecked Sendable {
   // MARK: - Private
 
   /// The stored credential, which a refresh's delegate call has replaced; remembered as the
-  /// latest unless a refresh is running.
+  /// latest unless a refresh ran or began while it was read.
+  ///
+  /// A read that a refresh overtook would otherwise put the spent credential back as the latest,
+  /// and the next 401 would refresh again with a refresh token the server no longer takes.
   private func current() -> OAuth2Credential? {
+    let generation = state.withLock { $0.refreshes }
     let stored = (try? accountUserProvider.credential()) ?? nil
     return state.withLock { state in
-      if !state.isRefreshing { state.latest = stored }
+      if !state.isRefreshing, state.refreshes == generation { state.latest = stored }
       return stored
     }
   }

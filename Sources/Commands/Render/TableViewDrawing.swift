@@ -190,7 +190,8 @@ struct TableViewDrawing {
     }
     let blank = "│ " + String(repeating: " ", count: inner) + " │"
     var lines = [
-      "0 sections, 0 rows; the delegate's background is shown and separators are off",
+      "\(plural(controller.sections.count, "section")), 0 rows; the delegate's background is "
+        + "shown and separators are off",
       "┌" + String(repeating: "─", count: width - 2) + "┐", blank,
       centred(empty?.viewModel.message ?? ""),
     ]

@@ -35,6 +35,8 @@ session request FETCH /echo
 expect fails "'FETCH' is not a valid METHOD"
 session request GET /echo -H "Bad Header:x"
 expect fails "'Bad Header' is not a header name"
+session request GET /echo -H "Café:x"
+expect fails "'Café' is not a header name"
 session request GET /echo -H X-Client
 expect fails "is not NAME:VALUE"
 session request POST /echo --file avatar=@files/missing.png

@@ -92,7 +92,7 @@ public enum HTTPTransport {
   ]
 
   /// Whether `byte` may be part of a header name (an RFC 9110 token).
-  static func isTokenByte(_ byte: UInt8) -> Bool {
+  public static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
       UInt8(ascii: "A")...UInt8(ascii: "Z"):

@@ -175,8 +175,7 @@ enum SessionGroup {
   /// `NAME:VALUE`, the name a valid header name.
   static func header(_ word: Word) throws -> (name: String, value: String) {
     let (name, value) = try pair(word, separator: ":")
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "!#$%&'*+-.^_`|~"))
-    guard name.unicodeScalars.allSatisfy(allowed.contains) else {
+    guard name.utf8.allSatisfy(HTTPTransport.isTokenByte) else {
       throw ShellError(
         "'\(name)' is not a header name", hint: "for example -H Accept:application/json",
         at: word.offset)

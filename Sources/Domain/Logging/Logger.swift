@@ -210,12 +210,7 @@ public enum Redaction {
     // The usual one, `Bearer TOKEN`, without a search: what `scrub` would make of it.
     let token = value.utf8.dropFirst(7)
     if value.utf8.starts(with: "Bearer ".utf8), !token.isEmpty, !token.starts(with: "…".utf8),
-      !token.contains(where: {
-        switch $0 {
-        case 9, 10, 13, 32, 34, 44, 59: true  // tab, LF, CR, space, '"', ',', ';'
-        default: false
-        }
-      })
+      !token.contains(where: bearerTerminatorBytes.contains)
     {
       return "Bearer …" + String(decoding: token, as: UTF8.self).suffix(4)
     }
@@ -228,7 +223,7 @@ public enum Redaction {
     // Most text holds none of these: checked on the bytes, without Foundation's string search,
     // since every command's output passes through here.
     guard holdsAny(secretMarkers, in: text) else { return text }
-    var result = redactAfter("Bearer ", in: text, terminators: " \t\r\n\",;", keep: 4)
+    var result = redactAfter("Bearer ", in: text, terminators: bearerTerminators, keep: 4)
     for (field, keep) in secretFields where holds(field, in: result) {
       result = redactAfter("\"\(field)\":\"", in: result, terminators: "\"", keep: keep)
       result = redactAfter("\"\(field)\": \"", in: result, terminators: "\"", keep: keep)
@@ -236,6 +231,11 @@ public enum Redaction {
     }
     return result
   }
+
+  /// What ends a bearer token in text.
+  static let bearerTerminators = " \t\r\n\",;"
+  /// The same, as bytes.
+  private static let bearerTerminatorBytes = Array(bearerTerminators.utf8)
 
   /// What text that holds a secret contains: one of these, or it needs no scrubbing.
   static let secretMarkers: [StaticString] = ["oken", "Bearer", "assword", "client_secret"]

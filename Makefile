@@ -6,24 +6,19 @@ GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
 PACKAGES := libedit2 libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
 # The release build has a build folder of its own: sharing .build with the debug build made each
 # switch between them (make test, then make run) recompile every module, 2 min 45 s here.
-RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+# --disable-local-rpath: no RUNPATH $ORIGIN, so that no library copied next to the binary is
+# loaded instead of the system's.
+RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib --disable-local-rpath
 ARCHSH_RELEASE := .build-release/release/archsh
 
-.PHONY: run test lint format deps build release order bench stress fuzz docs clean
+.PHONY: run test lint format deps build release bench stress fuzz docs clean
 
 # Installs the Debian packages that are missing (apt-get update only when something is), as root
 # or through sudo.
 deps:
 	@scripts/apt-install $(PACKAGES)
 
-# Function sections let the link lay out the functions a session runs first (Linker/order.txt).
 release: deps
-	swift build $(RELEASE_FLAGS) --product archsh
-
-# Regenerates Linker/order.txt from what a session and the walkthroughs run, under Valgrind, then
-# links again with it (scripts/order-file says why).
-order: release
-	scripts/order-file $(ARCHSH_RELEASE)
 	swift build $(RELEASE_FLAGS) --product archsh
 
 run: release
@@ -48,12 +43,15 @@ lint:
 format:
 	swift format --in-place --recursive Sources Tests Benchmarks Fuzz
 
-# Regenerates the command reference, the README's list of groups, and every walkthrough's pictures
-# (docs/pictures/, docs/walkthroughs.md); tests compare each with what the binary draws.
+# Regenerates the command reference, the README's list of groups, every walkthrough's pictures
+# (docs/pictures/, docs/walkthroughs.md) and the options scanner's table from ArgumentParser's
+# declarations (Sources/ArchShell/OptionTable.swift); tests compare each with what the binary says.
 docs: build
 	.build/debug/archsh help --markdown > docs/commands.md
 	scripts/readme-groups .build/debug/archsh README.md
 	scripts/walkthrough-pictures .build/debug/archsh
+	scripts/option-table .build/debug/archsh > Sources/ArchShell/OptionTable.swift.new
+	mv Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift
 
 # `make bench BENCH_QUICK=1` runs every benchmark with tiny sizes, to check that each still runs to
 # its end (CI runs it, so that a change to a schema or an output cannot break `make bench` unseen);

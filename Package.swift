@@ -20,17 +20,20 @@ let package = Package(
       traits: ["FullFoundation"]),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // What archsh needs to run the architecture and the seeds do not describe, knowing nothing
-    // of Domain: the strict JSON reader, the HTTP/1.1 transport, the event bus and spans, and
-    // the raw-SQLite statements.
+    // of Domain: the strict JSON reader, the HTTP/1.1 transport (NIOPosix, swift-nio-ssl,
+    // NIOHTTP1), the event bus and spans, and the raw-SQLite statements.
     .target(
       name: "Plumbing",
       dependencies: [
-        "CTLS",
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -87,8 +90,6 @@ let package = Package(
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and
     // in the release build the handler and the Swift code saw different copies.
     .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
-    // HTTPS through the system's OpenSSL 3, loaded with dlopen on the first https:// URL.
-    .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl")]),
     // The executable: process options, line sources, the REPL loop.
     .executableTarget(
       name: "ArchShell",
@@ -97,28 +98,16 @@ let package = Package(
         "CEdit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
-      // A position-dependent executable needs about 900 relocations at start-up instead of
-      // 117,000; start-up falls by about 2 ms (see Benchmarks/run.sh).
-      // Linker/static comes first on the library path: its linker scripts link the C++ runtime
-      // and SQLite in from their static archives, and -static-libgcc the unwinder, so start-up
-      // loads no libstdc++, libgcc_s or libsqlite3 (about 1.2 ms of 4 ms). The trailing -lstdc++
-      // serves the C++ references of archives that come after the standard library's own.
-      // The kernel maps code 64 KiB at a time around each page that runs, and the default layout
-      // scatters the few thousand functions a session runs over 27 MB, so that 2 MB of them kept
-      // 18 MB resident after `net get`. lld lays out the functions that Linker/order.txt names
-      // first (scripts/order-file makes it; `make release` compiles with function sections so
-      // that each can move), and Linker/private-functions.ld gathers the helpers that have no
-      // symbol to name; resident memory after `net get` falls from about 28 to about 16 MB.
+      // A plain, hardened release link: position-independent (the toolchain's default), full
+      // RELRO (`-z now`: every symbol bound at start-up, and the tables made read-only), and the
+      // system's shared libsqlite3 as GRDB links it. `make release` adds --disable-local-rpath,
+      // so that the binary has no RUNPATH $ORIGIN. --no-export-dynamic: the runtime's backtracer
+      // no longer walks every exported symbol at start-up (docs/performance.md).
       linkerSettings: [
         .unsafeFlags(
           [
-            "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic",
-            "-L", "\(Context.packageDirectory)/Linker/static", "-lstdc++",
-            "-Xclang-linker", "-static-libgcc",
-            "-use-ld=lld",
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/order.txt",
-            "-Xlinker", "--no-warn-symbol-ordering",
-            "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Linker/private-functions.ld",
+            "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now",
+            "-Xlinker", "--no-export-dynamic",
           ],
           .when(platforms: [.linux], configuration: .release))
       ]
@@ -126,7 +115,10 @@ let package = Package(
     // What every test target shares: the directory their files go in.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
-      name: "DomainTests", dependencies: ["Plumbing", "Domain", "DemoAPI", "TestSupport", "CTLS"],
+      name: "DomainTests", dependencies: [
+        "Plumbing", "Domain", "DemoAPI", "TestSupport",
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "CommandsTests",

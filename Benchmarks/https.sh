@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTPS: GETs through APISessionManager over TLS (the system's OpenSSL, dlopened, with kept
+# HTTPS: GETs through APISessionManager over TLS (swift-nio-ssl over NIOPosix, with kept
 # connections) next to Python's http.client doing the same GETs, in the same run, against the same
 # local TLS server with a certificate made here. The server writes each response in one piece and
 # turns Nagle's algorithm off, as production servers do, so that no client is measured waiting on

@@ -1,6 +1,6 @@
 @preconcurrency import CEdit
 import Commands
-@preconcurrency import Glibc
+import Foundation
 
 // libedit calls back through C function pointers, which cannot capture context. The completion
 // state therefore lives in globals, touched only on the main thread that runs readline().
@@ -81,7 +81,7 @@ struct LineEditor: LineSource {
     if let problem = LineEditor.loadLibedit() {
       StandardStreams.write(
         "archsh: line editing, history and Tab completion are off: \(problem) "
-          + "(hint: install libedit, 'apt-get install libedit2')\n", to: 2)
+          + "(hint: \(Platform.libeditHint))\n", to: 2)
     }
     archsh_set_completion(readlineName, attemptCompletion)
     archsh_set_word_breaks(wordBreaks)

@@ -98,22 +98,10 @@ struct Options: ParsableCommand {
   var words: [String] = []
 
   func validate() throws {
-    if atomic && keepGoing {
-      throw ValidationError(
-        "--atomic and --keep-going cannot be combined: --atomic stops at the first error")
-    }
-    if from != nil && !step {
-      throw ValidationError("--from applies to --step: 'archsh --step --from CHAPTER -f FILE'")
-    }
-    if step && (check || accept) {
-      throw ValidationError(
-        "--step and --check cannot be combined: --check runs without a presenter")
-    }
-    if tour != nil && !file.isEmpty {
-      throw ValidationError("--tour and -f both name a script; give one of them")
-    }
-    if file.count > 1 {
-      throw ValidationError("-f may be given once; use 'source' inside the script for more files")
+    var launch = LaunchOptions(self, arguments: [])
+    launch.actions = command.map { .line($0) } + file.map { .file($0) }
+    if let problem = launch.problem {
+      throw ValidationError(problem)
     }
     // Passthrough capture stops at the first word it does not know, so an unknown option, and
     // the automatic --help and --version, arrive here as the first captured word.
@@ -122,11 +110,7 @@ struct Options: ParsableCommand {
     case "--help", "-h": throw CleanExit.helpRequest(self)
     case "--version": throw CleanExit.message("archsh \(Options.version)")
     default:
-      let known = [
-        "--db", "--api", "--cacert", "--json", "--keep-going", "--echo", "--atomic", "--no-rc",
-        "--board",
-        "--step", "--from", "--tour", "--check", "--accept", "--help", "--version",
-      ]
+      let known = OptionTable.valued.sorted() + OptionTable.flags.sorted() + ["--help", "--version"]
       let name = String(first.prefix { $0 != "=" })
       let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
       throw ValidationError("unknown option '\(name)'\(hint)")
@@ -153,7 +137,7 @@ struct Options: ParsableCommand {
         index += 2
         continue
       }
-      if ["--db", "--api", "--cacert", "--from", "--tour"].contains(argument) {
+      if OptionTable.valued.contains(argument) {
         index += 2
         continue
       }
@@ -210,54 +194,81 @@ struct LaunchOptions: Equatable {
 
   private init() {}
 
+  /// Why these options cannot be combined, if they cannot: the rules ArgumentParser's `validate`
+  /// and the scanner share.
+  var problem: String? {
+    if atomic && keepGoing {
+      return "--atomic and --keep-going cannot be combined: --atomic stops at the first error"
+    }
+    if from != nil && !step {
+      return "--from applies to --step: 'archsh --step --from CHAPTER -f FILE'"
+    }
+    if step && check {
+      return "--step and --check cannot be combined: --check runs without a presenter"
+    }
+    let scripts = actions.filter { if case .file = $0 { true } else { false } }.count
+    if tour != nil && scripts > 0 { return "--tour and -f both name a script; give one of them" }
+    if scripts > 1 { return "-f may be given once; use 'source' inside the script for more files" }
+    return nil
+  }
+
+  /// Sets the option `name` (as `OptionTable` lists it) to `value`, or the flag `name`.
+  private mutating func set(_ name: String, _ value: String?) -> Bool {
+    switch (name, value) {
+    case ("-c", let line?): actions.append(.line(line))
+    case ("-f", let file?): actions.append(.file(file))
+    case ("--db", let path?): database = path
+    case ("--api", let url?): api = url
+    case ("--cacert", let file?): cacert = file
+    case ("--from", let chapter?): from = chapter
+    case ("--tour", let name?): tour = name
+    case ("--json", nil): json = true
+    case ("--keep-going", nil): keepGoing = true
+    case ("--echo", nil): echo = true
+    case ("--atomic", nil): atomic = true
+    case ("--no-rc", nil): noRC = true
+    case ("--board", nil): board = true
+    case ("--step", nil): step = true
+    case ("--check", nil): check = true
+    case ("--accept", nil):
+      accept = true
+      check = true
+    default: return false
+    }
+    return true
+  }
+
   /// Reads the common argument forms without ArgumentParser, or returns nil for anything else.
   ///
   /// ArgumentParser builds its model of the options through reflection and protocol-conformance
-  /// lookups, which are slow in a static binary. This scanner accepts only separate `-c LINE`,
-  /// `-f FILE`, `--db PATH`, each flag once, and bare words; an option value that starts with
-  /// `-`, a repeated option, `--`, `--help`, `--version`, joined forms and every unknown or
-  /// malformed input go to ArgumentParser, which stays the authority for help, versions and usage
-  /// errors. A test checks that both agree.
+  /// lookups, which are slow in a static binary. This scanner knows the options from
+  /// `OptionTable`, which `make docs` generates from ArgumentParser's own declarations (`archsh
+  /// --experimental-dump-help`), and accepts only separate `-c LINE`, `--name VALUE` and `--flag`
+  /// forms, each once but the repeatable ones, and bare words. An option value that starts with
+  /// `-`, `--`, `--help`, `--version`, joined forms, a combination `problem` refuses, and every
+  /// unknown or malformed input go to ArgumentParser, which stays the authority for help,
+  /// versions and usage errors. A test checks that both agree for every option.
   static func scan(_ arguments: [String]) -> LaunchOptions? {
     var result = LaunchOptions()
     var seen = Set<String>()
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
-      switch argument {
-      case "-c", "-f", "--db", "--api":
+      if OptionTable.valued.contains(argument) {
         guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else { return nil }
-        let value = arguments[index + 1]
-        if argument == "-c" {
-          result.actions.append(.line(value))
-        } else {
-          guard seen.insert(argument).inserted else { return nil }
-          switch argument {
-          case "-f": result.actions.append(.file(value))
-          case "--db": result.database = value
-          default: result.api = value
-          }
-        }
+        guard seen.insert(argument).inserted || OptionTable.repeating.contains(argument),
+          result.set(argument, arguments[index + 1])
+        else { return nil }
         index += 2
-      case "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board":
-        guard seen.insert(argument).inserted else { return nil }
-        switch argument {
-        case "--json": result.json = true
-        case "--keep-going": result.keepGoing = true
-        case "--echo": result.echo = true
-        case "--atomic": result.atomic = true
-        case "--board": result.board = true
-        default: result.noRC = true
-        }
-        // The combination is a usage error, which ArgumentParser reports.
-        if result.atomic && result.keepGoing { return nil }
+      } else if OptionTable.flags.contains(argument) {
+        guard seen.insert(argument).inserted, result.set(argument, nil) else { return nil }
         index += 1
-      default:
+      } else {
         guard !argument.hasPrefix("-") else { return nil }
         result.words = Array(arguments[index...])
-        return result
+        break
       }
     }
-    return result
+    return result.problem == nil ? result : nil
   }
 }

@@ -1,5 +1,5 @@
 import Commands
-import Glibc
+import Foundation
 
 /// Writes to file descriptors 1 and 2.
 ///
@@ -52,7 +52,7 @@ final class StandardStreams: ProgressSink {
   private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
     var offset = 0
     while offset < bytes.count {
-      let written = Glibc.write(
+      let written = Platform.write(
         descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
       if written < 0 {
         if errno == EINTR { continue }

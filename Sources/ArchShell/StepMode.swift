@@ -1,7 +1,6 @@
 @preconcurrency import CEdit
 import Commands
 import Foundation
-import Glibc
 
 /// `archsh --step`: a walkthrough presented one command at a time, on a terminal.
 ///
@@ -115,7 +114,7 @@ enum StepMode {
       let writer = buttons.write
       board.listenToStepButtons { back in
         var byte = UInt8(ascii: back ? "b" : "\n")
-        _ = Glibc.write(writer, &byte, 1)
+        _ = Platform.write(writer, &byte, 1)
       }
     }
 
@@ -259,7 +258,7 @@ enum StepMode {
         }
         for descriptor in descriptors where descriptor.revents != 0 {
           var byte: UInt8 = 0
-          let count = Glibc.read(descriptor.fd, &byte, 1)
+          let count = Platform.read(descriptor.fd, &byte, 1)
           if count < 0, errno == EINTR { continue }
           guard count == 1 else { return .quit }
           // The rest of an escape sequence (an arrow key) or of a paste is one key, not many.

@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 
 /// The width of the terminal archsh prints to, which tables fit.
 enum TerminalWidth {
@@ -12,10 +12,7 @@ enum TerminalWidth {
   /// file, whatever `$COLUMNS` says, so that scripts and transcripts print the same everywhere.
   static func ofStandardOutput() -> Int? {
     guard outputIsTerminal else { return nil }
-    var size = winsize()
-    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
-      return Int(size.ws_col)
-    }
+    if let columns = Platform.terminalColumns(of: STDOUT_FILENO) { return columns }
     guard let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0
     else { return nil }
     return columns

@@ -87,6 +87,14 @@ static int read_character(FILE *stream) {
 
 // MARK: - libedit, loaded on demand
 
+// The libedit the system ships: macOS's own (in /usr/lib, and in the dyld shared cache), or
+// Debian's libedit2 package.
+#ifdef __APPLE__
+#define SYSTEM_LIBEDIT "libedit.3.dylib"
+#else
+#define SYSTEM_LIBEDIT "libedit.so.2"
+#endif
+
 /// libedit's HIST_ENTRY: the line comes first.
 struct history_entry {
   const char *line;
@@ -128,7 +136,7 @@ static int loaded = 0;
 
 static void load(void) {
   const char *library = getenv("ARCHSH_LIBEDIT");
-  if (!library || !*library) library = "libedit.so.2";
+  if (!library || !*library) library = SYSTEM_LIBEDIT;
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     snprintf(load_error, sizeof load_error, "%s", dlerror());

@@ -66,10 +66,10 @@ public final class HTTPFramer {
   ///
   /// Only on the thread that made it: an `EmbeddedChannel` belongs to its thread.
   private(set) var isReusable = false
-  private let thread = pthread_self()
+  private let thread = Platform.currentThread()
 
   /// Whether the calling thread is the one that made this framer, which alone may use it.
-  public var isOnItsThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+  public var isOnItsThread: Bool { Platform.isSameThread(thread, Platform.currentThread()) }
 
   /// Whether any byte of a response arrived: a request that got none may be sent again.
   private(set) var receivedAny = false

@@ -1,4 +1,3 @@
-import CTLS
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -24,6 +23,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case timedOut
   /// The URL is not an `http://` or `https://` URL with a host.
   case unsupportedURL
+  /// The URL's host is not a plain ASCII name or address; the URL, escaped.
+  case badHost(String)
   /// Nothing listens at the server's port.
   case refused
   /// The request would put a byte on the wire that breaks its head; nothing was sent.
@@ -50,6 +51,9 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case .cancelled: return "the request was cancelled"
     case .timedOut: return "timed out"
     case .unsupportedURL: return "only http:// and https:// URLs with a host are supported"
+    case .badHost(let url):
+      return "the host of '\(url)' is not a plain ASCII name or address "
+        + "(a percent-escape, a space or a control byte is refused)"
     case .refused: return "connection refused"
     case .invalidRequest(let detail): return "the request was not sent: \(detail)"
     case .notHTTP(let began): return "the server's reply is not HTTP/1.1 (it began: '\(began)')"
@@ -73,18 +77,17 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
 }
 
 /// HTTP/1.1 for NetworkController and APISessionManager, plain or over TLS, on the thread that
-/// waits for the answer: a blocking connection of archsh's own (`SocketConnection`), and
-/// NIOHTTP1's encoder and decoder to frame the bytes (`HTTPFramer`).
+/// waits for the answer: a connection made by NIOPosix and swift-nio-ssl (`SocketConnection`),
+/// and NIOHTTP1's encoder and decoder to frame the bytes (`HTTPFramer`).
 ///
 /// The seed wraps URLSession; on Linux that comes from FoundationNetworking, which loads libcurl
-/// and many more shared libraries at every start-up. HTTPS is the system's OpenSSL 3, loaded on
-/// the first `https://` URL.
+/// and many more shared libraries at every start-up.
 ///
 /// A connection both sides allow to keep, whose response ended exactly, goes back to a pool per
 /// server; the next request to that server reuses it. A kept connection that the server closed
 /// before it answered is replaced once by a new one, for a request that is safe to repeat (RFC
-/// 9110's idempotent methods). The thread waits for bytes in slices of 20 ms and asks between
-/// them whether the exchange was cancelled or is past its deadline.
+/// 9110's idempotent methods). One deadline covers the whole exchange: the name lookup, the
+/// connection, the TLS handshake, the head and the body.
 public enum HTTPTransport {
   /// The methods a request may be repeated with, when a kept connection closed under it.
   public static let idempotentMethods: Set<String> = [
@@ -111,8 +114,8 @@ public enum HTTPTransport {
     method: String, url: URL, headers: [(name: String, value: String)], body: Data?
   ) throws(TransportError) -> (host: String, port: Int, isTLS: Bool, head: HTTPRequestHead) {
     let scheme = url.scheme?.lowercased()
-    guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-    else { throw .unsupportedURL }
+    guard scheme == "http" || scheme == "https" else { throw .unsupportedURL }
+    let host = try canonicalHost(of: url)
     let isTLS = scheme == "https"
     let port = url.port ?? (isTLS ? 443 : 80)
     guard (1...65535).contains(port) else { throw .unsupportedURL }
@@ -138,7 +141,8 @@ public enum HTTPTransport {
       throw .invalidRequest("the method '\(TerminalText.escaped(method))' is not a token")
     }
     var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
-    head.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+    let named = host.contains(":") ? "[\(host)]" : host
+    head.headers.add(name: "Host", value: url.port.map { "\(named):\($0)" } ?? named)
     head.headers.add(name: "User-Agent", value: "archsh")
     for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
     if let body {
@@ -147,6 +151,61 @@ public enum HTTPTransport {
       head.headers.replaceOrAdd(name: "Content-Length", value: "0")
     }
     return (host, port, isTLS, head)
+  }
+
+  /// The host of `url` as it goes on the wire: plain ASCII, lower-case, without brackets for an
+  /// IPv6 address. Foundation writes a Unicode name through IDNA (`xn--…`) when it makes the URL;
+  /// a host that still holds a percent-escape, a space, a control byte or any other byte a host
+  /// name cannot have is refused, so that what is sent is what the URL looks like.
+  public static func canonicalHost(of url: URL) throws(TransportError) -> String {
+    guard let written = url.host(percentEncoded: true), !written.isEmpty else {
+      throw .unsupportedURL
+    }
+    // An IPv6 address (Foundation gives it without its brackets) is hex digits, colons and dots.
+    if written.contains(":") {
+      let isAddressByte = { (byte: UInt8) in
+        isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+      }
+      guard written.utf8.allSatisfy(isAddressByte) else {
+        throw .badHost(TerminalText.escaped(url.absoluteString))
+      }
+      return written.lowercased()
+    }
+    if written.contains("%") {
+      // Foundation shows a Unicode name percent-encoded here (`b%C3%BCcher`) and gives its IDNA
+      // form (`xn--bcher-kva`) decoded; any other percent-escape decodes to what it says, and is
+      // refused.
+      guard let decoded = url.host(percentEncoded: false),
+        decoded != written.removingPercentEncoding, decoded.utf8.allSatisfy(isHostByte)
+      else { throw .badHost(TerminalText.escaped(url.absoluteString)) }
+      return decoded.lowercased()
+    }
+    guard written.utf8.allSatisfy(isHostByte) else {
+      throw .badHost(TerminalText.escaped(url.absoluteString))
+    }
+    return written.lowercased()
+  }
+
+  /// Whether `byte` may be part of a host name: letters, digits, `-`, `.` and `_`.
+  private static func isHostByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"), UInt8(ascii: "."),
+      UInt8(ascii: "_"):
+      return true
+    default:
+      return false
+    }
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+      UInt8(ascii: "A")...UInt8(ascii: "F"):
+      return true
+    default:
+      return false
+    }
   }
 
   /// Sends `method url` with `headers`, in their order, and `body`, and reads the response,
@@ -235,7 +294,7 @@ public enum HTTPTransport {
           keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
         // A framer is kept only by the main thread's exchanges (NetworkController's), whose
         // connections come back to the same thread; any other is finished here, on its thread.
-        if keep, framer.isReusable, archsh_is_main_thread() != 0 {
+        if keep, framer.isReusable, Thread.isMainThread {
           connection.framer = framer
           keptFramer = true
         }
@@ -255,22 +314,24 @@ public enum HTTPTransport {
     control: ExchangeControl
   ) -> Result<TransportResponse, Error> {
     while true {
-      if control.isCancelled { return .failure(TransportError.cancelled) }
-      let now = DispatchTime.now().uptimeNanoseconds
-      guard now < deadline else { return .failure(TransportError.timedOut) }
-      let slice = Int32(min(20, max(1, (deadline - now) / 1_000_000)))
-      let count = connection.read(connection.readBuffer, waitingAtMost: slice)
-      if count == -2 { continue }
-      if count < 0 {
+      switch connection.read(deadline: deadline, control: control) {
+      case .bytes(let buffer):
+        do {
+          let whole = try buffer.withUnsafeReadableBytes { try framer.feed($0) }
+          if let whole { return .success(whole) }
+        } catch {
+          return .failure(error)
+        }
+      case .end:
+        do {
+          return .success(try framer.endOfStream())
+        } catch {
+          return .failure(error)
+        }
+      case .failed:
         return .failure(control.isCancelled ? TransportError.cancelled : TransportError.dropped)
-      }
-      do {
-        if count == 0 { return .success(try framer.endOfStream()) }
-        let whole = try framer.feed(
-          UnsafeRawBufferPointer(rebasing: connection.readBuffer[0..<count]))
-        if let whole { return .success(whole) }
-      } catch {
-        return .failure(error)
+      case .timedOut: return .failure(TransportError.timedOut)
+      case .cancelled: return .failure(TransportError.cancelled)
       }
     }
   }

@@ -297,6 +297,10 @@ struct HostileServerTests {
       ("http://127.0.0.1:4294967296", "the port must be a number from 1 to 65535"),
       ("http://127.0.0.1:0", "the port must be a number from 1 to 65535"),
       ("http://h:1?x=1", "a base URL has no query or fragment: paths are joined to it"),
+      (
+        "http://127.0.0.1%00%0D%0AContent-Length%3A%200%0D%0A%0D%0AGET%20%2Fsmuggled:1",
+        "its host is not a plain ASCII name or address (a percent-escape, a space or a control byte is refused)"
+      ),
     ] {
       let run = try Binary.run(["--no-rc", "--api", api, "-c", "echo hi"])
       #expect(run.status == 2, "\(api)")
@@ -367,8 +371,144 @@ struct HostileServerTests {
     #expect(refused.status == 1)
     #expect(
       refused.stderr.contains(
-        "the certificate of 127.0.0.1:\(wrong.main) was not accepted: IP address mismatch"),
+        "the certificate of 127.0.0.1:\(wrong.main) was not accepted: it is not for the address 127.0.0.1"),
       "\(refused.stderr)")
     #expect(try wrong.received().isEmpty)
+  }
+
+  @Test(
+    "a redirect chain that leaves the base URL's origin never swaps the base URL, even when its later hops stay on one origin"
+  )
+  func twoHopChain() throws {
+    let server = try Server()
+    defer { server.stop() }
+    let run = try run(
+      [
+        "--api", server.url, "-c", "auth login ada@example.com --password-stdin", "-c",
+        "session request GET /hop-away --auth", "-c", "session base", "-c",
+        "session request GET /products/2 --auth",
+      ], input: "lovelace\n")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("swapped:          no"), "\(run.stdout)")
+    #expect(!run.stdout.contains("swapped:          yes"), "\(run.stdout)")
+    let received = try server.received()
+    let other = received.filter { $0.server == "other" }
+    #expect(other.map(\.target) == ["/hop1", "/hop2"], "\(received.map(\.target))")
+    #expect(other.allSatisfy { $0.header("Authorization") == nil })
+    let later = try #require(received.first { $0.target == "/products/2" })
+    #expect(later.server == "main")
+    #expect(later.header("Authorization") == "Bearer hostile-access-0001")
+  }
+
+  @Test("a Location whose host holds percent-escapes is refused, and nothing is sent to it")
+  func encodedHostLocation() throws {
+    let server = try Server()
+    defer { server.stop() }
+    let run = try run(
+      [
+        "--api", server.url, "--keep-going", "-c", "session request GET /encoded-host", "-c",
+        "session base 'http://127.0.0.1%0D%0AX-Injected:1/'",
+      ])
+    #expect(run.status == 1)
+    #expect(
+      run.stderr.contains(
+        "did not follow the redirect from \(server.url)/encoded-host to http://127.0.0.1%00%0D%0AX-Injected%3A%20yes:\(server.main)/x: its host is not a plain ASCII name or address"
+      ), "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "error: the host of 'http://127.0.0.1%0D%0AX-Injected:1/' is not a plain ASCII name or address (a percent-escape, a space or a control byte is refused)"
+      ), "\(run.stderr)")
+    let received = try server.received()
+    #expect(received.map(\.target) == ["/encoded-host"])
+    #expect(received.allSatisfy { $0.header("X-Injected") == nil })
+  }
+
+  @Test("one deadline covers every redirect hop: three hops of 0.8 s each outlast a 2 s timeout")
+  func deadlineAcrossHops() throws {
+    let server = try Server()
+    defer { server.stop() }
+    let start = Date()
+    let run = try run(
+      ["--api", server.url, "-c", "net timeout 2s", "-c", "session request GET /slow-hop"])
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("timed out"), "\(run.stderr)")
+    #expect(elapsed < 3.5, "took \(elapsed) s")
+    #expect(try !server.received().contains { $0.target == "/products/3" })
+  }
+
+  @Test("a TLS server that sends one byte a second cannot hold a request past its timeout")
+  func tricklingHandshake() throws {
+    let script = """
+      import socket, sys, threading, time
+      listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(8)
+      print(listener.getsockname()[1], flush=True)
+      def trickle(conn):
+          try:
+              for byte in b"\\x16\\x03\\x03\\x40\\x00" + b"\\x00" * 60:
+                  conn.send(bytes([byte])); time.sleep(1)
+          except OSError:
+              pass
+      while True:
+          conn, _ = listener.accept()
+          threading.Thread(target=trickle, args=(conn,), daemon=True).start()
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    let port = Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0
+    #expect(port > 0)
+    let start = Date()
+    let run = try run(
+      ["--api", "https://127.0.0.1:\(port)", "-c", "net timeout 2s", "-c", "net get /products/1"])
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(run.status == 1)
+    #expect(
+      run.stderr.contains("timed out after 2 s waiting for https://127.0.0.1:\(port)/products/1")
+        || run.stderr.contains("timed out after 2s waiting for https://127.0.0.1:\(port)/products/1"),
+      "\(run.stderr)")
+    #expect(elapsed < 3.5, "took \(elapsed) s")
+  }
+
+  @Test("an IPv6 address with a port is accepted, and its Host header keeps the brackets")
+  func ipv6() throws {
+    let script = """
+      import http.server, json, socket
+      class Server(http.server.HTTPServer):
+          address_family = socket.AF_INET6
+      class Handler(http.server.BaseHTTPRequestHandler):
+          def do_GET(self):
+              body = json.dumps({"code": "OK", "data": {"type": "product", "id": 1, "name": "Six",
+                  "family": "IPv6", "price": 1.0, "price_cents": 100, "currency": "USD",
+                  "details": "host " + self.headers["Host"]}}).encode()
+              self.send_response(200); self.send_header("Content-Type", "application/json")
+              self.send_header("Content-Length", str(len(body))); self.end_headers()
+              self.wfile.write(body)
+          def log_message(self, *args): pass
+      server = Server(("::1", 0), Handler)
+      print(server.server_address[1], flush=True)
+      server.serve_forever()
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    let port = Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0
+    let run = try run(["--api", "http://[::1]:\(port)", "-c", "product update 1"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("host [::1]:\(port)"), "\(run.stdout)")
   }
 }

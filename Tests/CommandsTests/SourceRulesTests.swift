@@ -26,4 +26,251 @@ struct SourceRulesTests {
     #expect(seen > 10, "no @unchecked Sendable was found: the path is wrong")
     #expect(unexplained == [], "without a reason: \(unexplained)")
   }
+
+  // MARK: - One platform file per target
+
+  @Test("in each target, at most one Swift file imports the C library, with both branches written")
+  func oneFileImportsTheCLibrary() throws {
+    let swiftFiles = try Self.files(endingWith: [".swift"])
+    var importers: [String: [String]] = [:]
+    for file in swiftFiles where file.lines.contains(where: Self.importsCLibrary) {
+      importers[String(file.path.prefix { $0 != "/" }), default: []].append(file.path)
+      #expect(
+        file.text.contains("canImport(Glibc)") && file.text.contains("canImport(Darwin)"),
+        "\(file.path) imports the C library without both branches, #if canImport(Glibc) and #elseif canImport(Darwin)"
+      )
+    }
+    #expect(swiftFiles.count > 50, "only \(swiftFiles.count) Swift files found: the path is wrong")
+    #expect(
+      importers.count >= 3,
+      "the platform files of ArchShell, Commands and Plumbing were not all found: \(importers)")
+    let crowded = importers.filter { $0.value.count > 1 }
+    #expect(crowded.isEmpty, "more than one file imports Glibc or Darwin: \(crowded)")
+  }
+
+  @Test("only a target's platform file names Glibc.… or Darwin.…")
+  func qualifiedCallsStayInThePlatformFile() throws {
+    // The scanner itself, on lines it must and must not flag.
+    #expect(Self.namesCLibrary("      _ = Glibc.write(writer, &byte, 1)"))
+    #expect(Self.namesCLibrary("let count = Darwin.read(0, &byte, 1)"))
+    #expect(!Self.namesCLibrary("  // Glibc.write, wrapped in Platform.write"))
+    #expect(!Self.namesCLibrary("memmem is not in Glibc's module."))
+    #expect(!Self.namesCLibrary("#if canImport(Darwin)"))
+    let swiftFiles = try Self.files(endingWith: [".swift"])
+    var outside: [String] = []
+    var inside = 0
+    for file in swiftFiles {
+      let isPlatformFile = file.lines.contains(where: Self.importsCLibrary)
+      for (index, line) in file.lines.enumerated() where Self.namesCLibrary(line) {
+        if isPlatformFile { inside += 1 } else { outside.append("\(file.path):\(index + 1)") }
+      }
+    }
+    #expect(swiftFiles.count > 50, "only \(swiftFiles.count) Swift files found: the path is wrong")
+    #expect(inside > 0, "no platform file wraps a C call by its qualified name: the scan is wrong")
+    #expect(outside == [], "call the platform file's wrapper instead: \(outside)")
+  }
+
+  @Test("a Linux-only C name appears in C sources only inside a Linux branch")
+  func linuxOnlyCNamesAreGuarded() throws {
+    // The scanner itself, on sources it must and must not flag.
+    #expect(
+      Self.linuxOnlyNames(in: "int f(void) { return accept4(0, 0, 0, 0); }").unguarded == [
+        "1: accept4"
+      ])
+    #expect(
+      Self.linuxOnlyNames(in: "#ifdef __linux__\nint s = SOCK_CLOEXEC;\n#else\nint s = 0;\n#endif")
+        .unguarded == [])
+    #expect(
+      Self.linuxOnlyNames(in: "#if defined(__linux__)\n#else\nint f = MSG_NOSIGNAL;\n#endif")
+        .unguarded == ["3: MSG_NOSIGNAL"])
+    #expect(
+      Self.linuxOnlyNames(
+        in:
+          "#ifdef __APPLE__\n#define L \"libedit.3.dylib\"\n#else\n#define L \"libedit.so.2\"\n#endif"
+      ).unguarded == [])
+    #expect(
+      Self.linuxOnlyNames(in: "#ifdef __APPLE__\n#define L \"libedit.so.2\"\n#endif").unguarded == [
+        "2: libedit.so"
+      ])
+    #expect(Self.linuxOnlyNames(in: "// epoll\n/* TCP_QUICKACK */ int x;").found == 0)
+    let cFiles = try Self.files(endingWith: [".c", ".h"])
+    var unguarded: [String] = []
+    var found = 0
+    for file in cFiles {
+      let names = Self.linuxOnlyNames(in: file.text)
+      found += names.found
+      unguarded += names.unguarded.map { "\(file.path):\($0)" }
+    }
+    #expect(cFiles.count >= 2, "only \(cFiles.count) C files found: the path is wrong")
+    #expect(found > 0, "CEdit.c's libedit.so.2 was not found: the scan is wrong")
+    #expect(
+      unguarded == [],
+      "outside #ifdef __linux__ (or, for libedit.so, __APPLE__'s #else): \(unguarded)")
+  }
+
+  /// The folder of the targets' sources.
+  static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Sources").standardized.path
+
+  /// The files under Sources whose names end with one of `suffixes`, each with its path from
+  /// there (`ArchShell/Platform.swift`), its text and its lines.
+  static func files(endingWith suffixes: [String]) throws -> [(
+    path: String, text: String, lines: [Substring]
+  )] {
+    let enumerator = try #require(FileManager.default.enumerator(atPath: sources))
+    var found: [(path: String, text: String, lines: [Substring])] = []
+    for case let file as String in enumerator where suffixes.contains(where: { file.hasSuffix($0) })
+    {
+      let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+      found.append((file, text, text.split(separator: "\n", omittingEmptySubsequences: false)))
+    }
+    return found.sorted { $0.path < $1.path }
+  }
+
+  /// Whether `line` imports Glibc or Darwin (`import Glibc`, `@preconcurrency import Darwin`,
+  /// `import struct Glibc.stat`).
+  static func importsCLibrary(_ line: Substring) -> Bool {
+    var words = line.split(whereSeparator: \.isWhitespace)
+    while let first = words.first, first.hasPrefix("@") { words.removeFirst() }
+    guard words.count >= 2, words[0] == "import" else { return false }
+    let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var"]
+    let name = words.count >= 3 && kinds.contains(words[1]) ? words[2] : words[1]
+    let module = name.prefix { $0 != "." }
+    return module == "Glibc" || module == "Darwin"
+  }
+
+  /// Whether `line`, unless it is a `//` comment, names something by `Glibc.` or `Darwin.`.
+  static func namesCLibrary(_ line: Substring) -> Bool {
+    let code = Array(line.drop { $0 == " " || $0 == "\t" })
+    guard !code.starts(with: ["/", "/"]) else { return false }
+    let modules: [[Character]] = [Array("Glibc."), Array("Darwin.")]
+    for module in modules {
+      for start in code.indices where code[start...].starts(with: module) {
+        let before: Character = start > 0 ? code[start - 1] : " "
+        let after: Character = start + module.count < code.count ? code[start + module.count] : " "
+        let startsName = !(before.isLetter || before.isNumber || before == "_" || before == ".")
+        if startsName, after.isLetter || after == "_" { return true }
+      }
+    }
+    return false
+  }
+
+  /// The C names that only Linux has (or, for libedit, only Debian spells so).
+  static let linuxOnlyCNames = [
+    "SOCK_CLOEXEC", "TCP_QUICKACK", "MSG_NOSIGNAL", "pthread_condattr_setclock", "libedit.so",
+    "accept4", "epoll",
+  ]
+
+  /// The Linux-only names in `source`, a C file, outside its comments.
+  ///
+  /// Returns how many there are, and those outside a Linux branch (`#ifdef __linux__`, `#if
+  /// defined(__linux__)`, the `#else` of `#ifndef __linux__`), each as `LINE: NAME`.
+  /// `libedit.so` may also be in any branch that is not Apple's (the `#else` of `#ifdef
+  /// __APPLE__`). The `#if` lines themselves are not searched: `#ifdef SOCK_CLOEXEC` asks, it
+  /// does not use.
+  static func linuxOnlyNames(in source: String) -> (found: Int, unguarded: [String]) {
+    /// One `#if … #endif`: what its current branch's condition says about the system.
+    struct Branch {
+      enum Kind { case linux, notLinux, apple, notApple, other }
+      var kind: Kind
+      var inElse = false
+      /// An earlier branch of the same `#if` was Apple's, so this one is not.
+      var afterApple = false
+      var isLinux: Bool { kind == .linux && !inElse || kind == .notLinux && inElse }
+      var isNotApple: Bool {
+        isLinux || afterApple || kind == .apple && inElse || kind == .notApple && !inElse
+      }
+    }
+    func kind(of condition: Substring, negated: Bool) -> Branch.Kind {
+      let condition = condition.filter { !$0.isWhitespace }
+      for (system, yes, no) in [
+        ("__linux__", Branch.Kind.linux, Branch.Kind.notLinux),
+        ("__APPLE__", Branch.Kind.apple, Branch.Kind.notApple),
+      ] where condition.contains(system) {
+        let isNegated =
+          negated || condition.contains("!defined(\(system))")
+          || condition.contains("!defined\(system)") || condition.contains("!\(system)")
+        return isNegated ? no : yes
+      }
+      return .other
+    }
+    var stack: [Branch] = []
+    var found = 0
+    var unguarded: [String] = []
+    let lines = Self.withoutComments(source).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    for (index, line) in lines.enumerated() {
+      let trimmed = line.drop { $0 == " " || $0 == "\t" }
+      if trimmed.hasPrefix("#") {
+        let directive = trimmed.dropFirst().drop { $0 == " " || $0 == "\t" }
+        let word = directive.prefix { $0.isLetter }
+        let condition = directive.dropFirst(word.count)
+        switch word {
+        case "if", "ifdef":
+          stack.append(Branch(kind: kind(of: condition, negated: false)))
+          continue
+        case "ifndef":
+          stack.append(Branch(kind: kind(of: condition, negated: true)))
+          continue
+        case "elif", "elifdef", "elifndef":
+          guard var branch = stack.popLast() else { continue }
+          branch.afterApple = branch.afterApple || branch.kind == .apple
+          branch.kind = kind(of: condition, negated: word == "elifndef")
+          stack.append(branch)
+          continue
+        case "else":
+          if !stack.isEmpty { stack[stack.count - 1].inElse = true }
+          continue
+        case "endif":
+          _ = stack.popLast()
+          continue
+        default:
+          // #define and #include lines are searched like code.
+          break
+        }
+      }
+      for name in linuxOnlyCNames where line.contains(name) {
+        found += 1
+        let guarded =
+          stack.contains { $0.isLinux } || name == "libedit.so" && stack.contains { $0.isNotApple }
+        if !guarded { unguarded.append("\(index + 1): \(name)") }
+      }
+    }
+    return (found, unguarded)
+  }
+
+  /// `source`, C, with its comments turned into spaces (their newlines kept) and its string and
+  /// character literals kept.
+  static func withoutComments(_ source: String) -> String {
+    var result: [Character] = []
+    var characters = Array(source)[...]
+    var quote: Character?
+    while let character = characters.popFirst() {
+      if let open = quote {
+        result.append(character)
+        if character == "\\", let escaped = characters.popFirst() {
+          result.append(escaped)
+        } else if character == open || character == "\n" {
+          quote = nil
+        }
+      } else if character == "\"" || character == "'" {
+        quote = character
+        result.append(character)
+      } else if character == "/", characters.first == "/" {
+        while let next = characters.first, next != "\n" { characters.removeFirst() }
+      } else if character == "/", characters.first == "*" {
+        characters.removeFirst()
+        while let next = characters.popFirst() {
+          if next == "*", characters.first == "/" {
+            characters.removeFirst()
+            break
+          }
+          result.append(next == "\n" ? "\n" : " ")
+        }
+      } else {
+        result.append(character)
+      }
+    }
+    return String(result)
+  }
 }

@@ -1,4 +1,3 @@
-import CTLS
 import DemoAPI
 import Foundation
 import NIOCore

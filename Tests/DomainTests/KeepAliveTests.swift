@@ -1,4 +1,3 @@
-import CTLS
 import DemoAPI
 import Foundation
 import NIOCore
@@ -259,5 +258,29 @@ struct KeepAliveTests {
       method: "GET", url: spaced, headers: [(name: "X-A_b.c~1!", value: "tab\there, ünï")],
       body: nil)
     #expect(allowed.head.headers["X-A_b.c~1!"] == ["tab\there, ünï"])
+  }
+
+  @Test(
+    "a host is plain ASCII: a Unicode name goes through IDNA, an escape or a control byte is refused, IPv6 keeps its brackets"
+  )
+  func hosts() throws {
+    func host(_ text: String) throws -> String? {
+      let url = try #require(URL(string: text))
+      return try HTTPTransport.request(method: "GET", url: url, headers: [], body: nil).head
+        .headers.first(name: "Host")
+    }
+    #expect(try host("http://[::1]:8080/p") == "[::1]:8080")
+    #expect(try host("http://[::1]/p") == "[::1]")
+    #expect(try host("http://EXAMPLE.com:81/") == "example.com:81")
+    #expect(try host("http://bücher.example/") == "xn--bcher-kva.example")
+    for text in [
+      "http://127.0.0.1%00%0D%0AX-Injected%3A%20yes:8080/x", "http://127.0.0.1%2e/x",
+      "http://%41.example/",
+    ] {
+      let url = try #require(URL(string: text), "\(text)")
+      #expect(throws: TransportError.badHost(TerminalText.escaped(url.absoluteString)), "\(text)") {
+        try HTTPTransport.request(method: "GET", url: url, headers: [], body: nil)
+      }
+    }
   }
 }

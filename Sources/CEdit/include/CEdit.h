@@ -27,9 +27,10 @@ int archsh_take_interrupt(void);
 /// Returns whether Ctrl-C was pressed, without clearing the flag.
 int archsh_interrupt_pending(void);
 
-/// Loads libedit (libedit.so.2, or the file that ARCHSH_LIBEDIT names) once. Returns 0 when it is
-/// loaded; otherwise -1, with the reason in `error`. Without it, `archsh_readline` still reads
-/// lines, with the prompt but without editing, history or completion.
+/// Loads libedit (libedit.so.2 on Linux, libedit.3.dylib on macOS, or the file that
+/// ARCHSH_LIBEDIT names) once. Returns 0 when it is loaded; otherwise -1, with the reason in
+/// `error`. Without it, `archsh_readline` still reads lines, with the prompt but without editing,
+/// history or completion.
 int archsh_edit_load(char *error, size_t error_size);
 
 /// Makes libedit read keys through archsh's reader, which returns EOF once a signal arrived.

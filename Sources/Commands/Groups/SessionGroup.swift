@@ -144,6 +144,11 @@ enum SessionGroup {
             "'\(given.text)' is not an http URL", hint: "for example http://127.0.0.1:8080/v2",
             at: given.offset)
         }
+        guard (try? HTTPTransport.canonicalHost(of: url)) != nil else {
+          throw ShellError(
+            "the host of '\(TerminalText.escaped(given.text))' is not a plain ASCII name or address",
+            hint: "a percent-escape, a space or a control byte is refused", at: given.offset)
+        }
         api.dynamicBaseURL = url
       }
     }

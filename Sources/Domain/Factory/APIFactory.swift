@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 import Synchronization
 
 /// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
@@ -172,6 +173,12 @@ public final class APIFactory: Factory {
     }
     guard let host = url.host, !host.isEmpty else {
       throw .invalidBaseURL(text, "it names no host")
+    }
+    guard (try? HTTPTransport.canonicalHost(of: url)) != nil else {
+      throw .invalidBaseURL(
+        text,
+        "its host is not a plain ASCII name or address (a percent-escape, a space or a control "
+          + "byte is refused)")
     }
     // A port URL could not hold, such as 4294967296, makes no port at all: it is looked for in
     // the text too.

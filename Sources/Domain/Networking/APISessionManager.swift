@@ -312,9 +312,12 @@ public final class APISessionManager: Sendable {
       events, id: id, phase: .sent, sender: "APISessionManager", method: method,
       url: url.absoluteString, requestHeaders: headers, requestBody: body, role: role)
     let started = DispatchTime.now().uptimeNanoseconds
+    // One deadline for the whole request, every redirect hop included.
+    let deadline = started + UInt64(min(timeout, 86_400) * 1_000_000_000)
     attempt(
       task, hop: Hop(method: method, url: url, headers: headers, body: body),
-      redirectsLeft: HTTPLimits.redirects, followsRedirects: followsRedirects
+      redirectsLeft: HTTPLimits.redirects, followsRedirects: followsRedirects,
+      chain: Chain(baseOrigin: Self.origin(of: dynamicBaseURL), deadline: deadline)
     ) { [self] head, data, error, newBase, finalMethod in
       let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
       HTTPExchangeEvent.publish(
@@ -347,14 +350,24 @@ public final class APISessionManager: Sendable {
   /// The status codes a redirect has: 301, 302, 303, 307 and 308, as curl and requests follow.
   static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
+  /// What one request's hops share: its deadline, and whether every hop so far stayed on the
+  /// origin of the base URL it started from.
+  struct Chain: Sendable {
+    /// The origin of `dynamicBaseURL` when the request started.
+    var baseOrigin: String
+    /// The uptime in nanoseconds by which the whole request, redirects included, must end.
+    var deadline: UInt64
+    /// Whether every hop so far went to `baseOrigin`.
+    var stayedOnBase = true
+  }
+
   private func attempt(
     _ task: APISessionTask, hop: Hop, redirectsLeft: Int, followsRedirects: Bool,
-    newBase: URL? = nil,
+    chain: Chain, newBase: URL? = nil,
     done: @escaping @Sendable (NetworkResponseHead?, Data?, NetworkError?, URL?, String) -> Void
   ) {
     let timeout = self.timeout
-    let deadline =
-      DispatchTime.now().uptimeNanoseconds + UInt64(min(timeout, 86_400) * 1_000_000_000)
+    let deadline = chain.deadline
     // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own,
     // unless the caller waits for it at once, on its own thread.
     // A thread of its own, not Dispatch's pool: the pool adds threads slowly while its threads
@@ -394,9 +407,14 @@ public final class APISessionManager: Sendable {
         done(head, data, refusal, newBase, hop.method)
       case .success(let (next, sameOrigin)):
         var base = newBase
-        if sameOrigin {
+        var chain = chain
+        chain.stayedOnBase =
+          chain.stayedOnBase && Self.origin(of: hop.url) == chain.baseOrigin
+          && Self.origin(of: next.url) == chain.baseOrigin
+        if chain.stayedOnBase {
           // BDModules' redirection block: the new location becomes the base URL of later
-          // requests. Only within one origin: a server cannot move the session elsewhere.
+          // requests. Only while the whole chain stays on the base URL's origin: a server
+          // cannot move the session elsewhere, neither at once nor one hop after leaving.
           let swapped = Self.base(of: next.url, requestedPath: hop.url.path)
           dynamicBaseURL = swapped
           redirectionHandler?(swapped)
@@ -408,7 +426,7 @@ public final class APISessionManager: Sendable {
             + (sameOrigin ? "" : " (another origin: credentials dropped, base URL kept)"))
         attempt(
           task, hop: next, redirectsLeft: redirectsLeft - 1, followsRedirects: true,
-          newBase: base, done: done)
+          chain: chain, newBase: base, done: done)
       }
     }
   }
@@ -437,6 +455,13 @@ public final class APISessionManager: Sendable {
     else {
       return .failure(
         .redirectRefused(from: from, to: shownLocation, reason: "it is not an http or https URL"))
+    }
+    guard (try? HTTPTransport.canonicalHost(of: target)) != nil else {
+      return .failure(
+        .redirectRefused(
+          from: from, to: shownLocation,
+          reason: "its host is not a plain ASCII name or address (a percent-escape, a space or "
+            + "a control byte is refused)"))
     }
     let to = Redaction.url(target.absoluteString)
     guard left > 0 else {

@@ -323,6 +323,15 @@ def echo_post(conn, record, ports):
     return "keep"
 
 
+def slow_redirect(location):
+    """Waits 0.8 s, then redirects: three of them outlast a 2 s deadline, each within it."""
+    def route(conn, record, ports):
+        time.sleep(0.8)
+        conn.send(redirect(302, "Found", location))
+        return "keep"
+    return route
+
+
 MAIN_ROUTES = {
     "/oauth/token": simple(response(200, "OK", TOKEN_BODY)),
     "/users/me": simple(lambda ports: redirect(
@@ -352,6 +361,19 @@ MAIN_ROUTES = {
     "/not-http": raw_then_close(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n"),
     "/control-bytes": simple(response(200, "OK", CONTROL_BODY, content_type="text/plain")),
     "/control-json": simple(response(200, "OK", CONTROL_JSON)),
+    # Leaves for the other origin, which then redirects within itself: the base URL must stay.
+    "/hop-away": simple(lambda ports: redirect(
+        307, "Temporary Redirect", f"http://127.0.0.1:{ports[1]}/hop1")),
+    # A host that decodes to CR LF and a header of its own.
+    "/encoded-host": simple(lambda ports: redirect(
+        302, "Found", f"http://127.0.0.1%00%0D%0AX-Injected%3A%20yes:{ports[0]}/x")),
+    "/slow-hop": slow_redirect("/slow-hop2"),
+    "/slow-hop2": slow_redirect("/slow-hop3"),
+    "/slow-hop3": slow_redirect("/products/3"),
+}
+
+OTHER_ROUTES = {
+    "/hop1": redirect(307, "Temporary Redirect", "/hop2"),
 }
 
 
@@ -375,6 +397,9 @@ def answer_main(conn, record, ports):
 
 def answer_other(conn, record, ports):
     path = path_of(record["target"])
+    if path in OTHER_ROUTES:
+        conn.send(OTHER_ROUTES[path])
+        return "keep"
     body = {"/users/me": USER_BODY, "/oauth/token": TOKEN_BODY}.get(path, OTHER_BODY)
     conn.send(response(200, "OK", body))
     return "keep"

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reading a password: from the terminal without echo, or from standard input's first line.
 enum PasswordInput {
   /// What the prompt read.
@@ -60,7 +54,7 @@ enum PasswordInput {
     var typed: [UInt8] = []
     var byte: UInt8 = 0
     while true {
-      let count = read(STDIN_FILENO, &byte, 1)
+      let count = Platform.read(STDIN_FILENO, &byte, 1)
       if count < 0, errno == EINTR { continue }
       guard count == 1 else { return typed.isEmpty ? .ended : .entered(decode(typed)) }
       switch byte {

@@ -1,10 +1,6 @@
 import Domain
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
 import Plumbing
-#endif
 
 /// A value that a command takes as one word: text as written, `@PATH` for a file's contents, `@@`
 /// for text that starts with `@`; and JSON, checked strictly, with errors that say where.

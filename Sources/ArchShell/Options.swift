@@ -109,8 +109,11 @@ struct Options: ParsableCommand {
     switch first {
     case "--help", "-h": throw CleanExit.helpRequest(self)
     case "--version": throw CleanExit.message("archsh \(Options.version)")
+    // ArgumentParser's model of these options as JSON, which scripts/option-table reads.
+    case "--experimental-dump-help": throw CleanExit.message(Options._dumpHelp())
     default:
-      let known = OptionTable.valued.sorted() + OptionTable.flags.sorted() + ["--help", "--version"]
+      let known =
+        OptionTable.valued.sorted() + OptionTable.flags.sorted() + ["--help", "--version"]
       let name = String(first.prefix { $0 != "=" })
       let hint = ShellError.didYouMean(name, among: known).map { " (\($0))" } ?? ""
       throw ValidationError("unknown option '\(name)'\(hint)")

@@ -153,8 +153,9 @@ public enum HTTPTransport {
     return (host, port, isTLS, head)
   }
 
-  /// The host of `url` as it goes on the wire: plain ASCII, lower-case, without brackets for an
-  /// IPv6 address. Foundation writes a Unicode name through IDNA (`xn--…`) when it makes the URL;
+  /// The host of `url` as it goes on the wire: plain ASCII, lower-case, without brackets.
+  ///
+  /// An IPv6 address keeps no brackets here; `Host` adds them. Foundation writes a Unicode name through IDNA (`xn--…`) when it makes the URL;
   /// a host that still holds a percent-escape, a space, a control byte or any other byte a host
   /// name cannot have is refused, so that what is sent is what the URL looks like.
   public static func canonicalHost(of url: URL) throws(TransportError) -> String {

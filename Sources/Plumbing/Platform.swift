@@ -1,12 +1,12 @@
 // The one file of Plumbing that imports the C library: what the transport and the servers need
 // from the system beyond SwiftNIO and Foundation, with the Linux and Darwin branches both written.
+import NIOCore
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Darwin)
 @preconcurrency import Darwin
 #endif
-
-import NIOCore
 
 /// The system calls and constants that differ between Linux and macOS.
 enum Platform {

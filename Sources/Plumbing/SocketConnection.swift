@@ -147,7 +147,8 @@ public final class SocketConnection: Sendable {
         return TransportError.refused
       }
       return SocketError(
-        description: "cannot connect to \(server) (\(failures.map { "\($0)" }.joined(separator: "; ")))")
+        description:
+          "cannot connect to \(server) (\(failures.map { "\($0)" }.joined(separator: "; ")))")
     case let error as NIOSSLExtraError where error == .failedToValidateHostname:
       return TLSError(
         description: "the certificate of \(server) was not accepted: it is not for "
@@ -187,8 +188,9 @@ public final class SocketConnection: Sendable {
     inbox.next(deadline: deadline, control: control)
   }
 
-  /// Hands all of `bytes` to the connection; false when it is closed already. A write that fails
-  /// later ends the connection, which the next read reports.
+  /// Hands all of `bytes` to the connection; false when it is closed already.
+  ///
+  /// A write that fails later ends the connection, which the next read reports.
   public func write(_ bytes: [UInt8]) -> Bool {
     guard let channel = inbox.channel else { return false }
     channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
@@ -245,8 +247,9 @@ final class Inbox: @unchecked Sendable {
   /// The connection's channel, once connected and while not abandoned.
   var channel: Channel? { condition.withLock { abandoned ? nil : storedChannel } }
 
-  /// A connection became active; whether it is this inbox's. The first one is: a name with
-  /// several addresses makes an attempt per address (NIOPosix's Happy Eyeballs), and closes the
+  /// A connection became active; whether it is this inbox's.
+  ///
+  /// The first one is: a name with several addresses makes an attempt per address (NIOPosix's Happy Eyeballs), and closes the
   /// others once one connects. A connection that is not plain becomes ready after its handshake.
   func activate(_ channel: Channel, plain: Bool) -> Bool {
     condition.withLock {

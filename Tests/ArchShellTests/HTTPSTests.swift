@@ -100,7 +100,7 @@ struct HTTPSTests {
     #expect(refused.status == 1)
     #expect(
       refused.stderr
-        == "-c:1:9: error: request to \(server.url)/products/1 failed: the certificate of 127.0.0.1:\(server.port) was not accepted: self-signed certificate; for a private or self-signed server, give its CA with --cacert FILE\n"
+        == "-c:1:9: error: request to \(server.url)/products/1 failed: the certificate of 127.0.0.1:\(server.port) was not accepted: it is self-signed, expired, or signed by a CA that is not trusted (certificate verify failed); for a private or self-signed server, give its CA with --cacert FILE\n"
     )
     let missing = try Binary.run(["--cacert", "/nonexistent.pem", "-c", "echo hi"])
     #expect(missing.status == 2)

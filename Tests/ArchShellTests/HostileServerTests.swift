@@ -371,7 +371,8 @@ struct HostileServerTests {
     #expect(refused.status == 1)
     #expect(
       refused.stderr.contains(
-        "the certificate of 127.0.0.1:\(wrong.main) was not accepted: it is not for the address 127.0.0.1"),
+        "the certificate of 127.0.0.1:\(wrong.main) was not accepted: it is not for the address 127.0.0.1"
+      ),
       "\(refused.stderr)")
     #expect(try wrong.received().isEmpty)
   }
@@ -393,7 +394,9 @@ struct HostileServerTests {
     #expect(!run.stdout.contains("swapped:          yes"), "\(run.stdout)")
     let received = try server.received()
     let other = received.filter { $0.server == "other" }
-    #expect(other.map(\.target) == ["/hop1", "/hop2"], "\(received.map(\.target))")
+    #expect(
+      other.map(\.target).filter { $0.hasPrefix("/hop") } == ["/hop1", "/hop2"],
+      "\(received.map(\.target))")
     #expect(other.allSatisfy { $0.header("Authorization") == nil })
     let later = try #require(received.first { $0.target == "/products/2" })
     #expect(later.server == "main")
@@ -472,7 +475,8 @@ struct HostileServerTests {
     #expect(run.status == 1)
     #expect(
       run.stderr.contains("timed out after 2 s waiting for https://127.0.0.1:\(port)/products/1")
-        || run.stderr.contains("timed out after 2s waiting for https://127.0.0.1:\(port)/products/1"),
+        || run.stderr.contains(
+          "timed out after 2s waiting for https://127.0.0.1:\(port)/products/1"),
       "\(run.stderr)")
     #expect(elapsed < 3.5, "took \(elapsed) s")
   }

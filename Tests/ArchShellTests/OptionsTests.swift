@@ -37,6 +37,10 @@ struct OptionsTests {
   static let declined: [[String]] = [
     ["--help"], ["--version"], ["-cecho hi"], ["--db=x", "-c", "a"], ["--", "help"],
     ["--api=http://x", "-c", "net api"], ["-c", "-x"],
+    // A flag or a single-valued option given twice: ArgumentParser takes the last.
+    ["--json", "--json"], ["--db", "a", "--db", "b"],
+    // An option-like word after the script is the script's; the scanner leaves it.
+    ["-f", "s.ash", "--bogus"],
   ]
 
   /// ArgumentParser's own model of the options (`--experimental-dump-help`).

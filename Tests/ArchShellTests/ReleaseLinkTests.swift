@@ -35,7 +35,8 @@ struct ReleaseLinkTests {
     #expect(segments.contains("GNU_RELRO"), "\(segments)")
     let libraries = try tool(["ldd", Binary.path])
     let sqlite = libraries.split(separator: "\n").first { $0.contains("libsqlite3.so.0") }
-    #expect(sqlite?.contains("/usr/lib/") == true || sqlite?.contains("/lib/") == true, "\(libraries)")
+    #expect(
+      sqlite?.contains("/usr/lib/") == true || sqlite?.contains("/lib/") == true, "\(libraries)")
     #expect(!libraries.contains("libssl") && !libraries.contains("libcrypto"), "\(libraries)")
   }
 }

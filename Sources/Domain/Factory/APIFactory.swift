@@ -184,9 +184,15 @@ public final class APIFactory: Factory {
     // the text too.
     let authority = text.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first?
       .split(whereSeparator: { $0 == "?" || $0 == "#" }).first
+    // After the user name and password; after the brackets of an IPv6 address.
     let written = authority.flatMap { $0.split(separator: "@").last }
-      .flatMap {
-        $0.hasSuffix("]") ? nil : $0.split(separator: ":", maxSplits: 1).dropFirst().first
+      .flatMap { hostAndPort -> Substring? in
+        let afterHost =
+          hostAndPort.hasPrefix("[")
+          ? hostAndPort.firstIndex(of: "]").map { hostAndPort[$0...].dropFirst() } ?? ""
+          : hostAndPort
+        return afterHost.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+          .dropFirst().first
       }
     if let written {
       guard let port = Int(written), (1...65535).contains(port), url.port == port else {

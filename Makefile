@@ -8,10 +8,11 @@ PACKAGES := libedit2 libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python
 # switch between them (make test, then make run) recompile every module, 2 min 45 s here.
 # --disable-local-rpath: no RUNPATH $ORIGIN, so that no library copied next to the binary is
 # loaded instead of the system's.
-RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib --disable-local-rpath
+# Function sections let the link lay out the functions a session runs first (Linker/order.txt).
+RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 ARCHSH_RELEASE := .build-release/release/archsh
 
-.PHONY: run test lint format deps build release bench stress fuzz docs clean
+.PHONY: run test lint format deps build release order bench stress fuzz docs clean
 
 # Installs the Debian packages that are missing (apt-get update only when something is), as root
 # or through sudo.
@@ -19,6 +20,12 @@ deps:
 	@scripts/apt-install $(PACKAGES)
 
 release: deps
+	swift build $(RELEASE_FLAGS) --product archsh
+
+# Regenerates Linker/order.txt from what a session and the walkthroughs run, under Valgrind, then
+# links again with it (scripts/order-file says why).
+order: release
+	scripts/order-file $(ARCHSH_RELEASE)
 	swift build $(RELEASE_FLAGS) --product archsh
 
 run: release

@@ -75,6 +75,10 @@ public final class SocketConnection: Sendable {
 
   private init(_ inbox: Inbox) { self.inbox = inbox }
 
+  /// A connection nobody holds any more is closed: its channel and its handlers hold each other
+  /// until the channel closes.
+  deinit { inbox.abandon() }
+
   /// The name lookup connections use instead of the system's, for tests; nil for the system's.
   public static let resolver = Mutex<(any Resolver & Sendable)?>(nil)
 

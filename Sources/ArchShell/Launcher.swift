@@ -43,16 +43,44 @@ enum Launcher {
     }
   }
 
-  /// The workspace: --db, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite.
-  static func databasePath(_ options: LaunchOptions) -> String {
+  /// The workspace: --db, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite, else
+  /// ~/.local/share/archsh/workspace.sqlite; nil when none of them can be known.
+  static func databasePath(_ options: LaunchOptions) -> String? {
     if let path = options.database { return path }
     if let path = variable("ARCHSH_DB") { return path }
-    let data = variable("XDG_DATA_HOME") ?? (variable("HOME") ?? ".") + "/.local/share"
+    guard let data = variable("XDG_DATA_HOME") ?? variable("HOME").map({ $0 + "/.local/share" })
+    else { return nil }
     return data + "/archsh/workspace.sqlite"
+  }
+
+  /// Why the workspace cannot be opened where it was asked for, before anything is created:
+  /// a path given with --db or $ARCHSH_DB must be in a folder that exists (a typo would
+  /// otherwise make folders and an empty workspace, which looks like lost data); only the
+  /// default location's folders are made.
+  static func workspaceProblem(_ options: LaunchOptions) -> String? {
+    let given = options.database ?? variable("ARCHSH_DB")
+    guard let path = databasePath(options) else {
+      return "neither HOME nor XDG_DATA_HOME is set, so archsh has no default workspace "
+        + "(give one with --db PATH, or --db :memory:)"
+    }
+    guard let given, given == path, given != ":memory:", !given.isEmpty else { return nil }
+    let folder = (given as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    guard !folder.isEmpty,
+      !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+        || !isDirectory.boolValue
+    else { return nil }
+    let from = options.database == nil ? "$ARCHSH_DB" : "--db"
+    return "the folder '\(folder)' of the workspace given to \(from) does not exist "
+      + "(create it first; archsh creates only its default location's folders)"
   }
 
   static func run(_ options: LaunchOptions) -> Int32 {
     var options = options
+    if let problem = workspaceProblem(options) {
+      StandardStreams.write("archsh: error: \(problem)\n", to: 2)
+      return 2
+    }
     if let cacert = options.cacert ?? variable("ARCHSH_CACERT") {
       guard FileManager.default.isReadableFile(atPath: cacert) else {
         StandardStreams.write(
@@ -93,7 +121,8 @@ enum Launcher {
     }
     let session = Session(
       options: SessionOptions(
-        databasePath: databasePath(options), apiURL: options.api ?? variable("ARCHSH_API")))
+        databasePath: databasePath(options) ?? ":memory:",
+        apiURL: options.api ?? variable("ARCHSH_API")))
     if options.json { session.outputMode = .json }
     var settings = InterpreterSettings()
     settings.keepGoing = options.keepGoing

@@ -58,7 +58,9 @@ private func generateMatch(_ text: UnsafePointer<CChar>?, _ state: Int32) -> Uns
 /// The interactive line source: libedit with history, Tab completion and Ctrl-C handling.
 ///
 /// History is loaded from and saved to a file in libedit's own format, which is created with
-/// mode 0600. A line that holds a secret argument never enters the history.
+/// mode 0600 and holds at most 5,000 lines. A line that holds a secret argument never enters the
+/// history. Shells that share the file each add their own lines to what it holds when they leave,
+/// under a lock, so that the one that leaves last keeps the other's lines.
 struct LineEditor: LineSource {
   /// The prompt waits for the user.
   var isIdle: Bool { true }
@@ -68,6 +70,8 @@ struct LineEditor: LineSource {
   let historyPath: String?
   let session: Session
   private var lineNumber = 0
+  /// How many lines of `session.history` came from the file: the ones after are this shell's.
+  private var loadedLines = 0
 
   init(
     prompt: String, continuationPrompt: String, historyPath: String?, session: Session,
@@ -95,6 +99,7 @@ struct LineEditor: LineSource {
         if let line = archsh_history_line(offset) { session.history.append(String(cString: line)) }
       }
     }
+    loadedLines = session.history.count
   }
 
   mutating func next(continuation: Bool) -> LineEvent {
@@ -127,12 +132,20 @@ struct LineEditor: LineSource {
     session.history.append(line)
   }
 
-  /// Writes the history file, with mode 0600.
+  /// Adds this shell's lines to the history file, with mode 0600: under a lock, the file is read
+  /// again (another shell may have added its lines since), this shell's lines go after what it
+  /// holds, and the newest 5,000 are written.
   func saveHistory() {
     guard let historyPath else { return }
     LineEditor.prepareHistoryFile(historyPath)
-    archsh_write_history(historyPath)
-    chmod(historyPath, 0o600)
+    let mine = session.history.dropFirst(min(loadedLines, session.history.count))
+    Platform.withFileLock(historyPath + ".lock") {
+      archsh_clear_history()
+      archsh_read_history(historyPath)
+      for line in mine { archsh_add_history(line) }
+      archsh_write_history(historyPath)
+      chmod(historyPath, 0o600)
+    }
   }
 
   /// The signal that ended the session (SIGTERM, or SIGHUP when the terminal closed), or nil; the

@@ -45,6 +45,17 @@ enum Platform {
     return Int(size.ws_col)
   }
 
+  /// Runs `body` while holding an exclusive lock on the file at `path` (flock(2)), which is
+  /// created with mode 0600 if needed; `body` runs unlocked when the file cannot be opened.
+  static func withFileLock<T>(_ path: String, _ body: () -> T) -> T {
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return body() }
+    defer { close(descriptor) }
+    _ = flock(descriptor, LOCK_EX)
+    defer { _ = flock(descriptor, LOCK_UN) }
+    return body()
+  }
+
   /// What to do when libedit cannot be loaded, for the warning that line editing is off.
   static var libeditHint: String {
     #if os(Linux)

@@ -107,6 +107,7 @@ static struct {
   int (*read_history)(const char *);
   int (*write_history)(const char *);
   void (*stifle_history)(int);
+  void (*clear_history)(void);
   struct history_entry *(*history_get)(int);
   char **(*rl_completion_matches)(const char *, archsh_match_generator *);
   int (**rl_getc_function)(FILE *);
@@ -147,6 +148,7 @@ static void load(void) {
   LOAD(handle, read_history);
   LOAD(handle, write_history);
   LOAD(handle, stifle_history);
+  LOAD(handle, clear_history);
   LOAD(handle, history_get);
   LOAD(handle, rl_completion_matches);
   LOAD(handle, rl_getc_function);
@@ -240,6 +242,9 @@ void archsh_stifle_history(int count) {
 int archsh_read_history(const char *path) { return loaded ? edit.read_history(path) : -1; }
 
 int archsh_write_history(const char *path) { return loaded ? edit.write_history(path) : -1; }
+void archsh_clear_history(void) {
+  if (loaded) edit.clear_history();
+}
 
 void archsh_add_history(const char *line) {
   if (loaded) edit.add_history(line);

@@ -116,4 +116,39 @@ struct InteractiveTests {
     let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
     #expect(saved.contains("echo\\040before-term"))
   }
+
+  @Test("two shells on one history file each add their lines: the one that leaves last keeps both")
+  func sharedHistory() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let first = try PseudoTerminal([Binary.path, "--db", ":memory:"], environment: environment)
+    try first.waitFor("archsh> ")
+    let second = try PseudoTerminal([Binary.path, "--db", ":memory:"], environment: environment)
+    try second.waitFor("archsh> ")
+    for (terminal, word) in [(first, "from-first"), (second, "from-second")] {
+      let mark = terminal.mark
+      terminal.type("echo \(word)\r")
+      try terminal.waitFor("archsh> ", after: terminal.waitFor("\(word)\r\n", after: mark))
+    }
+    try first.press("\u{04}")
+    #expect(try first.waitForExit() == 0)
+    try second.press("\u{04}")
+    #expect(try second.waitForExit() == 0)
+    let history = home + "/state/archsh/history"
+    let saved = try String(contentsOfFile: history, encoding: .utf8)
+    #expect(saved.contains("echo\\040from-first"), "\(saved)")
+    #expect(saved.contains("echo\\040from-second"), "\(saved)")
+    let mode = try FileManager.default.attributesOfItem(atPath: history)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    // A third shell finds both, oldest first.
+    let third = try PseudoTerminal([Binary.path, "--db", ":memory:"], environment: environment)
+    try third.waitFor("archsh> ")
+    let mark = third.mark
+    third.type("history\r")
+    let listed = try third.waitFor("archsh> ", after: third.waitFor("from-second", after: mark))
+    #expect(third.transcript[mark..<listed].contains("from-first"), "\(third.transcript)")
+    try third.press("\u{04}")
+    #expect(try third.waitForExit() == 0)
+  }
 }

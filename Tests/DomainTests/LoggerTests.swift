@@ -126,4 +126,19 @@ struct LoggerTests {
     #expect(!Redaction.holdsAny(Redaction.secretMarkers, in: "a plain value, Bear, toke, pass"))
     #expect(!Redaction.holdsAny([], in: "token"))
   }
+
+  @Test("a secret is hidden raw, percent-encoded in either case, form-encoded and JSON-escaped")
+  func secretForms() {
+    let secrets = SecretValues()
+    secrets.remember("hunter2 p@ss/\"x")
+    for form in [
+      "hunter2 p@ss/\"x", "hunter2%20p%40ss%2F%22x", "hunter2%20p%40ss%2f%22x",
+      "hunter2+p%40ss%2F%22x", "hunter2 p@ss\\/\\\"x", "hunter2 p@ss/\\\"x", "hunter2%20p@ss/%22x",
+    ] {
+      #expect(secrets.hide("a=\(form)&b") == "a=<redacted>&b", "\(form)")
+    }
+    // Its encodings are remembered with it, and nothing else is hidden.
+    #expect(SecretValues.encodedForms(of: "plain").count == 1)
+    #expect(secrets.hide("hunter2 is not the secret") == "hunter2 is not the secret")
+  }
 }

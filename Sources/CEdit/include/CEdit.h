@@ -63,6 +63,8 @@ void archsh_stifle_history(int count);
 int archsh_read_history(const char *path);
 int archsh_write_history(const char *path);
 void archsh_add_history(const char *line);
+/// Empties the history in memory (clear_history()), before it is read again from its file.
+void archsh_clear_history(void);
 /// The number of lines in the history, and the line at `offset` from the oldest.
 int archsh_history_length(void);
 const char *archsh_history_line(int offset);

@@ -1,3 +1,5 @@
+import Plumbing
+
 /// Renders outputs as aligned text for people.
 ///
 /// Tables get a header and a rule, with numbers right-aligned; records are `key: value` lines with
@@ -21,14 +23,19 @@ public struct TextRenderer: Sendable {
   }
 
   /// The text for `output`, without a trailing newline; empty for `.empty`.
+  ///
+  /// This is where text reaches a terminal: every value, name and prepared text is shown with
+  /// its control bytes escaped (`TerminalText`), whoever it came from (a server, a stored value,
+  /// a workspace file), so that nothing shown can set a title, a colour, the clipboard or a
+  /// link. Line breaks and tabs stay. `--json` and files keep the exact text.
   public func render(_ output: Output) -> String {
     switch output {
     case .empty:
       return ""
     case .text(let text):
-      return text
+      return TerminalText.escaped(text, keepingLines: true)
     case .view(let text, _):
-      return text
+      return TerminalText.escaped(text, keepingLines: true)
     case .record(let fields):
       return record(fields)
     case .table(let table):
@@ -36,18 +43,18 @@ public struct TextRenderer: Sendable {
     case .tree(let node):
       return tree(node)
     case .events(let events):
-      return events.map { dim("~ \($0.text)") }.joined(separator: "\n")
+      return events.map { dim("~ \(TerminalText.escaped($0.text))") }.joined(separator: "\n")
     case .diagram(_, let text):
-      return text
+      return TerminalText.escaped(text, keepingLines: true)
     case .sequence(let outputs):
       return outputs.map(render).filter { !$0.isEmpty }.joined(separator: "\n")
     }
   }
 
-  /// The text of one value inside a table cell or record.
+  /// The text of one value inside a table cell or record, its control bytes escaped.
   public static func text(of value: Value) -> String {
     switch value {
-    case .string(let text): return text
+    case .string(let text): return TerminalText.escaped(text, keepingLines: true)
     case .int(let number): return String(number)
     case .double(let number): return formatDouble(number)
     case .bool(let flag): return flag ? "yes" : "no"
@@ -56,8 +63,10 @@ public struct TextRenderer: Sendable {
     case .list(let values) where values.isEmpty: return "[]"
     case .list(let values): return values.map(text(of:)).joined(separator: ", ")
     case .object(let fields):
-      return "{" + fields.map { "\($0.key): \(text(of: $0.value))" }.joined(separator: ", ") + "}"
-    case .excerpt(let shown, _): return shown
+      return "{"
+        + fields.map { "\(TerminalText.escaped($0.key)): \(text(of: $0.value))" }
+        .joined(separator: ", ") + "}"
+    case .excerpt(let shown, _): return TerminalText.escaped(shown, keepingLines: true)
     }
   }
 
@@ -69,13 +78,14 @@ public struct TextRenderer: Sendable {
   }
 
   private func record(_ fields: [Field]) -> String {
-    let width = fields.map { $0.key.displayWidth }.max() ?? 0
+    let keys = fields.map { TerminalText.escaped($0.key) }
+    let width = keys.map(\.displayWidth).max() ?? 0
     // Below 16 columns for values, wrapping would only make a tall narrow column.
     let room = maxWidth.map { $0 - width - 2 }.flatMap { $0 >= 16 ? $0 : nil }
     var text = ""
-    for field in fields {
+    for (field, shownKey) in zip(fields, keys) {
       if !text.isEmpty { text += "\n" }
-      let key = (field.key + ":").padded(toWidth: width + 1)
+      let key = (shownKey + ":").padded(toWidth: width + 1)
       let value = Self.text(of: field.value)
       var line = bold(key) + " "
       if let room {
@@ -93,14 +103,15 @@ public struct TextRenderer: Sendable {
 
   private func table(_ table: Table) -> String {
     let cells = table.rows.map { row in row.map { Self.text(of: $0).replacingNewlines() } }
-    var widths = table.columns.map(\.displayWidth)
+    let columns = table.columns.map { TerminalText.escaped($0) }
+    var widths = columns.map(\.displayWidth)
     for row in cells {
       for (column, cell) in row.enumerated() where column < widths.count {
         widths[column] = max(widths[column], cell.displayWidth)
       }
     }
     if let maxWidth, !cells.isEmpty, widths.reduce(2 * (widths.count - 1), +) > maxWidth {
-      guard let fitted = Self.fit(widths, columns: table.columns, cells: cells, into: maxWidth)
+      guard let fitted = Self.fit(widths, columns: columns, cells: cells, into: maxWidth)
       else {
         return table.rows.map { row in
           record(zip(table.columns, row).map { Field($0, $1) })
@@ -133,7 +144,7 @@ public struct TextRenderer: Sendable {
         return trimTrailing(padded.joined(separator: "  "))
       }
     }
-    var lines = rowLines(table.columns).map(bold)
+    var lines = rowLines(columns).map(bold)
     lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
     lines += cells.flatMap(rowLines)
     if cells.isEmpty { lines.append("(no rows)") }
@@ -178,8 +189,9 @@ public struct TextRenderer: Sendable {
   }
 
   private func label(_ node: TreeNode) -> String {
-    guard let detail = node.detail else { return node.label }
-    return node.label + "  " + dim(detail)
+    let label = TerminalText.escaped(node.label)
+    guard let detail = node.detail else { return label }
+    return label + "  " + dim(TerminalText.escaped(detail))
   }
 
   private func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }

@@ -138,14 +138,98 @@ public final class SecretValues: Sendable {
   /// Creates an empty set.
   public init() {}
 
-  /// Remembers `value`; one shorter than `shortest` is not remembered.
+  /// Remembers `value`, and each form it takes once encoded; one shorter than `shortest` is not
+  /// remembered.
   public func remember(_ value: String) {
     guard value.count >= Self.shortest else { return }
+    let forms = Self.encodedForms(of: value).filter { $0.count >= Self.shortest }
     values.withLock { known in
-      guard !known.contains(value) else { return }
-      known.append(value)
+      for form in forms where !known.contains(form) { known.append(form) }
       known.sort { $0.count > $1.count }
     }
+  }
+
+  /// `value` as it is, and as it reads once it went into a URL, a form or JSON: percent-encoded
+  /// for a path, a query, a user name or alone (with upper- and lower-case hex digits),
+  /// form-encoded (a space as `+`), and JSON-escaped (with and without `\/` for a slash).
+  static func encodedForms(of value: String) -> [String] {
+    var forms = [value]
+    func add(_ form: String?) {
+      guard let form, !forms.contains(form) else { return }
+      forms.append(form)
+    }
+    func addPercent(_ allowed: CharacterSet) {
+      guard let encoded = value.addingPercentEncoding(withAllowedCharacters: allowed) else {
+        return
+      }
+      add(encoded)
+      add(lowercasedEscapes(encoded))
+    }
+    let unreserved = CharacterSet(
+      charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    addPercent(unreserved)
+    addPercent(.urlPathAllowed)
+    addPercent(.urlQueryAllowed)
+    addPercent(.urlUserAllowed)
+    addPercent(.urlPasswordAllowed)
+    // A form: a space is `+`, and `&`, `=` and `+` themselves are escaped.
+    if let form = value.addingPercentEncoding(
+      withAllowedCharacters: unreserved.union(CharacterSet(charactersIn: " ")))
+    {
+      add(form.replacingOccurrences(of: " ", with: "+"))
+      add(lowercasedEscapes(form).replacingOccurrences(of: " ", with: "+"))
+    }
+    // JSON: between a string's quotes, with a slash escaped or not, and with what is not ASCII
+    // as it is or as `\u` escapes (Foundation's encoder, Python's json.dumps).
+    for (escapesSlash, asciiOnly) in [(false, false), (true, false), (false, true), (true, true)] {
+      add(jsonEscaped(value, escapingSlash: escapesSlash, asciiOnly: asciiOnly))
+    }
+    return forms
+  }
+
+  /// `value` as it is written between the quotes of a JSON string.
+  private static func jsonEscaped(_ value: String, escapingSlash: Bool, asciiOnly: Bool) -> String {
+    var text = ""
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "/" where escapingSlash: text += "\\/"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      case "\u{08}": text += "\\b"
+      case "\u{0C}": text += "\\f"
+      default:
+        guard scalar.value < 0x20 || (asciiOnly && scalar.value > 0x7E) else {
+          text.unicodeScalars.append(scalar)
+          continue
+        }
+        for unit in String(scalar).utf16 {
+          let hex = String(unit, radix: 16)
+          text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+      }
+    }
+    return text
+  }
+
+  /// `text` with the hex digits of its percent-escapes in lower case: `%2f`, not `%2F`.
+  private static func lowercasedEscapes(_ text: String) -> String {
+    var result = ""
+    var remaining = 0
+    for character in text {
+      if character == "%" {
+        remaining = 2
+        result.append(character)
+      } else if remaining > 0 {
+        remaining -= 1
+        result += character.lowercased()
+      } else {
+        result.append(character)
+      }
+    }
+    return result
   }
 
   /// `text` with every remembered value replaced by `<redacted>`.

@@ -1,6 +1,28 @@
 import GRDB
 
 extension PersistenceController {
+  /// The triggers archsh ever made, by v1, until v12 dropped them: a workspace opened before v12
+  /// runs holds them, and they are archsh's own SQL, not a stranger's.
+  static let ownTriggers = [
+    """
+    CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+      UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
+      WHERE name = NEW.store;
+    END
+    """,
+    """
+    CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
+      UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
+    END
+    """,
+    """
+    CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+      UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
+      WHERE name = OLD.store;
+    END
+    """,
+  ]
+
   /// v1: the stores' and entries' tables, and the seed's stores.
   static let storesMigration = Migration(identifier: "v1-stores-and-entries") { db in
     try db.execute(
@@ -27,19 +49,9 @@ extension PersistenceController {
         -- Least-recently-used trimming walks this index. Trims by creation date are rare
         -- and scan the store instead, which keeps every write one index lighter.
         CREATE INDEX entry_by_access ON entry(store, accessed_at);
-        -- The store row keeps its totals, so limits are checked without scanning entries.
-        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
-          UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
-          WHERE name = NEW.store;
-        END;
-        CREATE TRIGGER entry_updated AFTER UPDATE OF bytes ON entry BEGIN
-          UPDATE store SET total_bytes = total_bytes - OLD.bytes + NEW.bytes WHERE name = NEW.store;
-        END;
-        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
-          UPDATE store SET total_bytes = total_bytes - OLD.bytes, entry_count = entry_count - 1
-          WHERE name = OLD.store;
-        END;
         """)
+    // The store row keeps its totals, so limits are checked without scanning entries.
+    for trigger in ownTriggers { try db.execute(sql: trigger) }
     let defaults = PersistenceController.Limits.default
     for name in PersistenceController.Identifier.seedStores {
       try db.execute(

@@ -18,6 +18,9 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
   case damaged(path: String, detail: String)
   /// The file or its directory cannot be written; reads still work.
   case readOnly(path: String, operation: String)
+  /// The file holds triggers or views that archsh did not create: it is refused for writing,
+  /// which would run them with archsh's data.
+  case foreignSchema(path: String, objects: [String], operation: String)
   /// The file could not be created or opened.
   case cannotOpen(path: String, detail: String)
   /// Another connection holds the write lock for longer than the busy timeout.
@@ -41,6 +44,10 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
       return "the workspace '\(path)' is damaged: \(detail)"
     case .readOnly(let path, let operation):
       return "the workspace '\(path)' is read-only, so \(operation) cannot write; reads still work"
+    case .foreignSchema(let path, let objects, let operation):
+      return "the workspace '\(path)' holds SQL that archsh did not write ("
+        + objects.joined(separator: ", ") + "), so \(operation) is refused: writing would run it; "
+        + "reads still work (drop it with sqlite3 if you made it, or use another workspace)"
     case .cannotOpen(let path, let detail):
       return "cannot open the workspace '\(path)': \(detail)"
     case .busy(let path, let operation):
@@ -70,8 +77,12 @@ public final class Workspace: @unchecked Sendable {
   // @unchecked: the caches and counts below stay on `queue`; the rest is in `shared`.
   /// The path given, or `:memory:`.
   public let path: String
-  /// Whether the file could not be opened for writing.
+  /// Whether the file could not be opened for writing, or is refused for it (`foreignSchema`).
   public let isReadOnly: Bool
+  /// The triggers and views in the file that archsh did not create (`trigger 'name'`), which
+  /// keep it from being written: a trigger would run with archsh's data (a copy of its
+  /// credentials, say), and a view with archsh's reads.
+  public let foreignSchema: [String]
 
   let queue: DatabaseQueue
   /// What async forms reach from other threads: the write-behind touches, the age trims and the
@@ -183,6 +194,9 @@ public final class Workspace: @unchecked Sendable {
     // --atomic keeps one transaction open across many accesses, on purpose.
     configuration.allowsUnsafeTransactions = true
     configuration.prepareDatabase { db in
+      // Functions in the schema (a view's, an index's, a default's) must be innocuous: a file
+      // someone else made cannot call what archsh's connection could.
+      try db.execute(sql: "PRAGMA trusted_schema = OFF")
       try db.execute(sql: "PRAGMA synchronous = NORMAL")
       // SQLite's page cache holds 2 MB by default: a store of 100,000 keys (10 MB) read in no
       // particular order then reads most pages from the file again, one pread each. Up to 16 MB
@@ -191,6 +205,7 @@ public final class Workspace: @unchecked Sendable {
     }
     if path == ":memory:" {
       isReadOnly = false
+      foreignSchema = []
       do {
         queue = try DatabaseQueue(configuration: configuration)
       } catch {
@@ -202,19 +217,23 @@ public final class Workspace: @unchecked Sendable {
     }
     let exists = FileManager.default.fileExists(atPath: path)
     if !exists { try Self.createPrivateFile(path) }
-    isReadOnly = Self.isWriteProtected(path)
-    configuration.readonly = isReadOnly
-    if !isReadOnly { Self.repairSidecars(of: path) }
+    let writeProtected = Self.isWriteProtected(path)
+    configuration.readonly = writeProtected
+    if !writeProtected { Self.repairSidecars(of: path) }
     // Opened without touching the journal mode: a file is checked before anything is written to
     // it, and switched to WAL only once it is known to be an archsh workspace.
-    do {
-      queue = try DatabaseQueue(path: path, configuration: configuration)
-    } catch let error as DatabaseError where Self.isNotADatabase(error) {
-      throw .notADatabase(path: path, detail: Self.sqliteMessage(error))
-    } catch {
-      throw .cannotOpen(path: path, detail: String(describing: error))
+    let opened = try Self.openQueue(path, configuration)
+    try Self.checkSchema(opened, path: path)
+    let foreign = try Self.foreignObjects(opened, path: path)
+    foreignSchema = foreign
+    isReadOnly = writeProtected || !foreign.isEmpty
+    if foreign.isEmpty || writeProtected {
+      queue = opened
+    } else {
+      // Refused for writing: opened again read-only, so that nothing can write through it.
+      configuration.readonly = true
+      queue = try Self.openQueue(path, configuration)
     }
-    try checkSchema()
     guard !isReadOnly else { return }
     try switchToWAL()
     try migrate()
@@ -231,7 +250,7 @@ public final class Workspace: @unchecked Sendable {
   public func write<T>(
     _ operation: String, alongsideReads: Bool = false, _ body: (Database) throws -> T
   ) throws -> T {
-    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }
+    guard !isReadOnly else { throw refusal(operation) }
     do {
       return try queue.inDatabase { db in
         if db.isInsideTransaction {
@@ -312,11 +331,18 @@ public final class Workspace: @unchecked Sendable {
     return result
   }
 
+  /// Why `operation` cannot write: the file is read-only, or holds SQL archsh did not write.
+  func refusal(_ operation: String) -> WorkspaceError {
+    foreignSchema.isEmpty
+      ? .readOnly(path: path, operation: operation)
+      : .foreignSchema(path: path, objects: foreignSchema, operation: operation)
+  }
+
   // MARK: - Atomic transactions
 
   /// Starts the transaction that makes a whole script atomic.
   public func beginAtomic() throws {
-    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: "an atomic run") }
+    guard !isReadOnly else { throw refusal("an atomic run") }
     try queue.inDatabase { db in
       try db.beginTransaction(.immediate)
       noteForeignCommits(db)
@@ -371,7 +397,7 @@ public final class Workspace: @unchecked Sendable {
   /// Inside an atomic run, `body` just runs.
   public func exclusively<T>(_ operation: String, _ body: () throws -> T) throws -> T {
     if isAtomic { return try body() }
-    guard !isReadOnly else { throw WorkspaceError.readOnly(path: path, operation: operation) }
+    guard !isReadOnly else { throw refusal(operation) }
     do {
       try beginAtomic()
     } catch let error as DatabaseError {
@@ -449,7 +475,49 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  private func checkSchema() throws(WorkspaceError) {
+  private static func openQueue(
+    _ path: String, _ configuration: Configuration
+  ) throws(WorkspaceError) -> DatabaseQueue {
+    do {
+      return try DatabaseQueue(path: path, configuration: configuration)
+    } catch let error as DatabaseError where Self.isNotADatabase(error) {
+      throw .notADatabase(path: path, detail: Self.sqliteMessage(error))
+    } catch {
+      throw .cannotOpen(path: path, detail: String(describing: error))
+    }
+  }
+
+  /// The triggers and views in the database that archsh did not create: `trigger 'name'`.
+  ///
+  /// archsh creates no view, and its only triggers are the ones v1 made and v12 dropped
+  /// (`PersistenceController.ownTriggers`), recognised by their whole text.
+  static func foreignObjects(_ queue: DatabaseQueue, path: String) throws(WorkspaceError)
+    -> [String]
+  {
+    func normalized(_ sql: String) -> String {
+      sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+    let own = Set(PersistenceController.ownTriggers.map(normalized))
+    do {
+      return try queue.inDatabase { db in
+        try Row.fetchAll(
+          db,
+          sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view') "
+            + "ORDER BY type, name"
+        ).compactMap { row in
+          let type: String = row["type"]
+          let name: String = row["name"]
+          let sql: String? = row["sql"]
+          if type == "trigger", let sql, own.contains(normalized(sql)) { return nil }
+          return "\(type) '\(TerminalText.escaped(name))'"
+        }
+      }
+    } catch {
+      throw .cannotOpen(path: path, detail: String(describing: error))
+    }
+  }
+
+  private static func checkSchema(_ queue: DatabaseQueue, path: String) throws(WorkspaceError) {
     do {
       try queue.inDatabase { db in
         // Reading the schema is what reveals a file that is not a database.

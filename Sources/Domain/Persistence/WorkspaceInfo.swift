@@ -34,16 +34,21 @@ extension Workspace {
   ///
   /// Returns `["ok"]` when all is sound, and otherwise one problem per element. SQLite reports
   /// at most `integrityCheckLimit` problems.
+  /// Triggers and views archsh did not create are problems too: the file is refused for writing
+  /// while it holds them.
   public func integrityCheck() throws -> [String] {
-    try read { db in
+    let foreign = foreignSchema.map {
+      "\($0) was not created by archsh: the workspace is refused for writing while it holds it"
+    }
+    return try read { db in
       let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
       guard lines == ["ok"] else {
         // SQLite puts a database's problems in one row, one per line, under a line that names
         // the database (`*** in database main ***`).
         return lines.flatMap { $0.split(separator: "\n").map(String.init) }
-          .filter { !$0.hasPrefix("*** in database ") }
+          .filter { !$0.hasPrefix("*** in database ") } + foreign
       }
-      return ["ok"]
+      return foreign.isEmpty ? ["ok"] : foreign
     }
   }
 

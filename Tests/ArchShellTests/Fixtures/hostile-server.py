@@ -44,6 +44,10 @@ NOT_FOUND_BODY = b'{"code":"NotFound","message":"no route"}'
 CONTROL_BODY = b"title:\x1b]0;pwned\x07 red:\x1b[31mRED\x1b[0m bell:\x07 nul:\x00 end"
 # JSON leaves DEL and C1 controls raw in a string: U+009B starts an escape sequence on a terminal.
 CONTROL_JSON = '{"code":"OK","data":{"title":"\u009b31mRED\u007f end"}}'.encode("utf-8")
+CONTROL_PRODUCT = json.dumps({"code": "OK", "data": {
+    "type": "product", "id": 66, "name": "\x1b[31mRED\x1b]2;pwned\x07",
+    "family": "\x1b]52;c;cHduZWQ=\x07clip", "price": 1.0, "price_cents": 100, "currency": "USD",
+    "details": "\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ end"}}).encode()
 
 
 def product_body(n):
@@ -361,6 +365,8 @@ MAIN_ROUTES = {
     "/not-http": raw_then_close(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n"),
     "/control-bytes": simple(response(200, "OK", CONTROL_BODY, content_type="text/plain")),
     "/control-json": simple(response(200, "OK", CONTROL_JSON)),
+    # A product whose fields set the terminal's title, its colour, the clipboard and a link.
+    "/products/66": simple(response(200, "OK", CONTROL_PRODUCT)),
     # Leaves for the other origin, which then redirects within itself: the base URL must stay.
     "/hop-away": simple(lambda ports: redirect(
         307, "Temporary Redirect", f"http://127.0.0.1:{ports[1]}/hop1")),

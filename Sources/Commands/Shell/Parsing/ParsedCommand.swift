@@ -34,6 +34,18 @@ public final class ParsedCommand {
   {
     if let help = registry.helpRequest(words) { return try parse(help, registry: registry) }
     let resolution = try registry.resolve(words)
+    // `echo hi > file` would print the `>`: a POSIX shell's operator, unquoted, is refused with
+    // what to use instead.
+    if let operation = words[resolution.argumentStart...].first(where: {
+      !$0.isQuoted && shellOperators.contains($0.text)
+    }) {
+      throw ShellError(
+        "archsh has no redirection or pipes: '\(operation.text)' would be a word of "
+          + "'\(resolution.name)'",
+        hint: "quote it to mean the word; write a file with 'trace export FILE', or redirect "
+          + "archsh itself from your shell: archsh --json -c 'LINE' > FILE",
+        at: operation.offset)
+    }
     let signature = resolution.command.signature
     let arguments = try signature.parse(
       words[resolution.argumentStart...], command: resolution.name)
@@ -52,6 +64,9 @@ public final class ParsedCommand {
     let inner = try parse(line, registry: registry)
     return ParsedCommand(words: words, resolution: resolution, arguments: arguments, inner: [inner])
   }
+
+  /// The words a POSIX shell reads as redirections and pipes.
+  static let shellOperators: Set<String> = [">", ">>", "<", "|", "2>", "&>", "2>&1"]
 
   /// Whether any value given is declared secret, here or in the command it runs.
   public var containsSecret: Bool {

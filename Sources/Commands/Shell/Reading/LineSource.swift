@@ -72,9 +72,11 @@ public struct ScriptLineSource: LineSource {
   private var position = 0
   private var number = 0
 
-  /// Creates a source over a script's bytes; invalid UTF-8 is replaced, never fatal.
+  /// Creates a source over a script's bytes; invalid UTF-8 is replaced, never fatal, and a
+  /// UTF-8 byte-order mark at the start (which some Windows editors write) is skipped.
   public init(contents: [UInt8]) {
     self.bytes = contents
+    if contents.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
   }
 
   /// Reads a script file, or returns nil with the reason it cannot be read; the reason names the
@@ -129,6 +131,8 @@ public struct StandardInputLineSource: LineSource {
     guard let line = readLine(strippingNewline: true) else { return .end }
     number += 1
     var text = line
+    // A byte-order mark before the first line is not part of the script.
+    if number == 1, text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
     if text.hasSuffix("\r") { text.removeLast() }
     return .line(SourceLine(text, number: number))
   }

@@ -17,7 +17,8 @@ struct RelativePaths: Sendable {
   /// are opened.
   var shownDirectory: String? = nil
 
-  /// `path` as it is opened: an absolute path as it is, a relative one inside `directory`.
+  /// `path` as it is opened: an absolute path as it is, `~` and `~/…` in the home folder, a
+  /// relative one inside `directory`.
   func resolve(_ path: String) -> String { Self.join(directory, path) }
 
   /// `path` as messages name it: as it is opened, or in a replay from the walkthrough's folder.
@@ -26,12 +27,22 @@ struct RelativePaths: Sendable {
   }
 
   private static func join(_ folder: String, _ path: String) -> String {
-    path.hasPrefix("/") || folder == "." ? path : folder + "/" + path
+    let path = expandingHome(path)
+    return path.hasPrefix("/") || folder == "." ? path : folder + "/" + path
+  }
+
+  /// `~` and `~/…` in the home folder (`$HOME`), as a POSIX shell expands them; any other path
+  /// as it is (`~user` is not expanded).
+  static func expandingHome(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"),
+      let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty
+    else { return path }
+    return home + path.dropFirst()
   }
 
   /// For a relative path that names no file, where it started; nil for an absolute path.
   func hint(for path: String) -> String? {
-    guard !path.hasPrefix("/") else { return nil }
+    guard !Self.expandingHome(path).hasPrefix("/") else { return nil }
     // A replay's transcript names no folder of this machine.
     if shownDirectory != nil { return "a relative path starts in the script's folder" }
     guard directory == "." else {
@@ -203,7 +214,7 @@ extension Interpreter {
         let indent = settings.prompt.displayWidth + before.displayWidth
         text += String(repeating: " ", count: indent) + "^\n"
       }
-      sink.standardError(text + "\(label) \(error.description.replacingNewlines())\n")
+      sink.standardError(text + "\(label) \(error.shown)\n")
       session.recorder?.error(error)
       return
     }
@@ -228,7 +239,7 @@ extension Interpreter {
       return chain
     }
     let place = "\(name):\(location.line):\(location.column):"
-    let description = error.description.replacingNewlines()
+    let description = error.shown
     // The line being recorded is a place in the walkthrough, not on the screen.
     let shown = places.filter { $0.place != SessionRecorder.recordedLineMark }
     session.recorder?.scriptError(

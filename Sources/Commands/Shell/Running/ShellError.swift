@@ -32,6 +32,37 @@ public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
     return "\(message) (\(hint))"
   }
 
+  /// The longest quoted word an error shows whole, in characters.
+  public static let shownWordLimit = 200
+
+  /// The description as the error printer writes it to a terminal: on one line, its control
+  /// bytes escaped (a script's word, a server's message), and a quoted word longer than
+  /// `shownWordLimit` cut, with its length: `unknown command 'xxxx…' (50000000 characters)`.
+  public var shown: String {
+    let pieces = TerminalText.escaped(description).split(
+      separator: "'", omittingEmptySubsequences: false)
+    guard pieces.count > 2, pieces.contains(where: { $0.count > Self.shownWordLimit }) else {
+      return TerminalText.escaped(description)
+    }
+    var text = ""
+    var cut: Int?
+    for (index, piece) in pieces.enumerated() {
+      if index > 0 { text += "'" }
+      if let length = cut {
+        text += " (\(length) characters)"
+        cut = nil
+      }
+      // Odd pieces are inside quotes; the last piece has no closing quote.
+      if index % 2 == 1, index < pieces.count - 1, piece.count > Self.shownWordLimit {
+        text += piece.prefix(Self.shownWordLimit) + "…"
+        cut = piece.count
+        continue
+      }
+      text += piece
+    }
+    return text
+  }
+
   /// The error with a location, keeping one it already has.
   func located(at offset: Int?) -> ShellError {
     var copy = self

@@ -41,7 +41,7 @@ expect fails "at 'data.name': the field is missing"
 # A connection dropped halfway, and an answer slower than the timeout.
 net fault GET '/products/*' --drop
 product update 2
-expect fails dropped
+expect fails "the body ended after 20 of 4096 bytes"
 net timeout 200ms
 net fault GET /products/2 --delay 1s
 product update 2

@@ -263,7 +263,13 @@ public final class HTTPFramer {
     }
     channel.pipeline.fireChannelInactive()
     try collect()
-    guard let response else { throw TransportError.dropped }
+    guard let response else {
+      // The head said how long the body is, and the server closed before it was all sent.
+      if head != nil, let expectedBody, bodyFed < expectedBody {
+        throw TransportError.shortBody(received: bodyFed, expected: expectedBody)
+      }
+      throw TransportError.dropped
+    }
     return response
   }
 

@@ -39,6 +39,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case tooManyFields(limit: Int)
   /// The body was longer than the limit, in bytes.
   case bodyTooLarge(limit: Int)
+  /// The server closed the connection before the whole body its head announced arrived.
+  case shortBody(received: Int, expected: Int)
   /// Content-Length fields that disagree, or one that is not a whole number: the values sent.
   case conflictingLengths([String])
   /// The response broke HTTP/1.1's framing after its head.
@@ -66,6 +68,9 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
       return "the server's response has more than the limit of \(limit) header fields"
     case .bodyTooLarge(let limit):
       return "the response body is larger than the limit of \(HTTPLimits.describe(limit))"
+    case .shortBody(let received, let expected):
+      return "the body ended after \(received) of \(expected) bytes: the server closed the "
+        + "connection before the rest"
     case .conflictingLengths(let values):
       return Set(values).count > 1
         ? "the server sent Content-Length values that disagree (\(values.joined(separator: " and ")))"

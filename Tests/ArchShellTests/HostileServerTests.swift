@@ -202,6 +202,10 @@ struct HostileServerTests {
       ("/big-close", "the response body is larger than the limit of 64 MiB"),
       ("/two-lengths", "the server sent Content-Length values that disagree (5 and 7)"),
       (
+        "/short-body",
+        "the body ended after 8 of 100 bytes: the server closed the connection before the rest"
+      ),
+      (
         "/not-http",
         "the server's reply is not HTTP/1.1 (it began: 'SSH-2.0-OpenSSH_9.2p1 Debian-2')"
       ),

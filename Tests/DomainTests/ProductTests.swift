@@ -55,7 +55,11 @@ struct ProductTests {
       ),
       (.empty, "emptyResponseData: URL answered with no body"),
       (.malformed, "cannot decode the response: the body is not valid JSON"),
-      (.drop, "the connection to URL was dropped before a response arrived"),
+      (
+        .drop,
+        "request to URL failed: the body ended after 20 of 4096 bytes: the server closed the "
+          + "connection before the rest"
+      ),
       (
         .status(200, body: #"{"code":"OK","data":{"type":"product","id":4,"name":"x"}}"#),
         "cannot decode the response at 'data.family': the field is missing"

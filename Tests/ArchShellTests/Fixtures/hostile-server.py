@@ -363,6 +363,7 @@ MAIN_ROUTES = {
     "/two-lengths": two_lengths,
     "/te-and-cl": te_and_cl,
     "/not-http": raw_then_close(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n"),
+    "/short-body": raw_then_close(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n12345678"),
     "/control-bytes": simple(response(200, "OK", CONTROL_BODY, content_type="text/plain")),
     "/control-json": simple(response(200, "OK", CONTROL_JSON)),
     # A product whose fields set the terminal's title, its colour, the clipboard and a link.

@@ -58,7 +58,9 @@ docs: build
 	scripts/readme-groups .build/debug/archsh README.md
 	scripts/walkthrough-pictures .build/debug/archsh
 	scripts/option-table .build/debug/archsh > Sources/ArchShell/OptionTable.swift.new
-	mv Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift
+	cmp -s Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift \
+	  && rm Sources/ArchShell/OptionTable.swift.new \
+	  || mv Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift
 
 # `make bench BENCH_QUICK=1` runs every benchmark with tiny sizes, to check that each still runs to
 # its end (CI runs it, so that a change to a schema or an output cannot break `make bench` unseen);

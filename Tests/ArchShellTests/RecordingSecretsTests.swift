@@ -68,4 +68,32 @@ struct RecordingSecretsTests {
       #expect(!FileManager.default.fileExists(atPath: directory + "/typo.out"))
     }
   }
+
+  @Test("the board's token is shown at the terminal and never written into a recording")
+  func boardToken() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    func run(_ line: String) throws {
+      terminal.type(line + "\r")
+      mark = try terminal.waitFor("archsh> ", after: mark)
+    }
+    try run("record start \(home)/board.ash")
+    let before = mark
+    try run("board open --port 0")
+    let shown = String(terminal.transcript[before..<mark])
+    let token = try #require(
+      shown.range(of: "token=").map { String(shown[$0.upperBound...].prefix(32)) })
+    #expect(token.count == 32, "\(shown)")
+    try run("board close")
+    try run("record stop")
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let transcript = try String(contentsOfFile: home + "/board.out", encoding: .utf8)
+    #expect(!transcript.contains(token), "\(transcript)")
+    #expect(transcript.contains("token=<redacted>"), "\(transcript)")
+  }
 }

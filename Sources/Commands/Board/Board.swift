@@ -46,6 +46,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       throw BoardServerError.couldNotStart(port: port)
     }
     let server = try BoardServer.start(port: port, hub: BoardHub())
+    // The terminal shows the page's address; recordings, the log and exports never hold its token.
+    session.rememberSecret(server.token)
     let board = Board(server: server, events: session.tracer.events)
     board.events.subscribe(board, to: EventKinds.all)
     board.drawAll(session, command: 0)

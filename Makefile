@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # The C++ library's headers of the machine's GCC (12 on Debian 12, 14 on Debian 13), which the
 # Swift toolchain links against.
 GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
-PACKAGES := libedit2 libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
+PACKAGES := libedit2 libedit-dev libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
 # The release build has a build folder of its own: sharing .build with the debug build made each
 # switch between them (make test, then make run) recompile every module, 2 min 45 s here.
 # --disable-local-rpath: no RUNPATH $ORIGIN, so that no library copied next to the binary is

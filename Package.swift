@@ -85,11 +85,11 @@ let package = Package(
     .target(
       name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"],
       resources: [.copy("Learn/Exercises")]),
-    // libedit, through its readline-compatible API, loaded with dlopen when a terminal session
-    // starts, so that scripts and -c load no terminal library; with the signal flags and
+    // libedit, linked as the system ships it and called through its readline-compatible header
+    // (<editline/readline.h>, from Debian's libedit-dev or macOS's SDK); with the signal flags and
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and
     // in the release build the handler and the Swift code saw different copies.
-    .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
+    .target(name: "CEdit", linkerSettings: [.linkedLibrary("edit")]),
     // The executable: process options, line sources, the REPL loop.
     .executableTarget(
       name: "ArchShell",

@@ -82,11 +82,6 @@ struct LineEditor: LineSource {
     self.historyPath = historyPath
     self.session = session
     activeCompleter = completer
-    if let problem = LineEditor.loadLibedit() {
-      StandardStreams.write(
-        "archsh: line editing, history and Tab completion are off: \(problem) "
-          + "(hint: \(Platform.libeditHint))\n", to: 2)
-    }
     archsh_set_completion(readlineName, attemptCompletion)
     archsh_set_word_breaks(wordBreaks)
     archsh_install_signal_handlers()
@@ -153,15 +148,6 @@ struct LineEditor: LineSource {
   var endingSignal: Int32? {
     let signal = archsh_terminate_pending()
     return signal == 0 ? nil : signal
-  }
-
-  /// Loads libedit, the first time a terminal session starts; returns why it could not be loaded.
-  ///
-  /// A script, `-c` or a pipe never gets here, so their start-up loads no terminal library.
-  static func loadLibedit() -> String? {
-    var error = [CChar](repeating: 0, count: 256)
-    guard archsh_edit_load(&error, error.count) != 0 else { return nil }
-    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// Creates the history file and its directory if needed, private to the user.

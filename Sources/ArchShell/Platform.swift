@@ -55,13 +55,4 @@ enum Platform {
     defer { _ = flock(descriptor, LOCK_UN) }
     return body()
   }
-
-  /// What to do when libedit cannot be loaded, for the warning that line editing is off.
-  static var libeditHint: String {
-    #if os(Linux)
-    return "install libedit, 'apt-get install libedit2'"
-    #else
-    return "macOS ships libedit as /usr/lib/libedit.3.dylib; check ARCHSH_LIBEDIT if it is set"
-    #endif
-  }
 }

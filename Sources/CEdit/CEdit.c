@@ -1,10 +1,10 @@
 // The signal flags and handlers, in one translation unit so that there is exactly one copy of
 // each flag: the handler sets it, and the Swift code reads it through the functions below. And
-// libedit, reached through pointers that archsh_edit_load fills in with dlopen and dlsym.
+// libedit, linked as the system ships it (Debian's libedit2, macOS's own), through its
+// readline-compatible header.
 #define _GNU_SOURCE
 #include "CEdit.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -85,175 +85,51 @@ static int read_character(FILE *stream) {
   return code;
 }
 
-// MARK: - libedit, loaded on demand
+// MARK: - libedit
 
-// The libedit the system ships: macOS's own (in /usr/lib, and in the dyld shared cache), or
-// Debian's libedit2 package.
-#ifdef __APPLE__
-#define SYSTEM_LIBEDIT "libedit.3.dylib"
-#else
-#define SYSTEM_LIBEDIT "libedit.so.2"
-#endif
+// libedit's own header: never <readline/readline.h>, which is GNU readline's, installed on
+// Debian too.
+#include <editline/readline.h>
 
-/// libedit's HIST_ENTRY: the line comes first.
-struct history_entry {
-  const char *line;
-  void *data;
-};
+void archsh_install_getc(void) { rl_getc_function = read_character; }
 
-static struct {
-  char *(*readline)(const char *);
-  void (*add_history)(const char *);
-  int (*read_history)(const char *);
-  int (*write_history)(const char *);
-  void (*stifle_history)(int);
-  void (*clear_history)(void);
-  struct history_entry *(*history_get)(int);
-  char **(*rl_completion_matches)(const char *, archsh_match_generator *);
-  int (**rl_getc_function)(FILE *);
-  const char **rl_readline_name;
-  archsh_completion_function **rl_attempted_completion_function;
-  int *rl_attempted_completion_over;
-  int *rl_completion_append_character;
-  char **rl_line_buffer;
-  int *history_length;
-  int *history_base;
-  const char **rl_basic_word_break_characters;
-  char **rl_completer_word_break_characters;
-} edit;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char load_error[256];
-static int loaded = 0;
-
-#define LOAD(handle, name)                                                                     \
-  do {                                                                                         \
-    *(void **)(&edit.name) = dlsym(handle, #name);                                             \
-    if (!edit.name) {                                                                          \
-      snprintf(load_error, sizeof load_error, "%s has no %s", library, #name);               \
-      return;                                                                                  \
-    }                                                                                          \
-  } while (0)
-
-static void load(void) {
-  const char *library = getenv("ARCHSH_LIBEDIT");
-  if (!library || !*library) library = SYSTEM_LIBEDIT;
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    snprintf(load_error, sizeof load_error, "%s", dlerror());
-    return;
-  }
-  LOAD(handle, readline);
-  LOAD(handle, add_history);
-  LOAD(handle, read_history);
-  LOAD(handle, write_history);
-  LOAD(handle, stifle_history);
-  LOAD(handle, clear_history);
-  LOAD(handle, history_get);
-  LOAD(handle, rl_completion_matches);
-  LOAD(handle, rl_getc_function);
-  LOAD(handle, rl_readline_name);
-  LOAD(handle, rl_attempted_completion_function);
-  LOAD(handle, rl_attempted_completion_over);
-  LOAD(handle, rl_completion_append_character);
-  LOAD(handle, rl_line_buffer);
-  LOAD(handle, history_length);
-  LOAD(handle, history_base);
-  LOAD(handle, rl_basic_word_break_characters);
-  LOAD(handle, rl_completer_word_break_characters);
-  loaded = 1;
-}
-
-int archsh_edit_load(char *error, size_t error_size) {
-  pthread_once(&load_once, load);
-  if (loaded) return 0;
-  snprintf(error, error_size, "%s", load_error);
-  return -1;
-}
-
-void archsh_install_getc(void) {
-  if (loaded) *edit.rl_getc_function = read_character;
-}
-
-/// Without libedit: writes the prompt and reads bytes up to a newline, stopping like libedit's
-/// reader on Ctrl-C or SIGTERM.
-static char *read_plain_line(const char *prompt) {
-  fputs(prompt, stdout);
-  fflush(stdout);
-  size_t size = 128, length = 0;
-  char *line = malloc(size);
-  if (!line) return NULL;
-  for (;;) {
-    int c = read_byte(STDIN_FILENO);
-    if (c == EOF) {
-      if (length > 0 && !interrupt_flag && !terminate_flag) break;
-      free(line);
-      return NULL;
-    }
-    if (c == '\n') break;
-    if (length + 1 >= size) {
-      char *grown = realloc(line, size *= 2);
-      if (!grown) {
-        free(line);
-        return NULL;
-      }
-      line = grown;
-    }
-    line[length++] = (char)c;
-  }
-  line[length] = 0;
-  return line;
-}
-
-char *archsh_readline(const char *prompt) {
-  return loaded ? edit.readline(prompt) : read_plain_line(prompt);
-}
+char *archsh_readline(const char *prompt) { return readline(prompt); }
 
 void archsh_set_completion(const char *name, archsh_completion_function *function) {
-  if (!loaded) return;
-  *edit.rl_readline_name = name;
-  *edit.rl_attempted_completion_function = function;
+  rl_readline_name = name;
+  rl_attempted_completion_function = function;
 }
 
 char **archsh_completion_matches(const char *text, archsh_match_generator *generator) {
-  return loaded ? edit.rl_completion_matches(text, generator) : NULL;
+  return rl_completion_matches(text, generator);
 }
 
-void archsh_set_completion_over(int value) {
-  if (loaded) *edit.rl_attempted_completion_over = value;
-}
+void archsh_set_completion_over(int value) { rl_attempted_completion_over = value; }
 
 void archsh_set_completion_append_character(int character) {
-  if (loaded) *edit.rl_completion_append_character = character;
+  rl_completion_append_character = character;
 }
 
-const char *archsh_rl_line_buffer(void) { return loaded ? *edit.rl_line_buffer : NULL; }
+const char *archsh_rl_line_buffer(void) { return rl_line_buffer; }
 
 void archsh_set_word_breaks(char *breaks) {
-  if (!loaded) return;
-  *edit.rl_basic_word_break_characters = breaks;
-  *edit.rl_completer_word_break_characters = breaks;
+  rl_basic_word_break_characters = breaks;
+  rl_completer_word_break_characters = breaks;
 }
 
-void archsh_stifle_history(int count) {
-  if (loaded) edit.stifle_history(count);
-}
+void archsh_stifle_history(int count) { stifle_history(count); }
 
-int archsh_read_history(const char *path) { return loaded ? edit.read_history(path) : -1; }
+int archsh_read_history(const char *path) { return read_history(path); }
 
-int archsh_write_history(const char *path) { return loaded ? edit.write_history(path) : -1; }
-void archsh_clear_history(void) {
-  if (loaded) edit.clear_history();
-}
+int archsh_write_history(const char *path) { return write_history(path); }
 
-void archsh_add_history(const char *line) {
-  if (loaded) edit.add_history(line);
-}
+void archsh_clear_history(void) { clear_history(); }
 
-int archsh_history_length(void) { return loaded ? *edit.history_length : 0; }
+void archsh_add_history(const char *line) { add_history(line); }
+
+int archsh_history_length(void) { return history_length; }
 
 const char *archsh_history_line(int offset) {
-  if (!loaded) return NULL;
-  struct history_entry *entry = edit.history_get(*edit.history_base + offset);
+  HIST_ENTRY *entry = history_get(history_base + offset);
   return entry ? entry->line : NULL;
 }

@@ -460,17 +460,8 @@ struct HostileServerTests {
           conn, _ = listener.accept()
           threading.Thread(target=trickle, args=(conn,), daemon=True).start()
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = ["-c", script]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    defer {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-    let port = Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0
+    let (process, port) = try startServer(script)
+    defer { stop(process) }
     #expect(port > 0)
     let start = Date()
     let run = try run(
@@ -504,19 +495,27 @@ struct HostileServerTests {
       print(server.server_address[1], flush=True)
       server.serve_forever()
       """
+    let (process, port) = try startServer(script)
+    defer { stop(process) }
+    let run = try run(["--api", "http://[::1]:\(port)", "-c", "product update 1"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("host [::1]:\(port)"), "\(run.stdout)")
+  }
+
+  /// A Python server from `script`, which prints its port on its first line.
+  private func startServer(_ script: String) throws -> (Process, Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = ["-c", script]
     let output = Pipe()
     process.standardOutput = output
     try process.run()
-    defer {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-    let port = Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0
-    let run = try run(["--api", "http://[::1]:\(port)", "-c", "product update 1"])
-    #expect(run.status == 0, "\(run.stderr)")
-    #expect(run.stdout.contains("host [::1]:\(port)"), "\(run.stdout)")
+    return (process, Int(Binary.firstLine(of: output).trimmingCharacters(in: .whitespaces)) ?? 0)
+  }
+
+  /// Ends a server started by `startServer` and waits for it.
+  private func stop(_ process: Process) {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
   }
 }

@@ -68,35 +68,6 @@ struct InteractiveDetailTests {
     #expect(!saved.contains("lovelace"))
   }
 
-  @Test(
-    "without libedit the prompt still reads lines, says in one line what is off, and Ctrl-C discards a line"
-  )
-  func withoutLibedit() throws {
-    let home = try Binary.makeTemporaryDirectory()
-    var environment = Binary.environment(home: home)
-    environment["TERM"] = "xterm"
-    environment["ARCHSH_LIBEDIT"] = "libedit-missing.so.9"
-    let terminal = try PseudoTerminal([Binary.path, "--no-rc"], environment: environment)
-    var mark = try terminal.waitFor("archsh> ")
-    // "\r\n" is one Character.
-    let warning = terminal.transcript.split(separator: "\r\n").filter { $0.contains("are off") }
-    #expect(
-      warning == [
-        "archsh: line editing, history and Tab completion are off: libedit-missing.so.9: cannot open shared object file: No such file or directory (hint: install libedit, 'apt-get install libedit2')"
-      ], "\(terminal.transcript)")
-    terminal.type("echo still here\r")
-    mark = try terminal.waitFor(
-      "archsh> ", after: terminal.waitFor("\nstill here\r\n", after: mark))
-    terminal.type("echo discarded")
-    try terminal.interrupt()
-    mark = try terminal.waitFor("archsh> ", after: mark)
-    terminal.type("echo after\r")
-    try terminal.waitFor("\nafter\r\n", after: mark)
-    #expect(!terminal.transcript.contains("\ndiscarded"), "\(terminal.transcript)")
-    try terminal.pressWhileCooked("\u{04}")
-    #expect(try terminal.waitForExit() == 0)
-  }
-
   @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
   func unicodeAndContinuation() throws {
     let terminal = try start()

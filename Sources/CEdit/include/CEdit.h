@@ -1,10 +1,10 @@
 #ifndef ARCHSH_CEDIT_H
 #define ARCHSH_CEDIT_H
 
-// libedit's readline-compatible API, loaded with dlopen when an interactive session starts: a
-// script, `-c` or a pipe never loads libedit and the terminal libraries it needs (libtinfo,
-// libbsd, libmd), which would slow every start-up. No libedit header is needed to build archsh. Never <readline/readline.h>: GNU readline is installed on Debian too, and its symbols
-// are not libedit's.
+// libedit's readline-compatible API, linked as the system ships it (Debian's libedit-dev and
+// libedit2, macOS's own) and called through <editline/readline.h>, wrapped here so that Swift
+// sees plain functions instead of libedit's variables. Never <readline/readline.h>: GNU readline
+// is installed on Debian too, and its symbols are not libedit's.
 #include <stddef.h>
 
 // The signal state lives in CEdit.c, once. A `static` flag in this header would exist once per
@@ -26,12 +26,6 @@ int archsh_take_interrupt(void);
 
 /// Returns whether Ctrl-C was pressed, without clearing the flag.
 int archsh_interrupt_pending(void);
-
-/// Loads libedit (libedit.so.2 on Linux, libedit.3.dylib on macOS, or the file that
-/// ARCHSH_LIBEDIT names) once. Returns 0 when it is loaded; otherwise -1, with the reason in
-/// `error`. Without it, `archsh_readline` still reads lines, with the prompt but without editing,
-/// history or completion.
-int archsh_edit_load(char *error, size_t error_size);
 
 /// Makes libedit read keys through archsh's reader, which returns EOF once a signal arrived.
 void archsh_install_getc(void);

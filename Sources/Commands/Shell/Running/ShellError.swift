@@ -39,10 +39,10 @@ public struct ShellError: Error, Equatable, CustomStringConvertible, Sendable {
   /// bytes escaped (a script's word, a server's message), and a quoted word longer than
   /// `shownWordLimit` cut, with its length: `unknown command 'xxxx…' (50000000 characters)`.
   public var shown: String {
-    let pieces = TerminalText.escaped(description).split(
-      separator: "'", omittingEmptySubsequences: false)
+    let escaped = TerminalText.escaped(description)
+    let pieces = escaped.split(separator: "'", omittingEmptySubsequences: false)
     guard pieces.count > 2, pieces.contains(where: { $0.count > Self.shownWordLimit }) else {
-      return TerminalText.escaped(description)
+      return escaped
     }
     var text = ""
     var cut: Int?

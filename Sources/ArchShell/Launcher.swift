@@ -138,6 +138,9 @@ enum Launcher {
     // back into the file.
     defer {
       StandardStreams.flush()
+      // What is written on the way out (the log's last lines, the folded log) is not stopped by
+      // the signal that ended the run.
+      Session.letStatementsFinish()
       session.factory.shutdown()
     }
     archsh_install_signal_handlers()

@@ -19,19 +19,27 @@ final class PageQueue: Sendable {
   private let wake: AsyncStream<Void>.Continuation
   /// Resumes the writer whenever frames arrive.
   let wakes: AsyncStream<Void>
-  /// The most bytes a page may fall behind by before it is cut off (it reconnects to a snapshot).
-  static let limit = 8 << 20
+  /// The most bytes a page may fall behind by before it is cut off: it is sent a `dropped` event
+  /// and its stream ends, and it reconnects to a snapshot.
+  static let limit = 4 << 20
+  /// What a page that fell too far behind is sent last.
+  static let droppedFrame =
+    "event: dropped\ndata: {\"reason\":\"the page fell more than 4 MiB behind\"}\n\n"
 
   init() {
     (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
   }
 
   /// Adds frames; false when the page is too far behind, and has been cut off.
-  func add(_ text: String) -> Bool {
+  ///
+  /// What a page cut off had not taken is replaced by `droppedFrame`. The first frames (a
+  /// snapshot, whatever its size) are added `whole`, beyond the limit.
+  func add(_ text: String, whole: Bool = false) -> Bool {
     let accepted: Bool = pending.withLock { pending in
       guard !pending.isFinished else { return false }
-      guard pending.bytes.readableBytes + text.utf8.count <= Self.limit else {
+      guard whole || pending.bytes.readableBytes + text.utf8.count <= Self.limit else {
         pending.isFinished = true
+        pending.bytes = ByteBuffer(string: Self.droppedFrame)
         return false
       }
       pending.bytes.writeString(text)
@@ -107,7 +115,7 @@ public final class BoardHub: Sendable {
   public let byteCapacity: Int
 
   /// Creates a hub keeping at most `capacity` messages and `byteCapacity` bytes of them.
-  public init(capacity: Int = 20_000, byteCapacity: Int = 24 << 20) {
+  public init(capacity: Int = 20_000, byteCapacity: Int = 8 << 20) {
     self.capacity = capacity
     self.byteCapacity = byteCapacity
   }
@@ -142,6 +150,12 @@ public final class BoardHub: Sendable {
     }
   }
 
+  /// The most pages connected at once: each may hold a snapshot and `PageQueue.limit` bytes.
+  public static let pageLimit = 16
+  /// What a page past `pageLimit` is sent.
+  static let tooManyPagesFrame =
+    "event: closed\ndata: {\"reason\":\"\(pageLimit) pages are open on this board already: close one and reload\"}\n\n"
+
   /// How many pages are connected.
   public var clientCount: Int { state.withLock { $0.clients.count } }
 
@@ -162,16 +176,32 @@ public final class BoardHub: Sendable {
   ) {
     let id = UUID()
     let queue = PageQueue()
-    state.withLock { state in
+    let admitted: Bool = state.withLock { state in
+      guard state.clients.count < Self.pageLimit else {
+        // Past the cap, the page hears why, and stops reconnecting.
+        _ = queue.add(Self.tooManyPagesFrame)
+        queue.finish()
+        return false
+      }
       let kept = state.history[state.head...]
       if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
         var text = ""
         for message in kept where message.id > lastEventID { text += Self.frame(message) }
-        _ = queue.add(text)
+        _ = queue.add(text, whole: true)
       } else {
-        _ = queue.add(state.snapshot(gap: lastEventID != nil || state.dropped))
+        _ = queue.add(state.snapshot(gap: lastEventID != nil || state.dropped), whole: true)
       }
       state.clients[id] = queue
+      return true
+    }
+    guard admitted else {
+      let frames = queue.take()
+      return (
+        AsyncStream { continuation in
+          if let frames { continuation.yield(frames) }
+          continuation.finish()
+        }, {}
+      )
     }
     // A comment every 15 seconds keeps the stream seen alive.
     let heartbeat = Task {
@@ -262,6 +292,9 @@ public final class BoardServer: Sendable {
       token: token, page: page, hub: hub, port: bound, stepControl: stepControl)
     let application = Application(
       responder: responder,
+      // A connection that sends no complete request for 10 s is closed (an open event stream is
+      // a request in progress, and stays).
+      server: .http1(configuration: .init(idleTimeout: .seconds(10))),
       configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "archsh-board"),
       onServerRunning: { channel in bound.set(channel.localAddress?.port) },
       logger: logger)

@@ -148,7 +148,10 @@ public final class DemoAPI: Sendable {
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.data)))
     }
     return Application(
-      responder: BasePathResponder(inner: router.buildResponder()),
+      responder: BasePathResponder(inner: router.buildResponder(), bound: bound),
+      // A connection that sends no complete request for 10 s is closed: a head sent a byte at a
+      // time, or one never finished, holds nothing for long.
+      server: .http1(configuration: .init(idleTimeout: .seconds(10))),
       configuration: .init(
         address: .hostname("127.0.0.1", port: port), serverName: "archsh-demoapi"),
       onServerRunning: { channel in bound.set(channel.localAddress?.port) },
@@ -177,8 +180,20 @@ public final class DemoAPI: Sendable {
 struct BasePathResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == DemoContext {
   typealias Context = DemoContext
   let inner: Inner
+  /// The port it listens on, which a request's `Host` must name.
+  let bound: BoundPort
 
   func respond(to request: Request, context: DemoContext) async throws -> Response {
+    // DNS rebinding: a web page whose own name was made to resolve to 127.0.0.1 still sends that
+    // name; only this server's own address is answered.
+    let port = bound.value ?? 0
+    let host = request.head.authority ?? ""
+    guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
+      return DemoAPI.json(
+        .misdirectedRequest,
+        Envelope.error(
+          "MISDIRECTED", "this server answers only to 127.0.0.1:\(port) and localhost:\(port)"))
+    }
     let prefix = DemoAPI.secondBasePath
     guard let path = request.head.path, let header = DemoAPI.basePathHeader,
       path == prefix || path.hasPrefix(prefix + "/") || path.hasPrefix(prefix + "?")

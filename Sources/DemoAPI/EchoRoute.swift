@@ -2,11 +2,16 @@ import Foundation
 import Hummingbird
 
 extension DemoAPI {
+  /// The largest body `/echo` takes.
+  static let echoBodyLimit = 1 << 20
+
   /// `/echo` for every method the seed's session manager sends: what the request carried.
   static func addEchoRoute(to router: Router<DemoContext>) {
     for method in [HTTPRequest.Method.head, .get, .put, .post, .patch, .delete] {
       router.on("echo", method: method) { request, _ -> Response in
-        let body = try await request.body.collect(upTo: 16 * 1024 * 1024)
+        // What one request may make the server hold: the body, and the echo made of it, a few
+        // times its size. A larger body is answered 413.
+        let body = try await request.body.collect(upTo: echoBodyLimit)
         return json(.ok, Envelope.ok(Echo(request: request, body: Array(buffer: body)).json))
       }
     }

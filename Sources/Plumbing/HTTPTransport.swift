@@ -121,6 +121,9 @@ public enum HTTPTransport {
     let scheme = url.scheme?.lowercased()
     guard scheme == "http" || scheme == "https" else { throw .unsupportedURL }
     let host = try canonicalHost(of: url)
+    guard url.password == nil else {
+      throw .invalidRequest("a URL with a password ('user:password@') is never sent")
+    }
     let isTLS = scheme == "https"
     let port = url.port ?? (isTLS ? 443 : 80)
     guard (1...65535).contains(port) else { throw .unsupportedURL }

@@ -204,4 +204,201 @@ struct HostileDataTests {
     count.waitUntilExit()
     #expect(stolen == "0\n")
   }
+
+  @Test("a sections file is checked field by field, each error naming its place in the file")
+  func sectionsFile() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let cases: [(String, String)] = [
+      (
+        #"[{"header": 5, "rows": "notarray"}]"#,
+        "at $[0].header: expected text or null, found a number"
+      ),
+      (
+        #"[{"header": "A", "rows": "notarray"}]"#,
+        "at $[0].rows: expected an array of rows, found text"
+      ),
+      (
+        #"[{"rows": ["a"]}, {"rows": ["b", 7]}]"#,
+        "at $[1].rows[1]: expected a row (text or a model object), found a number"
+      ),
+      (#"[{"row": []}]"#, "at $[0].row: unknown field"),
+      (#"{"rows": []}"#, "at $: expected an array of sections, found an object"),
+    ]
+    for (index, (json, message)) in cases.enumerated() {
+      try json.write(toFile: directory + "/s\(index).json", atomically: true, encoding: .utf8)
+      let run = try Binary.run(
+        [
+          "--no-rc", "--db", ":memory:", "-c", "ds new menu --sections @s\(index).json", "-c",
+          "ds list",
+        ],
+        directory: directory)
+      #expect(run.status == 1)
+      #expect(run.stderr.contains("'s\(index).json' \(message)"), "\(json): \(run.stderr)")
+      #expect(run.stdout.isEmpty)
+    }
+    try
+      #"[{"header": "Fruit", "footer": null, "rows": ["Apple", {"type": "Note", "text": "ripe"}]}]"#
+      .write(toFile: directory + "/good.json", atomically: true, encoding: .utf8)
+    let good = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "-c", "ds new menu --sections @good.json"],
+      directory: directory)
+    #expect(good.stdout == "created menu: 1 section, 2 rows\n", "\(good.stderr)")
+  }
+
+  @Test("a list too long for one line shows its first items and its length; --json has it all")
+  func longList() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let sections = (0..<300).map { #"{"rows":["r\#($0)"]}"# }.joined(separator: ",")
+    try "[\(sections)]".write(toFile: directory + "/many.json", atomically: true, encoding: .utf8)
+    let db = directory + "/w.sqlite"
+    let made = try Binary.run(
+      ["--no-rc", "--db", db, "-c", "ds new many --sections @many.json"], directory: directory)
+    #expect(made.status == 0, "\(made.stderr)")
+    let text = try Binary.run(["--no-rc", "--db", db, "-c", "ds count many"])
+    let ones = Array(repeating: "1", count: 20).joined(separator: ", ")
+    #expect(
+      text.stdout == """
+        total_row_count:  300
+        sections:         300
+        rows_per_section: \(ones), … (300 in all; --json lists every one)
+
+        """, "\(text.stdout)")
+    let json = try Binary.run(["--no-rc", "--json", "--db", db, "-c", "ds count many"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect((object["rows_per_section"] as? [Int])?.count == 300)
+  }
+
+  @Test("in a folder that cannot be written, reads work and a write says why it cannot")
+  func readOnlyFolder() throws {
+    let directory = try Binary.makeTemporaryDirectory() + "/locked"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    let db = directory + "/w.sqlite"
+    let made = try Binary.run(["--no-rc", "--db", db, "-c", "store persist generalCache k v"])
+    #expect(made.status == 0, "\(made.stderr)")
+    chmod(directory, 0o555)
+    defer { chmod(directory, 0o755) }
+    let read = try Binary.run(["--no-rc", "--db", db, "-c", "store retrieve generalCache k"])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("v"))
+    let write = try Binary.run(["--no-rc", "--db", db, "-c", "store persist generalCache k2 v2"])
+    #expect(write.status == 1)
+    #expect(
+      write.stderr.contains(
+        "the workspace '\(db)' is read-only, so 'store persist' cannot write; reads still work (make the file and its folder writable"
+      ),
+      "\(write.stderr)")
+  }
+
+  @Test("Ctrl-C stops 'ds new --generate', in the making or the writing, and keeps nothing")
+  func interruptedGenerate() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/w.sqlite"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    // Early, the rows are being made; later, the statements writing them run.
+    for (name, delay) in [("early", 200_000), ("late", 1_600_000)] {
+      terminal.type("ds new \(name) --generate 10000000\r")
+      usleep(useconds_t(delay))
+      terminal.type("\u{03}")
+      let before = mark
+      mark = try terminal.waitFor("archsh> ", after: mark, seconds: 30)
+      let said = String(terminal.transcript[before..<mark])
+      #expect(said.contains("interrupted"), "\(name): \(said)")
+      #expect(!said.contains("created \(name)"), "\(name): \(said)")
+    }
+    let before = mark
+    terminal.type("ds list\r")
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    let listed = String(terminal.transcript[before..<mark])
+    #expect(!listed.contains("early") && !listed.contains("late"), "\(listed)")
+    terminal.type("quit\r")
+    #expect(try terminal.waitForExit() == 0)
+
+    // SIGTERM stops a script in its statements, and the workspace holds nothing of them.
+    let script = try PseudoTerminal(
+      [
+        Binary.path, "--no-rc", "--db", home + "/w.sqlite", "-c", "ds new term --generate 10000000",
+      ],
+      environment: environment)
+    usleep(1_600_000)
+    let sent = Date()
+    kill(script.pid, SIGTERM)
+    #expect(try script.waitForExit() == 143, "\(script.transcript)")
+    #expect(Date().timeIntervalSince(sent) < 3)
+    let after = try Binary.run([
+      "--no-rc", "--db", home + "/w.sqlite", "-c", "ds list", "-c", "db check",
+    ])
+    #expect(!after.stdout.contains("term"), "\(after.stdout)")
+    #expect(after.status == 0, "\(after.stderr)")
+  }
+
+  @Test(
+    "archsh serve answers only to its own Host, takes at most 1 MiB at /echo, and closes a connection that sends no request for 10 s"
+  )
+  func serveBounds() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binary.path)
+    process.arguments = ["serve", "--port", "0"]
+    process.environment = Binary.environment(home: try Binary.makeTemporaryDirectory())
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    var text = ""
+    let deadline = Date().addingTimeInterval(20)
+    while !text.contains("\n"), Date() < deadline {
+      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    }
+    let port = try #require(text.firstMatch(of: /127\.0\.0\.1:([0-9]+)/).flatMap { Int($0.1) })
+
+    // A page whose own name was made to resolve to 127.0.0.1 sends that name: it is refused.
+    let rebound = try BoardTests.get("/products?limit=1", port: port, host: "evil.example:\(port)")
+    let refused = rebound.read(until: "}")
+    #expect(refused.hasPrefix("HTTP/1.1 421"), "\(refused)")
+    #expect(refused.contains(#""code":"MISDIRECTED""#))
+    let own = try BoardTests.get("/products?limit=1", port: port)
+    #expect(own.read(until: "}").hasPrefix("HTTP/1.1 200"))
+
+    // 2 MiB to /echo is refused; 512 KiB is echoed.
+    let posted = Process()
+    posted.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    posted.arguments = [
+      "python3", "-c",
+      """
+      import sys, urllib.request, urllib.error
+      for size in (2 << 20, 512 << 10):
+          request = urllib.request.Request(sys.argv[1] + "/echo", b"x" * size, method="POST")
+          try:
+              status = urllib.request.urlopen(request, timeout=10).status
+          except urllib.error.HTTPError as error:
+              status = error.code
+          except (ConnectionError, urllib.error.URLError):
+              status = "closed"
+          sys.stdout.write(f"{size}:{status} ")
+      """,
+      "http://127.0.0.1:\(port)",
+    ]
+    let postedOutput = Pipe()
+    posted.standardOutput = postedOutput
+    try posted.run()
+    let statuses = String(
+      decoding: postedOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    posted.waitUntilExit()
+    #expect(statuses == "2097152:413 524288:200 ", "\(statuses)")
+
+    // A head never finished is closed after 10 s of nothing.
+    let started = Date()
+    let stalled = try BoardTests.Connection(
+      port: port, request: "GET /products HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n")
+    _ = stalled.read(until: "never sent", seconds: 20)
+    let waited = Date().timeIntervalSince(started)
+    #expect(waited > 9 && waited < 16, "closed after \(waited) s")
+  }
 }

@@ -96,4 +96,40 @@ struct RecordingSecretsTests {
     #expect(!transcript.contains(token), "\(transcript)")
     #expect(transcript.contains("token=<redacted>"), "\(transcript)")
   }
+
+  @Test(
+    "a line stopped with Ctrl-C is kept as narration, not replayed; record stop names the secrets --check asks for"
+  )
+  func interruptedLine() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    var environment = Binary.environment(home: home)
+    environment["TERM"] = "xterm"
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: environment)
+    var mark = try terminal.waitFor("archsh> ")
+    func run(_ line: String) throws {
+      terminal.type(line + "\r")
+      mark = try terminal.waitFor("archsh> ", after: mark, seconds: 30)
+    }
+    try run("record start \(home)/tour.ash")
+    try run("set apikey s3cr3t-value --secret")
+    terminal.type("sleep 30s\r")
+    try terminal.interrupt()
+    mark = try terminal.waitFor("archsh> ", after: mark)
+    try run("echo after")
+    let before = mark
+    try run("record stop")
+    let said = String(terminal.transcript[before..<mark])
+    #expect(
+      said.contains("it asks for a secret, which it does not hold: apikey"), "\(said)")
+    #expect(said.contains("it reproduces its transcript"), "\(said)")
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let script = try String(contentsOfFile: home + "/tour.ash", encoding: .utf8)
+    #expect(
+      script.contains(
+        "# Interrupted with Ctrl-C while recording, so not replayed:\n#   sleep 30s\necho after\n"),
+      "\(script)")
+    #expect(!script.contains("expect fails"), "\(script)")
+  }
 }

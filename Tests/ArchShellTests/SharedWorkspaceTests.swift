@@ -127,4 +127,66 @@ struct SharedWorkspaceTests {
 /// Bytes one thread reads and another reads after a group wait orders them.
 private final class ErrorText: @unchecked Sendable {
   var text = Data()
+
+  @Test(
+    "a long-lived shell reads what another committed, keeps it when it acts, selects only rows it was shown, and a new process's app start launches into the saved state"
+  )
+  func staleState() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let db = directory + "/shared.sqlite"
+    let setup = try Binary.run(
+      ["--no-rc", "--db", db, "-c", "app start", "-c", "app login ada@example.com"])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let shellA = try BoardTests.Shell(["--no-rc", "--keep-going", "--db", db])
+    defer { shellA.quit() }
+    var step = 0
+    /// What A printed for `lines`.
+    func inA(_ lines: String...) throws -> String {
+      step += 1
+      for line in lines { shellA.send(line) }
+      shellA.send("echo step-\(step)-done")
+      return try shellA.read(until: "(?s).*step-\(step)-done\n", seconds: 20)
+    }
+    /// What another process printed for `lines`, which must succeed.
+    func inB(_ lines: String...) throws -> String {
+      let run = try Binary.run(["--no-rc", "--db", db] + lines.flatMap { ["-c", $0] })
+      #expect(run.status == 0, "\(lines): \(run.stderr)")
+      return run.stdout
+    }
+    // A has the app in memory; B pushes Settings meanwhile.
+    _ = try inA("coord tree")
+    _ = try inB("event send profile settingsTapped")
+    // A's reading commands see B's push...
+    let seen = try inA("coord stack profile", "app state")
+    #expect(seen.contains("ProfileFlowCoordinator: Profile › Settings"), "\(seen)")
+    // ...and A's event applies on top of it: B's push stays.
+    _ = try inA("event send tabbar tabSelected favourites")
+    let after = try inB("coord stack profile", "coord tree")
+    #expect(after.contains("ProfileFlowCoordinator: Profile › Settings"), "\(after)")
+    #expect(after.contains("TabBar, tab: favourites"), "\(after)")
+
+    // A draws Discover's products; B switches to the profile tab; A's row 0 is not sent.
+    let drawn = try inA("event send tabbar tabSelected discover", "screen show")
+    #expect(drawn.contains("screen select 0–14: mediaItemSelected(id)"), "\(drawn)")
+    _ = try inB("event send tabbar tabSelected profile")
+    let refused = try inA("screen select 0")
+    #expect(
+      refused.contains(
+        "error: another archsh changed the app since 'screen show' drew Discover (DiscoverFlowCoordinator): it shows Settings (ProfileFlowCoordinator) now, so row 0 was not selected (run 'screen show' again, and select from what it draws)"
+      ), "\(refused)")
+    let unchanged = try inB("coord stack profile", "app state")
+    #expect(unchanged.contains("ProfileFlowCoordinator: Profile › Settings"), "\(unchanged)")
+    #expect(unchanged.contains("ada@example.com"), "\(unchanged)")
+    // Drawn again, the rows are the ones selected from.
+    let redrawn = try inA("screen show", "screen select 1")
+    #expect(redrawn.contains("sends backTapped"), "\(redrawn)")
+
+    // The saved state is where the app was, not a flag that a process runs it: a new process's
+    // app start launches into it.
+    let started = try inB("app start")
+    #expect(
+      started.contains(
+        "AppDelegate launches into the state saved in the workspace (the main flow)"),
+      "\(started)")
+  }
 }

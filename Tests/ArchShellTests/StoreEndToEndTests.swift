@@ -142,7 +142,7 @@ struct StoreEndToEndTests {
     let write = try Binary.run(["--db", db, "-c", "store persist user name bob"])
     #expect(
       write.stderr
-        == "-c:1:1: error: the workspace '\(db)' is read-only, so 'store persist' cannot write; reads still work (make the file writable, or choose another workspace with --db)\n"
+        == "-c:1:1: error: the workspace '\(db)' is read-only, so 'store persist' cannot write; reads still work (make the file and its folder writable, or choose another workspace with --db)\n"
     )
   }
 

@@ -45,4 +45,41 @@ struct BoardHubTests {
     #expect(hub.held.bytes <= 10_000)
     #expect(hub.held.messages == 3)
   }
+
+  @Test("a page that connects after more history than one page may fall behind gets all of it")
+  func largeSnapshot() async {
+    let hub = BoardHub()
+    let big = String(repeating: "x", count: 100_000)
+    // 6 MB held: more than the 4 MiB a page may fall behind by, less than what the hub keeps.
+    for _ in 0..<60 { hub.append { #"{"seq":\#($0),"svg":"\#(big)"}"# } }
+    let text = await Self.first(hub, after: nil)
+    #expect(text.hasPrefix("id: 60\nevent: snapshot\n"))
+    #expect(text.utf8.count > 6_000_000)
+  }
+
+  @Test("a page that never reads is dropped with an event once 4 MiB behind, and stops holding it")
+  func slowPage() async {
+    let hub = BoardHub()
+    let stream = hub.connect(lastEventID: nil)
+    #expect(hub.clientCount == 1)
+    let big = String(repeating: "y", count: 100_000)
+    for _ in 0..<50 { hub.append { #"{"seq":\#($0),"svg":"\#(big)"}"# } }
+    #expect(hub.clientCount == 0)
+    var frames: [String] = []
+    for await buffer in stream { frames.append(String(buffer: buffer)) }
+    // What it had not taken is gone: its snapshot, then why it was dropped.
+    #expect(frames.last?.hasPrefix("event: dropped\n") == true, "\(frames.map { $0.prefix(40) })")
+    #expect(frames.joined().utf8.count < 100_000)
+  }
+
+  @Test("pages past the cap are told why, and not counted")
+  func tooManyPages() async {
+    let hub = BoardHub()
+    let open = (0..<BoardHub.pageLimit).map { _ in hub.connect(lastEventID: nil) }
+    #expect(hub.clientCount == BoardHub.pageLimit)
+    let refused = await Self.first(hub, after: nil)
+    #expect(refused.hasPrefix("event: closed\ndata: {\"reason\":\"16 pages are open"), "\(refused)")
+    #expect(hub.clientCount == BoardHub.pageLimit)
+    _ = open
+  }
 }

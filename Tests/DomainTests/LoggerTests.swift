@@ -127,18 +127,38 @@ struct LoggerTests {
     #expect(!Redaction.holdsAny([], in: "token"))
   }
 
-  @Test("a secret is hidden raw, percent-encoded in either case, form-encoded and JSON-escaped")
+  @Test(
+    "a secret is hidden raw, percent-encoded in either case, form-encoded, JSON-escaped and in a picture's XML"
+  )
   func secretForms() {
     let secrets = SecretValues()
     secrets.remember("hunter2 p@ss/\"x")
     for form in [
       "hunter2 p@ss/\"x", "hunter2%20p%40ss%2F%22x", "hunter2%20p%40ss%2f%22x",
       "hunter2+p%40ss%2F%22x", "hunter2 p@ss\\/\\\"x", "hunter2 p@ss/\\\"x", "hunter2%20p@ss/%22x",
+      "hunter2 p@ss/&quot;x",
     ] {
       #expect(secrets.hide("a=\(form)&b") == "a=<redacted>&b", "\(form)")
     }
     // Its encodings are remembered with it, and nothing else is hidden.
     #expect(SecretValues.encodedForms(of: "plain").count == 1)
     #expect(secrets.hide("hunter2 is not the secret") == "hunter2 is not the secret")
+  }
+
+  @Test(
+    "a cookie or API key header's value is redacted in text and JSON; a set cookie's attributes stay"
+  )
+  func secretHeaderLines() {
+    #expect(
+      Redaction.scrub("Content-Type: text/plain; Set-Cookie: session=abc123; Path=/; HttpOnly")
+        == "Content-Type: text/plain; Set-Cookie: …; Path=/; HttpOnly")
+    #expect(
+      Redaction.scrub("set-cookie: id=9f8e7d\nx-api-key: k-12345\n")
+        == "set-cookie: …\nx-api-key: …\n")
+    #expect(Redaction.scrub("Cookie: a=1; b=2\nAccept: */*") == "Cookie: …\nAccept: */*")
+    #expect(
+      Redaction.scrub(#"{"Set-Cookie":"session=abc123","X-API-KEY": "k"}"#)
+        == #"{"Set-Cookie":"…","X-API-KEY": "…"}"#)
+    #expect(Redaction.scrub("a cookie jar, an api-key word") == "a cookie jar, an api-key word")
   }
 }

@@ -1137,13 +1137,16 @@
         retry = setTimeout(connect, 3000);
       }
     };
-    source.addEventListener('closed', () => {
-      // 'board close' in archsh: nothing more will come, so the page stops asking.
+    source.addEventListener('closed', (ev) => {
+      // 'board close' in archsh, or too many pages open: nothing more will come, so the page
+      // stops asking.
       boardClosed = true;
       source.close();
       clearTimeout(retry);
+      let reason = 'the board was closed in archsh';
+      try { reason = JSON.parse(ev.data).reason || reason; } catch (err) { /* the default */ }
       const st = document.getElementById('status');
-      if (st) st.textContent = 'closed: the board was closed in archsh';
+      if (st) st.textContent = 'closed: ' + reason;
     });
     source.addEventListener('snapshot', (ev) => {
       let data;

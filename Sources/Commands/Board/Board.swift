@@ -14,6 +14,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   // @unchecked: `events` and `lastDrawn` stay on the command thread; the rest is in `state`.
   let server: BoardServer
   private var events: EventStream
+  /// The session's secrets, hidden from every string the page is sent.
+  private var secrets: SecretValues
   private let start: UInt64
   private var lastDrawn: UInt64 = 0
 
@@ -34,9 +36,10 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   private let state = Mutex(State())
 
-  private init(server: BoardServer, events: EventStream) {
+  private init(server: BoardServer, events: EventStream, secrets: SecretValues) {
     self.server = server
     self.events = events
+    self.secrets = secrets
     self.start = DispatchTime.now().uptimeNanoseconds
   }
 
@@ -48,7 +51,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
     let server = try BoardServer.start(port: port, hub: BoardHub())
     // The terminal shows the page's address; recordings, the log and exports never hold its token.
     session.rememberSecret(server.token)
-    let board = Board(server: server, events: session.tracer.events)
+    let board = Board(
+      server: server, events: session.tracer.events, secrets: session.tracer.secrets)
     board.events.subscribe(board, to: EventKinds.all)
     board.drawAll(session, command: 0)
     return board
@@ -59,6 +63,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   func move(to session: Session) {
     events.unsubscribe(self)
     events = session.tracer.events
+    secrets = session.tracer.secrets
     events.subscribe(self, to: EventKinds.all)
     drawAll(session, command: 0)
   }
@@ -212,6 +217,9 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   private func send(kind: String, command: Int, time: UInt64, key: String? = nil, _ fields: [Field])
   {
     let milliseconds = Double(time &- start) / 1_000_000
+    // Every string, as the log does: a secret's value in a URL, a header, a body, an error or a
+    // picture's text, as it is or encoded.
+    let fields = fields.map { Field($0.key, Self.hiding(secrets, in: $0.value)) }
     server.hub.append(key: key) { id in
       var text = ""
       JSONRenderer.write(
@@ -221,6 +229,19 @@ public final class Board: EventSubscriber, @unchecked Sendable {
             Field("ms", .double((milliseconds * 10).rounded() / 10)), Field("kind", .string(kind)),
           ] + fields), into: &text)
       return text
+    }
+  }
+
+  /// `value` with `secrets` hidden in each of its strings.
+  private static func hiding(_ secrets: SecretValues, in value: Value) -> Value {
+    switch value {
+    case .string(let text): return .string(secrets.hide(text))
+    case .list(let values): return .list(values.map { hiding(secrets, in: $0) })
+    case .object(let fields):
+      return .object(fields.map { Field($0.key, hiding(secrets, in: $0.value)) })
+    case .excerpt(let shown, let whole):
+      return .excerpt(shown: secrets.hide(shown), whole: hiding(secrets, in: whole))
+    default: return value
     }
   }
 

@@ -69,8 +69,10 @@ enum AppGroup {
     "start", summary: "launch the app: the session in 'user' chooses the flow",
     discussion: """
       With --session ID, the id is stored in the 'user' store first, as a keychain would hold \
-      it, so the main flow starts. The line is kept out of history. An app that is running, or \
-      saved in the workspace, is not started again: see 'app relaunch' and 'app reset'.
+      it, so the main flow starts. The line is kept out of history. An app running in this shell \
+      is not started again (see 'app relaunch' and 'app reset'); a state saved in the workspace, \
+      by an earlier process or another one now, is what it launches into, as state restoration \
+      would: the workspace keeps where the app was, never that a process runs it.
       """,
     signature: Signature([sessionOption]),
     examples: ["app start", "app start --session s3cr3t"],

@@ -15,9 +15,11 @@ enum BoardGroup {
       command marks everything it touched in every panel. The page gets a snapshot when it \
       connects, then every change (Server-Sent Events), and resumes after a reconnect without \
       losing any. Its address carries an unguessable token; a request without it, or naming \
-      another host, is refused. The page reads only: it cannot run a command. Passwords and \
-      tokens never reach it. It keeps the last 20,000 messages (at most 24 MiB); older ones \
-      are dropped, and a page that connects later is told so.
+      another host, is refused. The page reads only: it cannot run a command. Passwords, tokens \
+      and secret variables' values, as they are or encoded, never reach it. It keeps the last \
+      20,000 messages (at most 8 MiB); older ones are dropped, and a page that connects later \
+      is told so. At most 16 pages are open at once; a page that falls more than 4 MiB behind \
+      is dropped with a 'dropped' event, and reconnects to a snapshot.
       """,
     commands: [open, close, status])
 

@@ -166,7 +166,18 @@ enum DataSourceGroup {
           file, paths: invocation.paths, decoder: invocation.session.factory.json.decoder()))
     }
     if let count = invocation[generateOption] {
-      sources.append([Section(rows: (1...count).map { .text("Row \($0)") })])
+      // Ten million rows take seconds: Ctrl-C stops the making, and then nothing is created.
+      var rows: [RowModel] = []
+      rows.reserveCapacity(count)
+      for number in 1...count {
+        if number % 65_536 == 0, invocation.session.interruptCheck() {
+          throw ShellError(
+            "'ds new' was interrupted", hint: "Ctrl-C stopped it; no data source was created",
+            at: name.offset)
+        }
+        rows.append(.text("Row \(number)"))
+      }
+      sources.append([Section(rows: rows)])
     }
     guard sources.count <= 1 else {
       throw ShellError(

@@ -17,7 +17,8 @@ enum DatabaseGroup {
   static func hint(for error: Error) -> String? {
     switch error {
     case WorkspaceError.readOnly:
-      return "make the file writable, or choose another workspace with --db"
+      // WAL writes two files beside the workspace: its folder must be writable too.
+      return "make the file and its folder writable, or choose another workspace with --db"
     case WorkspaceError.busy:
       return "run it again when the other process is done, or use another workspace with --db"
     default: return nil

@@ -93,7 +93,8 @@ enum RecordGroup {
     "stop", summary: "write the walkthrough and its transcript, and replay it to check it",
     examples: ["record stop"],
     result: .record([
-      "script", "lines", "transcript", "reproduces", "replay_status", "first_difference",
+      "script", "lines", "transcript", "secrets", "reproduces", "replay_status",
+      "first_difference",
     ])
   ) { invocation in
     try finish(invocation.session, settings: invocation.interpreter.settings)
@@ -106,16 +107,25 @@ enum RecordGroup {
       throw ShellError("nothing is being recorded", hint: "start with 'record start FILE.ash'")
     }
     session.recorder = nil
-    let (script, transcript) = recorder.compose(
+    let (script, transcript, asked) = recorder.compose(
       prompt: settings.prompt, continuationPrompt: settings.continuationPrompt)
     try PrivateFile.write(script, to: recorder.path)
     try PrivateFile.write(transcript, to: recorder.transcriptPath)
     let lines = script.split(separator: "\n", omittingEmptySubsequences: false).count - 1
     var text =
       "wrote \(recorder.path) (\(lines) line\(lines == 1 ? "" : "s")) and \(recorder.transcriptPath)\n"
+    if !asked.isEmpty {
+      // What `--check` will need, which the files do not hold.
+      text +=
+        "it asks for \(asked.count == 1 ? "a secret" : "\(asked.count) secrets"), which it does not hold: "
+        + asked.joined(separator: ", ")
+        + " (at a terminal it asks; else give them on standard input, in this order, or as "
+        + "ARCHSH_SECRET_\(asked[0]))\n"
+    }
     var fields = [
       Field("script", .string(recorder.path)), Field("lines", .int(lines)),
       Field("transcript", .string(recorder.transcriptPath)),
+      Field("secrets", .list(asked.map(Value.string))),
     ]
     let replay = WalkthroughReplay.run(
       path: recorder.path, apiURL: session.options.apiURL, secrets: recorder.secrets)

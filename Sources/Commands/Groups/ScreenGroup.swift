@@ -13,7 +13,9 @@ enum ScreenGroup {
       DataSourceController with its cells registered; it is drawn as 'ds render' draws. \
       Selecting a row is tableView(_:didSelectRowAt:): the provider asks the presenter, which \
       sends the row's event to the coordinator. Rows are counted across sections from 0, or \
-      given as SECTION-ROW.
+      given as SECTION-ROW. Every command reads what other archsh processes saved in the same \
+      workspace first; when one changed the app since 'screen show' drew the rows, and they \
+      differ now, 'screen select' sends nothing and asks for 'screen show' again.
       """,
     commands: [show, select])
 
@@ -66,6 +68,13 @@ enum ScreenGroup {
     let selections: [Value] = choices.sorted { $0.0 < $1.0 }.map { flat, event in
       .object([Field("row", .int(flat)), Field("event", .string(event))])
     }
+    invocation.session.shownScreen = ShownScreen(
+      name: name?.text, coordinator: coordinator.typeName, screen: controller.screen.description,
+      rows: width == 56
+        ? rows
+        : TableViewDrawing(controller: view.dataSourceController, width: 56).rows(
+          from: 0, count: total),
+      adoptedChanges: try invocation.session.factory.appDelegate.adoptedChanges)
     return .view(
       text: lines.joined(separator: "\n"),
       data: .object([
@@ -87,8 +96,34 @@ enum ScreenGroup {
   ) { invocation in
     let rowWord = try invocation[rowArgument]
     let name = invocation[selectCoordinator]
-    return try RunningApp.navigate(invocation.session) { app in
+    let session = invocation.session
+    let delegate = try session.factory.appDelegate
+    return try RunningApp.navigate(session) { app in
       let (controller, view) = try loaded(app, name)
+      // The rows the user was shown are the ones selected from: when another shell changed the
+      // app since 'screen show' drew them, and they are not the same rows now, nothing is sent.
+      if let shown = session.shownScreen, shown.name == name?.text,
+        shown.adoptedChanges != delegate.adoptedChanges
+      {
+        let coordinator = try app.target(name?.text)
+        let total = view.dataSourceController.totalRowCount
+        let now = ShownScreen(
+          name: shown.name, coordinator: coordinator.typeName,
+          screen: controller.screen.description,
+          rows: TableViewDrawing(controller: view.dataSourceController, width: 56).rows(
+            from: 0, count: total),
+          adoptedChanges: delegate.adoptedChanges)
+        guard now.coordinator == shown.coordinator, now.screen == shown.screen,
+          now.rows == shown.rows
+        else {
+          throw ShellError(
+            "another archsh changed the app since 'screen show' drew \(shown.screen) "
+              + "(\(shown.coordinator)): it shows \(now.screen) (\(now.coordinator)) now, so row "
+              + "\(rowWord.text) was not selected",
+            hint: "run 'screen show' again, and select from what it draws", at: rowWord.offset)
+        }
+        session.shownScreen?.adoptedChanges = delegate.adoptedChanges
+      }
       guard let indexPath = indexPath(rowWord.text, in: view.dataSourceController) else {
         let count = view.dataSourceController.totalRowCount
         if Int(rowWord.text) == nil && !rowWord.text.contains("-") {
@@ -105,6 +140,18 @@ enum ScreenGroup {
   }
 
   // MARK: - Helpers
+
+  /// What `screen show` drew, which `screen select` checks it acts on.
+  struct ShownScreen {
+    /// The coordinator named to `screen show`, or nil for the visible one.
+    var name: String?
+    var coordinator: String
+    var screen: String
+    /// The rows as drawn, at the width the check uses.
+    var rows: Value
+    /// `AppDelegate.adoptedChanges` then.
+    var adoptedChanges: Int
+  }
 
   /// A new controller for the screen a coordinator shows (the visible one without a name), and
   /// its loaded view.

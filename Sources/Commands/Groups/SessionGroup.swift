@@ -144,6 +144,12 @@ enum SessionGroup {
             "'\(given.text)' is not an http URL", hint: "for example http://127.0.0.1:8080/v2",
             at: given.offset)
         }
+        guard url.password == nil else {
+          throw ShellError(
+            "'\(TerminalText.escaped(Redaction.url(given.text)))' cannot be the base URL: "
+              + Redaction.urlPasswordReason, hint: "for example http://127.0.0.1:8080/v2",
+            at: given.offset)
+        }
         guard (try? HTTPTransport.canonicalHost(of: url)) != nil else {
           throw ShellError(
             "the host of '\(TerminalText.escaped(given.text))' is not a plain ASCII name or address",

@@ -61,6 +61,11 @@ public struct TextRenderer: Sendable {
     case .null: return "-"
     // An empty list says so: as nothing, `{parts: }` looked like a value gone missing.
     case .list(let values) where values.isEmpty: return "[]"
+    case .list(let values) where values.count > longList:
+      // 100,000 sections' row counts would be one line of 300 KB: people get the first ones and
+      // how many there are; --json carries them all.
+      return values.prefix(shownOfLongList).map(text(of:)).joined(separator: ", ")
+        + ", … (\(values.count) in all; --json lists every one)"
     case .list(let values): return values.map(text(of:)).joined(separator: ", ")
     case .object(let fields):
       return "{"
@@ -69,6 +74,12 @@ public struct TextRenderer: Sendable {
     case .excerpt(let shown, _): return TerminalText.escaped(shown, keepingLines: true)
     }
   }
+
+  /// A list longer than this is summarised in text: its first `shownOfLongList` items and its
+  /// length.
+  static let longList = 50
+  /// How many items of a long list text shows.
+  static let shownOfLongList = 20
 
   static func formatDouble(_ number: Double) -> String {
     if number.isFinite, number == number.rounded(), abs(number) < 1e15 {

@@ -143,12 +143,22 @@ public final class SessionRecorder {
     return same ? typed : opened
   }
 
-  func end() {
-    guard let entry = current else { return }
+  /// Ends the current line; one that Ctrl-C `interrupted` is kept as narration, not as a
+  /// command: what it printed, and how far it got, cannot be had again by replaying it.
+  func end(interrupted: Bool = false) {
+    guard var entry = current else { return }
     current = nil
     // `record …` lines are about the recording, not part of it.
     if !entry.isComment, entry.line.trimmingCharacters(in: .whitespaces).hasPrefix("record ") {
       return
+    }
+    if interrupted, !entry.isComment {
+      let lines = entry.line.split(separator: "\n", omittingEmptySubsequences: false)
+      entry = Entry(
+        setLines: [],
+        line: (["# Interrupted with Ctrl-C while recording, so not replayed:"]
+          + lines.map { "#   " + $0 }).joined(separator: "\n"),
+        output: "", error: nil, isComment: true)
     }
     entries.append(entry)
   }
@@ -180,6 +190,9 @@ public final class SessionRecorder {
         }
         replacements.append((Self.wordRange(in: bytes, at: word.offset), "\"${\(name)}\""))
       }
+      // A URL with a password in it, which archsh refuses, is not written either.
+      let urlPasswords = words.filter { Redaction.holdsURLPassword($0.text) }
+      defer { for word in urlPasswords { withhold(word, parameter: "url") } }
       guard let (parsed, dropped) = Self.parsedLeniently(words, registry: registry) else {
         // A command that takes a secret and does not parse even without its faulty words: which
         // word is the secret cannot be told, so every argument word typed is withheld, but the
@@ -318,7 +331,11 @@ public final class SessionRecorder {
   // MARK: - Writing
 
   /// The walkthrough and its transcript, as `--echo` prints it.
-  func compose(prompt: String, continuationPrompt: String) -> (script: String, transcript: String) {
+  ///
+  /// `secrets` are the names of the secrets the walkthrough asks for, in order.
+  func compose(prompt: String, continuationPrompt: String) -> (
+    script: String, transcript: String, secrets: [String]
+  ) {
     var script = ""
     var transcript = ""
     var number = 0
@@ -399,7 +416,7 @@ public final class SessionRecorder {
         add(expectation, shown: echoed(expectation))
       }
     }
-    return (script, transcript)
+    return (script, transcript, asked)
   }
 }
 

@@ -22,38 +22,68 @@ public final class AppDelegate {
   /// The saved state, or nil.
   public func savedState() throws(NavigationError) -> AppSnapshot? { try stateStore.load() }
 
+  /// How many times this process took a state another archsh process saved (`adopt`): a screen
+  /// drawn before the count moved may not be the one that is there now.
+  public private(set) var adoptedChanges = 0
+
   /// Launches the app, storing `sessionID` as the session first when it is given.
   ///
-  /// A running or saved app is not started again.
+  /// An app running in this process is not started again. A state saved in the workspace (by an
+  /// earlier process, or another one now) is what the app launches into, as iOS's state
+  /// restoration would: the workspace keeps where the app was, never whether a process runs it.
   public func start(sessionID: String?) throws -> AppConfigurator {
     if let app { throw NavigationError.alreadyRunning(flow: app.flow.rawValue) }
-    if let saved = try stateStore.load() {
-      throw NavigationError.alreadyRunning(flow: saved.flow)
-    }
     if let sessionID {
       try dependencies.sessionStore.store(id: sessionID, email: nil)
       dependencies.log.record(
         "SessionStore", "stores", subject: "session", text: "stores the given session in 'user'")
     }
+    if let restored = try restoreSaved() { return restored }
     let app = try makeConfigurator()
     try app.launch()
     try stateStore.exclusively("starting the app") { change in
-      // Another process started it meanwhile: its app is the one that runs.
-      if case .replaced(let saved) = change {
-        throw NavigationError.alreadyRunning(flow: saved.flow)
+      // Another process started it meanwhile: its app is the one that runs here too.
+      if case .replaced = change {
+        try adopt(change)
+        return
       }
       self.app = app
       try save()
     }
-    return app
+    return self.app ?? app
+  }
+
+  /// Launches from the saved state, saying so; nil when nothing is saved.
+  private func restoreSaved() throws -> AppConfigurator? {
+    guard let saved = try stateStore.load() else { return nil }
+    let app = try makeConfigurator()
+    try app.launch(restoring: saved)
+    _ = dependencies.log.drain()
+    dependencies.log.record(
+      "AppDelegate", "restores", subject: saved.flow,
+      text: "launches into the state saved in the workspace (the \(saved.flow) flow)")
+    self.app = app
+    try stateStore.exclusively("restoring the app") { change in
+      try adopt(change)
+      try save()
+    }
+    return self.app
   }
 
   /// The running app, restored from the saved state when this session has none in memory; nil
   /// (or `notRunning` when `required`) when nothing is saved.
   ///
   /// A restore's own steps are dropped unless `quiet` is false.
+  ///
+  /// An app in memory is first brought up to what another archsh process saved since this one
+  /// last looked (one read of the workspace's data version when nothing changed).
   public func running(required: Bool, quiet: Bool = true) throws -> AppConfigurator? {
-    if let app { return app }
+    if app != nil {
+      try adopt(try stateStore.changeElsewhere())
+      if let app { return app }
+      if required { throw NavigationError.notRunning }
+      return nil
+    }
     guard let saved = try stateStore.load() else {
       if required { throw NavigationError.notRunning }
       return nil
@@ -75,8 +105,11 @@ public final class AppDelegate {
   private func adopt(_ change: AppStateStore.Change) throws {
     switch change {
     case .none: break
-    case .cleared: app = nil
+    case .cleared:
+      app = nil
+      adoptedChanges += 1
     case .replaced(let saved):
+      adoptedChanges += 1
       let restored = try makeConfigurator()
       try restored.launch(restoring: saved)
       app = restored

@@ -257,6 +257,16 @@ public final class AppStateStore {
     }
   }
 
+  /// What another archsh process did to the saved state since this one last read or wrote it,
+  /// looked for without the write lock: a command that only reads shows what is committed.
+  public func changeElsewhere() throws -> Change {
+    guard seenForeignCommits != (try workspace.lookForForeignCommits()) else { return .none }
+    let known = lastText
+    let saved = try loadText()
+    guard saved != known else { return .none }
+    return try saved.map { json throws(NavigationError) in .replaced(try decode(json)) } ?? .cleared
+  }
+
   /// Saves `snapshot`, replacing what was saved.
   ///
   /// This runs after every event. The snapshot is written as `jsonText` (the text JSONEncoder

@@ -174,6 +174,9 @@ public final class APIFactory: Factory {
     guard let host = url.host, !host.isEmpty else {
       throw .invalidBaseURL(text, "it names no host")
     }
+    guard url.password == nil else {
+      throw .invalidBaseURL(text, Redaction.urlPasswordReason)
+    }
     guard (try? HTTPTransport.canonicalHost(of: url)) != nil else {
       throw .invalidBaseURL(
         text,

@@ -151,7 +151,8 @@ public final class SecretValues: Sendable {
 
   /// `value` as it is, and as it reads once it went into a URL, a form or JSON: percent-encoded
   /// for a path, a query, a user name or alone (with upper- and lower-case hex digits),
-  /// form-encoded (a space as `+`), and JSON-escaped (with and without `\/` for a slash).
+  /// form-encoded (a space as `+`), JSON-escaped (with and without `\/` for a slash), and
+  /// XML-escaped (a picture's text).
   static func encodedForms(of value: String) -> [String] {
     var forms = [value]
     func add(_ form: String?) {
@@ -184,7 +185,27 @@ public final class SecretValues: Sendable {
     for (escapesSlash, asciiOnly) in [(false, false), (true, false), (false, true), (true, true)] {
       add(jsonEscaped(value, escapingSlash: escapesSlash, asciiOnly: asciiOnly))
     }
+    // XML and HTML, as a picture's text writes it (`trace export`, the board's panels).
+    add(xmlEscaped(value, apostrophe: nil))
+    add(xmlEscaped(value, apostrophe: "&#39;"))
+    add(xmlEscaped(value, apostrophe: "&apos;"))
     return forms
+  }
+
+  /// `value` as an XML or HTML text or attribute writes it.
+  private static func xmlEscaped(_ value: String, apostrophe: String?) -> String {
+    var text = ""
+    for character in value {
+      switch character {
+      case "&": text += "&amp;"
+      case "<": text += "&lt;"
+      case ">": text += "&gt;"
+      case "\"": text += "&quot;"
+      case "'" where apostrophe != nil: text += apostrophe ?? "'"
+      default: text.append(character)
+      }
+    }
+    return text
   }
 
   /// `value` as it is written between the quotes of a JSON string.
@@ -283,6 +304,17 @@ public enum Redaction {
     return components.string ?? text
   }
 
+  /// Why a URL with a password is refused wherever archsh is given one.
+  public static let urlPasswordReason =
+    "it holds a password ('user:password@'), which archsh would have to keep and show in clear, "
+    + "and never sends: leave it out"
+
+  /// Whether `text` is a URL with a password in it (`scheme://user:password@host`).
+  public static func holdsURLPassword(_ text: String) -> Bool {
+    guard text.contains("@"), text.contains("://") else { return false }
+    return URLComponents(string: text)?.password != nil
+  }
+
   /// Whether a header of this name carries a secret (credentials or a session cookie).
   public static func isSecretHeader(_ name: String) -> Bool {
     secretHeaders.contains(name.lowercased())
@@ -313,8 +345,23 @@ public enum Redaction {
       result = redactAfter("\"\(field)\": \"", in: result, terminators: "\"", keep: keep)
       result = redactAfter("\(field)=", in: result, terminators: "& \t\r\n\",;", keep: keep)
     }
+    for (header, terminators) in secretHeaderLines {
+      for name in [header, header.lowercased(), header.uppercased()] where holds(name, in: result) {
+        result = redactAfter(name + ": ", in: result, terminators: terminators, keep: 0)
+        result = redactAfter("\"\(name)\":\"", in: result, terminators: "\"", keep: 0)
+        result = redactAfter("\"\(name)\": \"", in: result, terminators: "\"", keep: 0)
+      }
+    }
     return result
   }
+
+  /// Headers whose values are secret wherever text shows them, and what ends a value.
+  ///
+  /// As `Name: value` or in JSON; a cookie that is set keeps its attributes (`; Path=/`) readable.
+  /// Authorization is left to the bearer rule, which keeps a token's last four characters.
+  static let secretHeaderLines = [
+    ("Set-Cookie", "\r\n;"), ("Cookie", "\r\n"), ("X-Api-Key", "\r\n;"), ("X-Auth-Token", "\r\n;"),
+  ]
 
   /// What ends a bearer token in text.
   static let bearerTerminators = " \t\r\n\",;"
@@ -322,7 +369,9 @@ public enum Redaction {
   private static let bearerTerminatorBytes = Array(bearerTerminators.utf8)
 
   /// What text that holds a secret contains: one of these, or it needs no scrubbing.
-  static let secretMarkers: [StaticString] = ["oken", "Bearer", "assword", "client_secret"]
+  static let secretMarkers: [StaticString] = [
+    "oken", "Bearer", "assword", "client_secret", "ookie", "OOKIE", "pi-", "PI-",
+  ]
 
   /// Whether any of `needles` occurs in `text`, comparing UTF-8 bytes: the text's bytes are
   /// reached once for them all.

@@ -34,7 +34,12 @@ public enum APIError: Error, Equatable, CustomStringConvertible, SubjectError {
       return
         "'\(TerminalText.escaped(Redaction.url(text)))' cannot be the API's base URL: \(reason)"
     case .cannotStart(let reason): return reason
-    case .invalidPath(let path): return "'\(path)' does not make a URL"
+    case .invalidPath(let path):
+      guard !Redaction.holdsURLPassword(path) else {
+        return "'\(TerminalText.escaped(Redaction.url(path)))' cannot be sent: "
+          + Redaction.urlPasswordReason
+      }
+      return "'\(TerminalText.escaped(path))' does not make a URL"
     case .notEmbedded(let url):
       return "fault injection needs the embedded demo API, and archsh is using \(url)"
     }

@@ -464,6 +464,12 @@ public final class APISessionManager: Sendable {
             + "a control byte is refused)"))
     }
     let to = Redaction.url(target.absoluteString)
+    guard target.password == nil else {
+      return .failure(
+        .redirectRefused(
+          from: from, to: to, reason: "it holds a password ('user:password@'), which is never sent")
+      )
+    }
     guard left > 0 else {
       return .failure(
         .redirectRefused(

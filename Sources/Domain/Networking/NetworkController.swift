@@ -119,7 +119,12 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
     case .http(let status, let code, let message):
       let api = [code, message].compactMap { $0 }.joined(separator: ": ")
       return "HTTP \(status)" + (api.isEmpty ? "" : " \(api)")
-    case .badURL(let text): return "'\(text)' is not a URL"
+    case .badURL(let text):
+      guard !Redaction.holdsURLPassword(text) else {
+        return "'\(TerminalText.escaped(Redaction.url(text)))' cannot be sent: "
+          + Redaction.urlPasswordReason
+      }
+      return "'\(TerminalText.escaped(text))' is not a URL"
     case .cancelled(let url): return "the request to \(url) was cancelled"
     case .redirectRefused(let from, let to, let reason):
       return "did not follow the redirect from \(from) to \(to): \(reason)"
@@ -307,7 +312,11 @@ public final class NetworkController: Sendable {
   /// An absolute URL as it is, or a path (with its query) appended to `base`'s path; nil when
   /// that makes no URL.
   public static func url(_ path: String, relativeTo base: URL) -> URL? {
-    if path.hasPrefix("http://") || path.hasPrefix("https://") { return URL(string: path) }
+    if path.hasPrefix("http://") || path.hasPrefix("https://") {
+      // A password in the URL would be shown in the log and the trace; it is never sent.
+      guard !Redaction.holdsURLPassword(path) else { return nil }
+      return URL(string: path)
+    }
     // The base URL's scheme, authority and path; a query or fragment on it (which a base URL
     // given to archsh cannot have) never ends up in the middle of the joined path.
     var text = base.absoluteString

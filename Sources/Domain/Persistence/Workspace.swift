@@ -25,6 +25,8 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
   case cannotOpen(path: String, detail: String)
   /// Another connection holds the write lock for longer than the busy timeout.
   case busy(path: String, operation: String)
+  /// Ctrl-C (or SIGTERM) stopped a statement; its transaction was rolled back.
+  case interrupted(operation: String)
   /// SQLite refused an operation.
   case database(String)
 
@@ -53,6 +55,8 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
     case .busy(let path, let operation):
       return
         "the workspace '\(path)' is busy: another archsh process has held its write lock for 5 s (an --atomic run holds it until it ends), so \(operation) gave up"
+    case .interrupted(let operation):
+      return "\(operation) was interrupted: nothing it was writing was kept"
     case .database(let message):
       return message
     }
@@ -185,6 +189,17 @@ public final class Workspace: @unchecked Sendable {
   /// The newest schema version this archsh knows.
   public static var schemaVersion: String { WorkspaceSchema.schemaVersion }
 
+  /// How many SQLite virtual-machine instructions run between two looks at `interruptCheck`.
+  static let progressInterval: Int32 = 1000
+
+  /// Sets what says that the user asked to stop (Ctrl-C, SIGTERM, SIGHUP).
+  ///
+  /// A statement running when it says so fails with `WorkspaceError.interrupted`, and its
+  /// transaction is rolled back. The shell sets it with its session's interrupt check.
+  public static func setInterruptCheck(_ check: @escaping @Sendable () -> Bool) {
+    workspaceInterruptCheck.withLock { $0 = check }
+  }
+
   /// Opens the workspace at `path` (`:memory:` for one in memory), creating it with mode 0600.
   public init(path: String) throws(WorkspaceError) {
     self.path = path
@@ -194,6 +209,10 @@ public final class Workspace: @unchecked Sendable {
     // --atomic keeps one transaction open across many accesses, on purpose.
     configuration.allowsUnsafeTransactions = true
     configuration.prepareDatabase { db in
+      // Ctrl-C, SIGTERM and SIGHUP stop any statement, however long it runs.
+      if let connection = db.sqliteConnection {
+        sqlite3_progress_handler(connection, Self.progressInterval, workspaceProgress, nil)
+      }
       // Functions in the schema (a view's, an index's, a default's) must be innocuous: a file
       // someone else made cannot call what archsh's connection could.
       try db.execute(sql: "PRAGMA trusted_schema = OFF")
@@ -549,6 +568,9 @@ public final class Workspace: @unchecked Sendable {
     if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
       return WorkspaceError.busy(path: path, operation: operation)
     }
+    if error.resultCode == .SQLITE_INTERRUPT {
+      return WorkspaceError.interrupted(operation: operation)
+    }
     if error.resultCode == .SQLITE_CORRUPT {
       return WorkspaceError.damaged(path: path, detail: Self.sqliteMessage(error))
     }
@@ -612,10 +634,25 @@ public final class Workspace: @unchecked Sendable {
   /// The second rule makes a 0444 file read-only for root too, as editors treat it.
   private static func isWriteProtected(_ path: String) -> Bool {
     if access(path, W_OK) != 0 { return true }
+    // WAL keeps two files next to the workspace (`-wal`, `-shm`): in a folder that cannot be
+    // written, a writable file can only be read.
+    let directory = (path as NSString).deletingLastPathComponent
+    let folder = directory.isEmpty ? "." : directory
+    if access(folder, W_OK) != 0 { return true }
+    // Root may write anything: a file or folder that nobody may write is read-only for it too.
     var status = stat()
+    if stat(folder, &status) == 0, status.st_mode & 0o222 == 0 { return true }
     guard stat(path, &status) == 0 else { return false }
     return status.st_mode & 0o222 == 0
   }
+}
+
+/// What `Workspace.setInterruptCheck` set.
+private let workspaceInterruptCheck = Mutex<(@Sendable () -> Bool)?>(nil)
+
+/// SQLite's progress handler: a non-zero result interrupts the running statement.
+private func workspaceProgress(_: UnsafeMutableRawPointer?) -> Int32 {
+  workspaceInterruptCheck.withLock { $0 }?() == true ? 1 : 0
 }
 
 /// Closes a file descriptor: the C library's `close`, which `Workspace.close()` hides inside the

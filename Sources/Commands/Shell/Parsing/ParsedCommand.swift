@@ -131,6 +131,8 @@ final class PreparedLine {
       // Without interpolation a variable word reads as empty, which is enough to find the command
       // and whether a secret parameter was given.
       let words = Self.uninterpolated(raw)
+      // A URL with a password (refused wherever it is given) is a secret too.
+      containsSecret = containsSecret || raw.words.contains { Redaction.holdsURLPassword($0.text) }
       do {
         let command = try ParsedCommand.parse(words, registry: registry)
         containsSecret = containsSecret || command.containsSecret

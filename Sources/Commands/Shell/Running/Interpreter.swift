@@ -179,7 +179,7 @@ public final class Interpreter {
       let recorder = frame.isInteractive && frames.count == 1 ? session.recorder : nil
       recorder?.begin(line, prepared: prepared, registry: registry)
       let keepRunning = execute(prepared, line: line)
-      recorder?.end()
+      recorder?.end(interrupted: interruptRequested())
       if frames.count == 1, lesson != nil, !Self.skipsGoalCheck(line.text) { afterLessonLine() }
       if !keepRunning { return exitStatus.map { .exit($0) } ?? .stopped }
     }

@@ -60,12 +60,22 @@ public final class Session {
   public var history: [String] = []
   /// The status of the last command: 0 for success, 1 for failure.
   public var lastStatus = 0
-  /// Whether Ctrl-C was pressed; long-running Domain work (a request) polls it to cancel.
+  /// Whether Ctrl-C was pressed; long-running Domain work (a request, an SQL statement) polls it
+  /// to cancel.
   public var interruptCheck: @Sendable () -> Bool = { false } {
-    didSet { factory.api.isCancelled = interruptCheck }
+    didSet {
+      factory.api.isCancelled = interruptCheck
+      Workspace.setInterruptCheck(interruptCheck)
+    }
   }
+  /// From now on no SQL statement is interrupted: what archsh writes on its way out (the log's
+  /// last lines, the folded write-ahead log) is not stopped by the signal that ended the run.
+  public static func letStatementsFinish() { Workspace.setInterruptCheck { false } }
+
   /// Product ids from the last `product list`, offered by completion.
   public var listedProductIDs: [Int] = []
+  /// What the last `screen show` drew, which `screen select` checks it acts on.
+  var shownScreen: ScreenGroup.ShownScreen?
   /// Answers for `set NAME --secret` given without a value, by name, instead of asking.
   ///
   /// A recording's replay and step mode's way back fill it. Nil asks the terminal, or reads

@@ -70,8 +70,13 @@ struct BoardTests {
     let socket: Int32
     var received = Data()
 
-    init(port: Int, request: String) throws {
+    /// Connects and sends `request`; with `receiveBuffer`, the socket's receive buffer is that
+    /// small, so that a page that does not read stops the server's writes at once.
+    init(port: Int, request: String, receiveBuffer: Int32? = nil) throws {
       socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      if var size = receiveBuffer {
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+      }
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -100,6 +105,34 @@ struct BoardTests {
         received.append(contentsOf: chunk[0..<count])
       }
       return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Reads until `text` has arrived or `seconds` pass, keeping only the last bytes: for
+    /// streams of megabytes.
+    func readLarge(until text: String, seconds: Double) -> Bool {
+      readLarge(untilAny: [text], seconds: seconds) != nil
+    }
+
+    /// Reads until one of `texts` has arrived or `seconds` pass; which one, keeping only the last
+    /// bytes.
+    func readLarge(untilAny texts: [String], seconds: Double) -> Int? {
+      let deadline = Date().addingTimeInterval(seconds)
+      let wanted = texts.map { Data($0.utf8) }
+      let longest = wanted.map(\.count).max() ?? 0
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      var tail = received.suffix(longest * 2)
+      func found() -> Int? { wanted.firstIndex { tail.range(of: $0) != nil } }
+      while Date() < deadline {
+        if let index = found() { return index }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 100) > 0 else { continue }
+        let count = recv(socket, &chunk, chunk.count, 0)
+        if count <= 0 { break }
+        tail.append(contentsOf: chunk[0..<count])
+        if let index = found() { return index }
+        tail = tail.suffix(longest)
+      }
+      return found()
     }
 
     deinit { close(socket) }
@@ -273,6 +306,57 @@ struct BoardTests {
     shell.send("board close")
     let ended = events.read(until: "event: closed", seconds: 5)
     #expect(ended.contains("event: closed\ndata: {}"), "\(ended.suffix(300))")
+  }
+
+  @Test(
+    "pages that never read: at most 16 are served, the rest are told why; one 4 MiB behind is dropped with an event, and archsh stays small"
+  )
+  func pagesThatNeverRead() throws {
+    let shell = try Shell()
+    defer { shell.quit() }
+    let (port, token) = try Self.openBoard(shell)
+    // Megabytes of output follow: read and let go, as a terminal would.
+    let output = shell.output.fileHandleForReading
+    DispatchQueue.global().async { _ = output.readDataToEndOfFile() }
+    // One page reads, to see when the commands are done; nineteen connect with tiny receive
+    // buffers, and never read.
+    let reader = try Self.get("/events?token=\(token)", port: port)
+    _ = reader.read(until: "event: snapshot")
+    let pages = try (0..<19).map { _ in
+      try Connection(
+        port: port,
+        request: "GET /events?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n",
+        receiveBuffer: 4096)
+    }
+    shell.send("ds new big --generate 20000")
+    // Each render's output (about 2 MB) goes to every page in its command event.
+    for _ in 0..<5 { shell.send("ds render big --count 10000") }
+    shell.send("echo rendered")
+    let seen = reader.readLarge(until: #""phase":"ended","line":"echo rendered""#, seconds: 60)
+    #expect(seen, "the reading page never saw the commands end")
+    let status = try String(
+      contentsOfFile: "/proc/\(shell.process.processIdentifier)/status", encoding: .utf8)
+    let resident =
+      status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+      .flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    #expect(resident > 0 && resident < 400_000, "archsh holds \(resident) kB")
+    var dropped = 0
+    var refused = 0
+    for page in pages {
+      // A page refused hears why; one dropped gets what was being written, then why.
+      switch page.readLarge(
+        untilAny: [
+          "event: closed\ndata: {\"reason\":\"16 pages are open on this board already",
+          "event: dropped\ndata: {\"reason\":\"the page fell more than 4 MiB behind\"}",
+        ], seconds: 20)
+      {
+      case 0: refused += 1
+      case 1: dropped += 1
+      default: break
+      }
+    }
+    #expect(refused == 4)
+    #expect(dropped == 15)
   }
 
   @Test("every walkthrough's checked-in pictures are what archsh draws now")

@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # The C++ library's headers of the machine's GCC (12 on Debian 12, 14 on Debian 13), which the
 # Swift toolchain links against.
 GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
-PACKAGES := libedit2 libedit-dev libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl
+PACKAGES := libedit2 libedit-dev libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl man-db
 # The release build has a build folder of its own: sharing .build with the debug build made each
 # switch between them (make test, then make run) recompile every module, 2 min 45 s here.
 # --disable-local-rpath: no RUNPATH $ORIGIN, so that no library copied next to the binary is
@@ -12,7 +12,10 @@ PACKAGES := libedit2 libedit-dev libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-c
 RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 ARCHSH_RELEASE := .build-release/release/archsh
 
-.PHONY: run test lint format deps build release order bench stress fuzz docs clean
+.PHONY: run test lint format deps build release order bench stress fuzz docs install uninstall dist clean
+
+# Where `make install` puts archsh: PREFIX/bin/archsh and PREFIX/share/... (scripts/install).
+PREFIX ?= $(HOME)/.local
 
 # Installs the Debian packages that are missing (apt-get update only when something is), as root
 # or through sudo.
@@ -20,6 +23,7 @@ deps:
 	@scripts/apt-install $(PACKAGES)
 
 release: deps
+	scripts/build-info
 	swift build $(RELEASE_FLAGS) --product archsh
 
 # Regenerates Linker/order.txt from what a session and the walkthroughs run, under Valgrind, then
@@ -32,12 +36,14 @@ run: release
 	$(ARCHSH_RELEASE)
 
 build: deps
+	scripts/build-info
 	swift build
 
 # The unit tests run in a debug build. The tests that drive the archsh binary (pseudo-terminal,
 # end-to-end, transcripts, and the board in headless Chromium) run against the release binary
 # that `make run` builds: what ships is what is tested.
 test: release
+	scripts/build-info
 	swift build --build-tests
 	swift test --skip-build --skip ArchShellTests
 	ARCHSH_BINARY=$(CURDIR)/$(ARCHSH_RELEASE) swift test --skip-build --filter ArchShellTests
@@ -86,6 +92,18 @@ stress: release
 
 fuzz: deps
 	Fuzz/run.sh
+
+# The release binary with its walkthroughs, exercises, man page and completions, under PREFIX;
+# `make uninstall PREFIX=…` removes exactly what it put there, and `make dist` makes the archive
+# of the same layout (.build-release/dist/archsh-VERSION-OS-ARCH.tar.gz).
+install: release
+	scripts/install $(ARCHSH_RELEASE) "$(PREFIX)"
+
+uninstall:
+	scripts/uninstall "$(PREFIX)"
+
+dist: release
+	scripts/dist $(ARCHSH_RELEASE)
 
 clean:
 	rm -rf .build .build-release .build-fuzz

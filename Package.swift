@@ -80,22 +80,28 @@ let package = Package(
       ]
     ),
     // The command language, the registry and one file per command group.
-    // The commands. `learn`'s exercises are files in Learn/Exercises, copied next to the
-    // executable (archsh_Commands.resources): a new exercise is a new file, with no Swift to edit.
+    // The commands. `learn`'s exercises are files in Learn/Exercises, which archsh reads at run
+    // time relative to its executable (Installation): `make install` copies them to
+    // share/archsh/exercises. A new exercise is a new file, with no Swift to edit.
     .target(
       name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"],
-      resources: [.copy("Learn/Exercises")]),
+      exclude: ["Learn/Exercises"]),
     // libedit, linked as the system ships it and called through its readline-compatible header
     // (<editline/readline.h>, from Debian's libedit-dev or macOS's SDK); with the signal flags and
     // handlers in one C file: a `static` flag in a header exists once per translation unit, and
     // in the release build the handler and the Swift code saw different copies.
     .target(name: "CEdit", linkerSettings: [.linkedLibrary("edit")]),
+    // The commit the binary was built from, for --version: one C function whose value `make`
+    // writes into a header that is not in git (scripts/build-info), so that a new commit
+    // compiles one C file, not a Swift module.
+    .target(name: "CBuildInfo"),
     // The executable: process options, line sources, the REPL loop.
     .executableTarget(
       name: "ArchShell",
       dependencies: [
         "Commands",
         "CEdit",
+        "CBuildInfo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       // A plain, hardened release link: position-independent (the toolchain's default), full

@@ -21,7 +21,7 @@ enum Launcher {
     if let options = LaunchOptions.scan(arguments) { return options }
     // ArgumentParser answers --version the same way, after building its model of every option.
     if arguments == ["--version"] {
-      StandardStreams.write("archsh \(Options.version)\n", to: 1)
+      StandardStreams.write(Options.versionLine + "\n", to: 1)
       exit(0)
     }
     do {
@@ -45,8 +45,12 @@ enum Launcher {
 
   /// The workspace: --db, else $ARCHSH_DB, else $XDG_DATA_HOME/archsh/workspace.sqlite, else
   /// ~/.local/share/archsh/workspace.sqlite; nil when none of them can be known.
+  ///
+  /// A walkthrough only watched (`--tour NAME` without `--db`) runs in memory, as `--check` and
+  /// `--step` do: the user's workspace is never touched by it.
   static func databasePath(_ options: LaunchOptions) -> String? {
     if let path = options.database { return path }
+    if options.tour != nil { return ":memory:" }
     if let path = variable("ARCHSH_DB") { return path }
     guard let data = variable("XDG_DATA_HOME") ?? variable("HOME").map({ $0 + "/.local/share" })
     else { return nil }

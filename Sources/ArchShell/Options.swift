@@ -1,9 +1,16 @@
 import ArgumentParser
+import CBuildInfo
 import Commands
 
 /// The process options, parsed by swift-argument-parser.
 struct Options: ParsableCommand {
   static let version = "0.1.0"
+
+  /// The version and the commit it was built from: `archsh 0.1.0 (81d3e70a1b2c)`, with `-dirty`
+  /// when the tree had changes.
+  static var versionLine: String {
+    "archsh \(version) (\(String(cString: archsh_build_commit())))"
+  }
 
   static let configuration = CommandConfiguration(
     commandName: "archsh",
@@ -14,12 +21,13 @@ struct Options: ParsableCommand {
       without -f, run as one command: 'archsh help --markdown'. Exit status: 0 when everything \
       succeeded, 1 when a command failed, 2 for a usage error.
       """,
-    version: "archsh \(version)"
+    version: versionLine
   )
 
   @ArgumentParser.Option(
     name: .customShort("f"),
-    help: ArgumentHelp("Run a script; the words after it are its $1…$9.", valueName: "file"))
+    help: ArgumentHelp("Run a script; the words after it are its $1…$9.", valueName: "file"),
+    completion: .file(extensions: ["ash"]))
   var file: [String] = []
 
   @ArgumentParser.Option(
@@ -27,8 +35,9 @@ struct Options: ParsableCommand {
   var command: [String] = []
 
   @ArgumentParser.Option(
-    help: ArgumentHelp("The workspace database (':memory:' keeps it in memory).", valueName: "path")
-  )
+    help: ArgumentHelp(
+      "The workspace database (':memory:' keeps it in memory).", valueName: "path"),
+    completion: .file())
   var db: String?
 
   @ArgumentParser.Option(
@@ -40,7 +49,8 @@ struct Options: ParsableCommand {
   @ArgumentParser.Option(
     help: ArgumentHelp(
       "A PEM file of CA certificates to trust for https:// besides the system's (a private or self-signed server).",
-      valueName: "file"))
+      valueName: "file"),
+    completion: .file())
   var cacert: String?
 
   @ArgumentParser.Flag(help: "Print results as JSON, one document per command.")
@@ -80,8 +90,9 @@ struct Options: ParsableCommand {
 
   @ArgumentParser.Option(
     help: ArgumentHelp(
-      "Run the walkthrough NAME wherever archsh's walkthroughs are installed ('help walkthroughs').",
-      valueName: "name"))
+      "Run the walkthrough NAME wherever archsh's walkthroughs are installed ('help walkthroughs'), in a fresh in-memory workspace unless --db is given.",
+      valueName: "name"),
+    completion: .custom { _, _, _ in Walkthroughs.all().map(\.name) })
   var tour: String?
 
   @ArgumentParser.Flag(
@@ -108,7 +119,7 @@ struct Options: ParsableCommand {
     guard file.isEmpty, let first = words.first, first.hasPrefix("-") else { return }
     switch first {
     case "--help", "-h": throw CleanExit.helpRequest(self)
-    case "--version": throw CleanExit.message("archsh \(Options.version)")
+    case "--version": throw CleanExit.message(Options.versionLine)
     // ArgumentParser's model of these options as JSON, which scripts/option-table reads.
     case "--experimental-dump-help": throw CleanExit.message(Options._dumpHelp())
     default:

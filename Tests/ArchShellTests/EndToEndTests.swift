@@ -62,7 +62,22 @@ struct EndToEndTests {
         == "archsh: error: cannot read 'Tests': it is a directory (check the path given to -f)\n")
     let version = try Binary.run(["--version"])
     #expect(version.status == 0)
-    #expect(version.stdout == "archsh 0.1.0\n")
+    // The commit it was built from, as git names it, and -dirty for a tree with changes.
+    let git = Process()
+    git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+    git.arguments = [
+      "-C", Binary.root, "-c", "safe.directory=*", "rev-parse", "--short=12", "HEAD",
+    ]
+    let head = Pipe()
+    git.standardOutput = head
+    try git.run()
+    let commit = String(decoding: head.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    git.waitUntilExit()
+    #expect(commit.count == 12)
+    #expect(
+      version.stdout == "archsh 0.1.0 (\(commit))\n"
+        || version.stdout == "archsh 0.1.0 (\(commit)-dirty)\n", "\(version.stdout)")
   }
 
   @Test("script errors give file:line:col, also through source, and stop the script")

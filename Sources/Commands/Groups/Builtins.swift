@@ -125,11 +125,14 @@ enum Builtins {
   /// `help walkthroughs`: each walkthrough's name, summary and chapters, and how to run one.
   static func walkthroughList() -> Output {
     let entries = Walkthroughs.all()
-    guard !entries.isEmpty else {
+    guard let directory = Walkthroughs.directory, !entries.isEmpty else {
       return .text(
-        "no walkthroughs were found next to this binary; set ARCHSH_WALKTHROUGHS to their folder")
+        "no walkthroughs were found; archsh looked in "
+          + Walkthroughs.searched.map { "'\($0)'" }.joined(separator: ", ")
+          + ": set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash")
     }
     var text = "walkthroughs (\(entries.count)), one per concept of the seed architecture:\n"
+
     let width = entries.map(\.name.count).max() ?? 0
     for entry in entries {
       text += "\n  " + entry.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
@@ -138,6 +141,7 @@ enum Builtins {
       text += String(repeating: " ", count: width + 4) + "\(entry.steps) steps: "
       text += chapters.joined(separator: " · ") + "\n"
     }
+    text += "\nThey are in \(directory) (ARCHSH_WALKTHROUGHS names another folder).\n"
     text += """
 
       Step through one, with its narration: archsh --step --tour NAME

@@ -18,7 +18,8 @@ enum LearnGroup {
       '#: goal', '#: hint' (one per hint) and '#: why' lines, then the sections '## setup', \
       '## check' (commands that only read, with 'expect' lines), '## solution' and '## wrong' \
       (a plausible mistake, which must not meet the goal). archsh's own are in \
-      Sources/Commands/Learn/Exercises; 'learn start FILE.ash' runs any other, and \
+      share/archsh/exercises beside its installed binary (Sources/Commands/Learn/Exercises in \
+      its source tree); 'learn start FILE.ash' runs any other, and \
       'learn verify FILE.ash' checks one before you share it.
 
       Exercises are archsh's own: no seed has them. Each says whose behaviour it teaches.

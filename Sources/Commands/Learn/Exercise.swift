@@ -154,33 +154,18 @@ public struct Exercise: Sendable {
 
 /// The exercises that come with archsh, and exercise files given by path.
 public enum ExerciseBook {
-  /// Where archsh's own exercises are: `Exercises` in the Commands target's resources, which
-  /// SwiftPM copies next to the executable.
-  static var directory: String? {
-    var folders = [Bundle.main.bundleURL]
-    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-      folders.append(executable.deletingLastPathComponent())
-    }
-    for folder in folders {
-      let path = folder.appendingPathComponent("archsh_Commands.resources/Exercises").path
-      var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      {
-        return path
-      }
-    }
-    return nil
-  }
+  /// Where archsh's own exercises are: `share/archsh/exercises` when installed, the build tree's
+  /// `Sources/Commands/Learn/Exercises` when run from there (`Installation`).
+  static var directory: String? { Installation.directory(for: .exercises) }
 
   /// archsh's own exercises, by seed, then level, then name.
   public static func all() throws(ShellError) -> [Exercise] {
     guard let directory else {
       throw ShellError(
-        "archsh's exercises were not found next to the archsh executable (archsh_Commands.resources/Exercises)",
-        hint:
-          "run archsh from the folder it was built in ('make run'), or give an exercise file: learn start FILE.ash"
-      )
+        "archsh's exercises were not found (looked in "
+          + Installation.candidates(for: .exercises).map { "'\($0)'" }.joined(separator: ", ")
+          + ")",
+        hint: "install archsh with 'make install', or give an exercise file: learn start FILE.ash")
     }
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
       .filter { $0.hasSuffix(".ash") }

@@ -108,34 +108,14 @@ public struct WalkthroughScript: Sendable {
   }
 }
 
-/// The walkthroughs archsh ships, wherever they are: `$ARCHSH_WALKTHROUGHS`, a `share/archsh/examples`
-/// folder next to the binary's, the source tree the binary was built in (found upwards from the
-/// binary, or where this file was compiled).
+/// The walkthroughs archsh ships, wherever they are: `$ARCHSH_WALKTHROUGHS`, else found
+/// relative to the executable (`Installation`).
 public enum Walkthroughs {
   /// The folder that holds the walkthroughs, or nil when none is found.
-  public static var directory: String? {
-    var candidates: [String] = []
-    if let variable = getenv("ARCHSH_WALKTHROUGHS") { candidates.append(String(cString: variable)) }
-    if let executable = executablePath() {
-      var folder = (executable as NSString).deletingLastPathComponent
-      candidates.append(folder + "/../share/archsh/examples")
-      for _ in 0..<4 {
-        folder = (folder as NSString).deletingLastPathComponent
-        candidates.append(folder + "/examples")
-      }
-    }
-    var source = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { source.deleteLastPathComponent() }
-    candidates.append(source.path + "/examples")
-    return candidates.first { FileManager.default.fileExists(atPath: $0 + "/basics.ash") }
-      .map { ($0 as NSString).standardizingPath }
-  }
+  public static var directory: String? { Installation.directory(for: .walkthroughs) }
 
-  /// The running binary's path, symbolic links resolved: Foundation asks `/proc/self/exe` on
-  /// Linux and `_NSGetExecutablePath` on macOS.
-  private static func executablePath() -> String? {
-    Bundle.main.executableURL?.resolvingSymlinksInPath().path
-  }
+  /// The folders looked in, in order, for `help walkthroughs` and errors to name.
+  public static var searched: [String] { Installation.candidates(for: .walkthroughs) }
 
   /// One walkthrough: its name, file, summary and chapters.
   public struct Entry: Sendable {
@@ -170,7 +150,8 @@ public enum Walkthroughs {
   public static func path(of name: String) throws(ShellError) -> String {
     guard let directory else {
       throw ShellError(
-        "archsh's walkthroughs are not installed next to this binary",
+        "archsh's walkthroughs were not found (looked in "
+          + searched.map { "'\($0)'" }.joined(separator: ", ") + ")",
         hint: "set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash")
     }
     let path = directory + "/" + name + ".ash"

@@ -140,7 +140,7 @@ def many(board):
 
 elapsed, peak, page, held = many(True)
 print(f"{n:,} persists with the board open and a page reading: {elapsed:.2f} s, {page.events:,} events sent, {page.bytes / 1e6:.1f} MB streamed")
-print(f"  archsh peak RSS {peak / 1024:.1f} MB; the board held {held / 1e6:.1f} MB of history at the end (bounded: 20,000 messages, 24 MiB)")
+print(f"  archsh peak RSS {peak / 1024:.1f} MB; the board held {held / 1e6:.1f} MB of history at the end (bounded: 20,000 messages, 8 MiB)")
 elapsed, peak, _, _ = many(False)
 print(f"{n:,} persists with the board closed: {elapsed:.2f} s, archsh peak RSS {peak / 1024:.1f} MB")
 PY

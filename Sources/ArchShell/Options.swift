@@ -116,7 +116,10 @@ struct Options: ParsableCommand {
     }
     // Passthrough capture stops at the first word it does not know, so an unknown option, and
     // the automatic --help and --version, arrive here as the first captured word.
-    guard file.isEmpty, let first = words.first, first.hasPrefix("-") else { return }
+    // `--` ends the options: the words after it are a command, whatever they look like.
+    guard file.isEmpty, let first = words.first, first.hasPrefix("-"), first != "--" else {
+      return
+    }
     switch first {
     case "--help", "-h": throw CleanExit.helpRequest(self)
     case "--version": throw CleanExit.message(Options.versionLine)
@@ -189,7 +192,10 @@ struct LaunchOptions: Equatable {
   /// The options ArgumentParser parsed, with the order of `-c` and `-f` recovered from `arguments`.
   init(_ options: Options, arguments: [String]) {
     actions = Options.orderedActions(arguments)
-    words = options.words
+    // Without -f, a leading `--` only ends the options; with -f, the script's words are its own.
+    words =
+      options.file.isEmpty && options.words.first == "--"
+      ? Array(options.words.dropFirst()) : options.words
     database = options.db
     api = options.api
     cacert = options.cacert

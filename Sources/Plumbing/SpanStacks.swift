@@ -1,15 +1,24 @@
 import Foundation
-import Synchronization
 
-/// The spans running on each thread, innermost last, built only while someone reads spans.
+/// The spans running, innermost last, built only while someone reads spans.
 ///
-/// A span opened while another runs on the same thread becomes its child; one opened with no
-/// span running is a root, and `rootEnded` gets it, with its whole tree, when it ends. While
-/// `isEnabled` answers false nothing is built: `withSpan` runs its body with a shared inert span,
-/// so a span costs one call of `isEnabled`.
+/// The innermost running span is a task-local value: a span opened while another runs in the same
+/// thread or task becomes its child, whichever thread that is, and a task that suspends keeps its
+/// span across the suspension. One opened with no span running is a root, and `rootEnded` gets
+/// it, with its whole tree, when it ends. While `isEnabled` answers false nothing is built:
+/// `withSpan` runs its body with a shared inert span, so a span costs one call of `isEnabled`.
 public final class SpanStacks: Sendable {
-  private let stacks = Mutex<[ObjectIdentifier: [Span]]>([:])
-  @usableFromInline let inert: Span
+  /// The innermost running span, and the stacks it belongs to (a session's tracer; another
+  /// session's spans are not this one's parents).
+  private struct Running: Sendable {
+    let owner: ObjectIdentifier
+    let span: Span
+  }
+
+  /// The innermost running span of this thread or task.
+  @TaskLocal private static var running: Running?
+
+  private let inert: Span
   private let clock: @Sendable () -> UInt64
   private let isEnabled: @Sendable () -> Bool
   private let rootEnded: @Sendable (Span) -> Void
@@ -27,21 +36,23 @@ public final class SpanStacks: Sendable {
       component: "", operation: "", attributes: [], start: 0, isRecording: false)
   }
 
-  /// Forgets every running span, once nobody reads spans any more.
-  public func forgetRunning() {
-    stacks.withLock { $0 = [:] }
+  /// This stacks' innermost running span here, if any.
+  private var current: Span? {
+    guard let running = Self.running, running.owner == ObjectIdentifier(self) else { return nil }
+    return running.span
   }
 
   /// Runs `body` inside a span named after `component` and `operation`; `attributes` are made
   /// only while spans are built.
-  @inlinable
   public func withSpan<T>(
     _ component: String, _ operation: String,
     attributes: () -> [(key: String, value: String)], _ body: (Span) throws -> T
   ) rethrows -> T {
     guard let span = open(component, operation, attributes) else { return try body(inert) }
     do {
-      let result = try body(span)
+      let result = try Self.$running.withValue(Running(owner: ObjectIdentifier(self), span: span)) {
+        try body(span)
+      }
       close(span, failure: nil)
       return result
     } catch {
@@ -50,69 +61,44 @@ public final class SpanStacks: Sendable {
     }
   }
 
-  /// Runs an async `body` inside a span.
-  public func withSpan<T>(
-    _ component: String, _ operation: String,
-    attributes: () -> [(key: String, value: String)], _ body: (Span) async throws -> T
-  ) async rethrows -> T {
-    guard let span = open(component, operation, attributes) else { return try await body(inert) }
-    do {
-      let result = try await body(span)
-      close(span, failure: nil)
-      return result
-    } catch {
-      close(span, failure: String(describing: error))
-      throw error
-    }
-  }
-
-  /// Records an event on this thread's innermost running span, or as a zero-length root span.
+  /// Records an event on the innermost running span, or as a zero-length root span.
   public func event(_ component: String, _ text: String) {
-    let thread = Self.currentThread
     guard isEnabled() else { return }
-    if let target = stacks.withLock({ $0[thread]?.last }) {
+    if let target = current {
       target.addEvent(text)
     } else {
       withSpan(component, "event", attributes: { [] }, { $0.addEvent(text) })
     }
   }
 
-  /// Runs `body` on this thread with `parent` as its innermost span, so that spans `body` opens
-  /// become its children: work handed to another thread stays in the tree it belongs to.
+  /// Runs `body` with `parent` as its innermost span, so that spans `body` opens become its
+  /// children: work handed to another thread stays in the tree it belongs to.
   public func withParent<T>(_ parent: Span?, _ body: () throws -> T) rethrows -> T {
     guard let parent, parent.isRecording else { return try body() }
-    let thread = Self.currentThread
-    stacks.withLock { $0[thread, default: []].append(parent) }
-    defer {
-      stacks.withLock { stacks in
-        if var stack = stacks[thread], let index = stack.lastIndex(where: { $0 === parent }) {
-          stack.removeSubrange(index...)
-          stacks[thread] = stack.isEmpty ? nil : stack
-        }
-      }
+    return try Self.$running.withValue(Running(owner: ObjectIdentifier(self), span: parent)) {
+      try body()
     }
-    return try body()
   }
 
   /// Starts a span that ends with `endSpan` rather than with a closure, for work that completes
-  /// on another thread (a request in flight); its parent is `parent`, else this thread's
-  /// innermost span.
+  /// on another thread (a request in flight); its parent is `parent`, else the innermost running
+  /// span.
   ///
   /// The span is not made current: spans opened meanwhile do not nest in it.
   public func startSpan(
     _ component: String, _ operation: String, attributes: [(key: String, value: String)],
     parent: Span?
   ) -> Span {
-    let thread = Self.currentThread
     guard isEnabled() else { return inert }
     let span = Span(
       component: component, operation: operation, attributes: attributes, start: clock())
-    let owner = parent.flatMap { $0.isRecording ? $0 : nil } ?? stacks.withLock { $0[thread]?.last }
+    let owner = parent.flatMap { $0.isRecording ? $0 : nil } ?? current
     if let owner { owner.append(child: span) } else { span.isDetachedRoot = true }
     return span
   }
 
-  /// Ends a span from `startSpan`; a span without a parent becomes a completed root.
+  /// Ends a span from `startSpan` or `withSpan`; a span without a parent becomes a completed
+  /// root.
   public func endSpan(_ span: Span, failure: String?) {
     guard span.isRecording else { return }
     span.finish(at: clock(), failure: failure)
@@ -120,35 +106,17 @@ public final class SpanStacks: Sendable {
     rootEnded(span)
   }
 
-  private static var currentThread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
-
-  @usableFromInline
-  func open(
+  private func open(
     _ component: String, _ operation: String, _ attributes: () -> [(key: String, value: String)]
   ) -> Span? {
     guard isEnabled() else { return nil }
     let span = Span(
       component: component, operation: operation, attributes: attributes(), start: clock())
-    let thread = Self.currentThread
-    stacks.withLock { stacks in
-      stacks[thread]?.last?.append(child: span)
-      stacks[thread, default: []].append(span)
-    }
+    if let parent = current { parent.append(child: span) } else { span.isDetachedRoot = true }
     return span
   }
 
-  @usableFromInline
-  func close(_ span: Span, failure: String?) {
-    span.finish(at: clock(), failure: failure)
-    let thread = Self.currentThread
-    let isRoot: Bool = stacks.withLock { stacks in
-      guard var stack = stacks[thread], let index = stack.lastIndex(where: { $0 === span }) else {
-        return false
-      }
-      stack.removeSubrange(index...)
-      stacks[thread] = stack.isEmpty ? nil : stack
-      return index == 0
-    }
-    if isRoot { rootEnded(span) }
+  private func close(_ span: Span, failure: String?) {
+    endSpan(span, failure: failure)
   }
 }

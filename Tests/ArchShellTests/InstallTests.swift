@@ -143,4 +143,24 @@ struct InstallTests {
     #expect(uninstall.status == 0, "\(uninstall.output)")
     #expect(try tree(prefix) == [])
   }
+
+  @Test("a binary with no walkthroughs beside it says where it looked, for help and for --tour")
+  func nothingBeside() throws {
+    let folder = try Binary.makeTemporaryDirectory() + "/bin"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: Binary.path, toPath: folder + "/archsh")
+    let alone = folder + "/archsh"
+    let share = (folder as NSString).deletingLastPathComponent + "/share/archsh/walkthroughs"
+    let help = try shell("ARCHSH_WALKTHROUGHS=/nowhere '\(alone)' help walkthroughs")
+    #expect(
+      help.output
+        == "no walkthroughs were found; archsh looked in '/nowhere', '\(share)': set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash\n",
+      "\(help.output)")
+    let tour = try shell("ARCHSH_WALKTHROUGHS=/nowhere '\(alone)' --tour basics")
+    #expect(tour.status == 2)
+    #expect(
+      tour.output.contains(
+        "archsh's walkthroughs were not found (looked in '/nowhere', '\(share)')"),
+      "\(tour.output)")
+  }
 }

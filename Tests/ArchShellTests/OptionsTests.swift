@@ -5,43 +5,61 @@ import Testing
 
 @Suite("process options")
 struct OptionsTests {
-  static let vectors: [[String]] = [
-    [], ["-c", "echo hi"], ["-c", "a", "-c", "b"], ["-c", "a", "-f", "s.ash", "x", "-c", "y"],
-    ["-f", "s.ash", "--json", "arg"],
-    ["--db", ":memory:", "--json", "--keep-going", "--echo", "--no-rc"],
-    ["help", "--markdown"], ["--echo", "-f", "t.ash", "1", "2"], ["-c", "-x"],
-    ["--json", "--json"],
-    ["-cecho hi"], ["--db=x", "-c", "a"], ["--", "help"], ["--help"], ["--version"],
-    ["-f", "a", "-f", "b"],
-    ["--db", "a", "--db", "b"], ["-c"], ["--jsno"], ["-f", "s.ash", "--bogus"],
-    ["--api", "http://127.0.0.1:9", "-c", "net api"], ["--api=http://x", "-c", "net api"],
+  /// What happens to one command line.
+  enum Outcome: Sendable {
+    /// The fast scanner answers, and ArgumentParser answers the same.
+    case scanned
+    /// The scanner leaves it to ArgumentParser by design (joined forms, a repeated option, an
+    /// option-like word after the script), which accepts it.
+    case leftToParser
+    /// ArgumentParser ends the run cleanly: help or the version.
+    case cleanExit
+    /// A usage error: the scanner declines it and ArgumentParser refuses it.
+    case refused
+  }
+
+  static let vectors: [([String], Outcome)] = [
+    ([], .scanned), (["-c", "echo hi"], .scanned), (["-c", "a", "-c", "b"], .scanned),
+    (["-c", "a", "-f", "s.ash", "x", "-c", "y"], .scanned),
+    (["-f", "s.ash", "--json", "arg"], .scanned),
+    (["--db", ":memory:", "--json", "--keep-going", "--echo", "--no-rc"], .scanned),
+    (["help", "--markdown"], .scanned), (["--echo", "-f", "t.ash", "1", "2"], .scanned),
+    // A line that looks like an option, and a joined short option, are usage errors.
+    (["-c", "-x"], .refused), (["--json", "--json"], .leftToParser),
+    (["-cecho hi"], .refused), (["--db=x", "-c", "a"], .leftToParser),
+    (["--", "help"], .leftToParser), (["--help"], .cleanExit), (["--version"], .cleanExit),
+    (["-f", "a", "-f", "b"], .refused), (["--db", "a", "--db", "b"], .leftToParser),
+    (["-c"], .refused), (["--jsno"], .refused), (["-f", "s.ash", "--bogus"], .leftToParser),
+    (["--api", "http://127.0.0.1:9", "-c", "net api"], .scanned),
+    (["--api=http://x", "-c", "net api"], .leftToParser),
   ]
 
   @Test(
-    "the fast scanner and ArgumentParser agree wherever the scanner answers", arguments: vectors)
-  func agree(_ arguments: [String]) throws {
+    "the fast scanner and ArgumentParser agree on every command line: the same options, or the same refusal",
+    arguments: vectors)
+  func agree(_ arguments: [String], _ outcome: Outcome) throws {
     let fast = LaunchOptions.scan(arguments)
-    let parsed = try? Options.parse(arguments)
-    if let fast {
-      // What the scanner answers, ArgumentParser answers the same.
-      let parsed = try #require(parsed, "ArgumentParser refused \(arguments)")
-      #expect(fast == LaunchOptions(parsed, arguments: arguments))
-    } else {
-      // What the scanner declines is a form it leaves to ArgumentParser by design.
-      let declined = Self.declined.contains(arguments) || parsed == nil
-      #expect(declined, "the scanner declined \(arguments), which ArgumentParser accepts")
+    let parsed: Result<Options, Error> = Result { try Options.parse(arguments) }
+    switch outcome {
+    case .scanned:
+      let scanned = try #require(fast, "the scanner declined \(arguments)")
+      let options = try #require(try? parsed.get(), "ArgumentParser refused \(arguments)")
+      #expect(scanned == LaunchOptions(options, arguments: arguments))
+    case .leftToParser:
+      #expect(fast == nil, "the scanner answered \(arguments)")
+      #expect((try? parsed.get()) != nil, "ArgumentParser refused \(arguments)")
+    case .cleanExit, .refused:
+      #expect(fast == nil, "the scanner answered \(arguments)")
+      guard case .failure(let error) = parsed else {
+        Issue.record("ArgumentParser accepted \(arguments)")
+        return
+      }
+      let status = Options.exitCode(for: error)
+      #expect(
+        outcome == .cleanExit ? status == .success : status == .validationFailure,
+        "\(arguments): \(status)")
     }
   }
-
-  /// Forms ArgumentParser accepts and the scanner leaves to it: help, versions, joined forms.
-  static let declined: [[String]] = [
-    ["--help"], ["--version"], ["-cecho hi"], ["--db=x", "-c", "a"], ["--", "help"],
-    ["--api=http://x", "-c", "net api"], ["-c", "-x"],
-    // A flag or a single-valued option given twice: ArgumentParser takes the last.
-    ["--json", "--json"], ["--db", "a", "--db", "b"],
-    // An option-like word after the script is the script's; the scanner leaves it.
-    ["-f", "s.ash", "--bogus"],
-  ]
 
   /// ArgumentParser's own model of the options (`--experimental-dump-help`).
   static func declared() throws -> [(name: String, valued: Bool, repeating: Bool)] {
@@ -129,5 +147,9 @@ struct OptionsTests {
     #expect(parsed.database == "w.sqlite")
     #expect(parsed.json)
     #expect(parsed.words == ["x"])
+    // `--` ends the options, and is not itself a word of the command.
+    let ended = ["--", "help", "--markdown"]
+    #expect(
+      LaunchOptions(try Options.parse(ended), arguments: ended).words == ["help", "--markdown"])
   }
 }

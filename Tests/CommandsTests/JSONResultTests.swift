@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Plumbing
+import TestSupport
 import Testing
 
 @testable import Commands

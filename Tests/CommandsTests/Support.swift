@@ -52,10 +52,3 @@ struct Harness {
 
 /// Runs long blocking work on a thread of its own, off the cooperative pool, so that the tests
 /// that wait asynchronously meanwhile (a sleep, a server's answer) are not starved of threads.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-  try await withCheckedThrowingContinuation { continuation in
-    let thread = Thread { continuation.resume(with: Result { try body() }) }
-    thread.stackSize = 8 << 20
-    thread.start()
-  }
-}

@@ -1,6 +1,7 @@
 import DemoAPI
 import Foundation
 import Plumbing
+import TestSupport
 import Testing
 
 @testable import Domain

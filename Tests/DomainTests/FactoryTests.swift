@@ -1,6 +1,8 @@
 import DemoAPI
 import Foundation
 import Plumbing
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import Domain
@@ -219,5 +221,42 @@ struct FactoryTests {
     #expect(Suggestion.nearest(to: "trcae", among: ["factory", "trace"]) == "trace")
     #expect(Suggestion.nearest(to: "zzzzz", among: ["factory", "trace"]) == nil)
     #expect(Suggestion.editDistance(Array("ab".unicodeScalars), Array("ba".unicodeScalars)) == 1)
+  }
+}
+
+/// What one product is built as, in the test below.
+private final class SharedBox: Sendable {}
+
+@Suite("The factory core under concurrent requests")
+struct FactoryCoreConcurrencyTests {
+  @Test("a singleton that eight threads ask for first, at once, is built once, and all get it")
+  func singletonBuiltOnce() {
+    let core = FactoryCore(tracer: Tracer())
+    let declaration = ComponentDeclaration<SharedBox>(
+      "concurrencyTestBox", of: FactoryCoreConcurrencyTests.self, .singleton, from: .archsh,
+      "a product asked for from eight threads"
+    ) { _ in SharedBox() }
+    let start = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    let got = Mutex<[ObjectIdentifier]>([])
+    for _ in 0..<8 {
+      done.enter()
+      Thread {
+        start.wait()
+        // A builder that takes a while, as one that opens a file or starts a server does.
+        let box = try? core.singleton(declaration) {
+          Thread.sleep(forTimeInterval: 0.05)
+          return SharedBox()
+        }
+        if let box { got.withLock { $0.append(ObjectIdentifier(box)) } }
+        done.leave()
+      }.start()
+    }
+    for _ in 0..<8 { start.signal() }
+    done.wait()
+    let identities = got.withLock { $0 }
+    #expect(identities.count == 8)
+    #expect(Set(identities).count == 1)
+    #expect(core.constructionCount("concurrencyTestBox") == 1)
   }
 }

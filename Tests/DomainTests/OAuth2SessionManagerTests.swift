@@ -1,5 +1,6 @@
 import DemoAPI
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Domain

@@ -1,6 +1,7 @@
 import DemoAPI
 import Domain
 import Foundation
+import TestSupport
 import Testing
 
 /// A factory logged in to a demo API of its own with `locations` favourite locations.

@@ -1,5 +1,6 @@
 import DemoAPI
 import Foundation
+import TestSupport
 
 /// One demo API for the Domain tests, started on a Dispatch thread.
 ///
@@ -27,15 +28,5 @@ actor TestServer {
 /// Runs blocking work on a Dispatch thread, off the cooperative pool the in-process server
 /// answers on: a test that blocked a pool thread while waiting could starve it (the archsh binary
 /// waits on its main thread instead).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(returning: body()) }
-  }
-}
 
 /// Runs blocking work that can fail on a Dispatch thread, off the cooperative pool.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-  try await withCheckedThrowingContinuation { continuation in
-    DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-  }
-}

@@ -1,5 +1,7 @@
+import DemoAPI
 import Domain
 import Foundation
+import Plumbing
 
 /// The shell's own commands: variables, help, scripts, expectations and settings.
 enum Builtins {
@@ -525,4 +527,94 @@ enum ExpectCheck: String, ChoiceWord {
   case succeeds
   /// It failed, with an error message containing TEXT if given.
   case fails
+}
+
+// MARK: - serve
+
+extension Builtins {
+  /// `serve --port N`.
+  static let servePortOption = Option(
+    "port", .integer(0...65535), value: "N", "the port", default: "8080")
+  /// `serve --catalog-size N`.
+  static let serveCatalogSizeOption = Option(
+    "catalog-size", .integer(15...1_000_000), value: "N", "how many products", default: "100")
+
+  /// `serve --user EMAIL:PASSWORD`, repeatable; the password keeps the line out of history.
+  static let serveUserOption = Many.option(
+    "user", .text, value: "EMAIL:PASSWORD", "add an account that can log in",
+    secret: true)
+  /// `serve --locations N`.
+  static let serveLocationsOption = Option(
+    "locations", .integer(0...10_000_000), value: "N",
+    "how many favourite locations the demo user has", default: "100")
+  /// `serve --token-lifetime DURATION`.
+  static let serveTokenLifetimeOption = Option(
+    "token-lifetime", .duration, value: "DURATION", "how long an access token lives",
+    default: "1h")
+
+  static let serve = Command(
+    "serve", summary: "run the demo API on its own, for curl, until Ctrl-C",
+    discussion: """
+      Listens on 127.0.0.1 only, and answers only to a Host of 127.0.0.1:PORT or localhost:PORT \
+      (421 otherwise: a page whose own name was made to resolve to 127.0.0.1 is refused). Port 0 \
+      picks a free port; the URL is printed when the server is ready. A connection that sends no \
+      complete request for 10 s is closed; /echo takes at most 1 MiB (413 beyond).
+      OAuth2: POST /oauth/token takes grant_type=password (username, password, client_id, \
+      client_secret) or grant_type=refresh_token (refresh_token, client_id, client_secret), as a \
+      JSON body (as BDModules sends them) or a form, and answers \
+      {"access_token":...,"refresh_token":...,"code":"OK"}. Tokens are \
+      random and kept in memory; a refresh token is used up by its refresh. GET /users/me needs \
+      'Authorization: Bearer TOKEN' and answers 401 {"code":"Unauthorized"} without one; so do \
+      GET /users/me/locations and /users/{id}/locations, which page through the user's favourite \
+      locations: offset and limit (Standard paging), or since_id or max_id with order=asc|desc \
+      (Realtime paging), with info{offset,count,total}.
+      The demo account is \(Accounts.demoEmail) with the password \(Accounts.demoPassword); the \
+      client is \(Accounts.clientID) with the secret \(Accounts.clientSecret). --user adds accounts.
+      """,
+    signature: Signature([
+      servePortOption, serveCatalogSizeOption, serveUserOption, serveTokenLifetimeOption,
+      serveLocationsOption,
+    ]),
+    examples: [
+      "serve", "serve --port 0 --catalog-size 10000",
+      "serve --user grace@example.com:cobol --token-lifetime 30s",
+    ],
+    result: .record(["url", "stopped"])
+  ) { invocation in
+    let accounts = Accounts(tokenLifetime: invocation[serveTokenLifetimeOption] ?? 3600)
+    guard accounts.tokenLifetime > 0 else {
+      throw ShellError(
+        "the token lifetime must be longer than 0", hint: "for example 30s or 1h",
+        at: invocation.word(for: serveTokenLifetimeOption)?.offset)
+    }
+    for word in invocation[serveUserOption] {
+      let parts = word.text.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2, parts[0].contains("@") else {
+        throw ShellError(
+          "--user needs EMAIL:PASSWORD", hint: "for example --user grace@example.com:cobol",
+          at: word.offset)
+      }
+      accounts.add(email: String(parts[0]), password: String(parts[1]))
+    }
+    let server: DemoAPI
+    let port = invocation[servePortOption] ?? 8080
+    do {
+      guard port == 0 || LoopbackPort.isFree(port) else {
+        throw DemoAPIError.couldNotStart(port: port)
+      }
+      server = try DemoAPI.start(
+        port: port,
+        catalogSize: invocation[serveCatalogSizeOption] ?? 100, accounts: accounts,
+        locations: LocationCatalog(count: invocation[serveLocationsOption] ?? 100))
+    } catch {
+      throw ShellError(String(describing: error), hint: "is the port in use? try --port 0")
+    }
+    invocation.interpreter.announce(
+      "serving the demo API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+    while !invocation.interpreter.interruptRequested() { Thread.sleep(forTimeInterval: 0.1) }
+    server.stop()
+    return .sentence(
+      "stopped",
+      [Field("url", .string(server.baseURL.absoluteString)), Field("stopped", .bool(true))])
+  }
 }

@@ -11,6 +11,11 @@ import Synchronization
 final class FactoryCore: Sendable {
   let tracer: Tracer
   private let state = Mutex(State())
+  /// The singletons being built now, by slot, and the thread building each; read and changed
+  /// only while `buildsChanged` is locked, which a request for one of them waits on.
+  private let inProgress = Mutex<[Int: ObjectIdentifier]>([:])
+  /// Signalled whenever a singleton's build ends, built or failed.
+  private let buildsChanged = NSCondition()
 
   /// What the core has built and seen, behind its mutex.
   private struct State {
@@ -83,12 +88,26 @@ final class FactoryCore: Sendable {
 
   /// The shared instance of `declaration`, built by `make` on first use; the construction is
   /// traced under the factory's name.
+  ///
+  /// A singleton is built once, even when two threads ask for it first at the same time: the
+  /// second waits for the first's build, and gets its instance (the seed's `lazy var`s are
+  /// requested from the main thread only; here a command and a server thread may both ask).
   func singleton<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) throws -> T {
     noteRequest(declaration)
     let slot = declaration.slot
     if let existing = state.withLock({ $0.built(at: slot) }) as? BuiltSingleton<T> {
       publish(declaration, built: false)
       return existing.value
+    }
+    if let existing: T = claimBuild(of: slot) {
+      publish(declaration, built: false)
+      return existing
+    }
+    defer {
+      buildsChanged.lock()
+      _ = inProgress.withLock { $0.removeValue(forKey: slot) }
+      buildsChanged.broadcast()
+      buildsChanged.unlock()
     }
     let component = declaration.component
     let attributes = [(key: "lifetime", value: component.lifetime.rawValue)]
@@ -99,6 +118,28 @@ final class FactoryCore: Sendable {
       state.withLock { $0.keep(BuiltSingleton(instance), at: slot) }
       publish(declaration, built: true)
       return instance
+    }
+  }
+
+  /// Marks the singleton at `slot` as built by this thread and returns nil; or, when another
+  /// thread builds it now, waits for that build and returns its instance (nil again when that
+  /// build failed, and this thread builds it instead).
+  private func claimBuild<T>(of slot: Int) -> T? {
+    let me = ObjectIdentifier(Thread.current)
+    buildsChanged.lock()
+    defer { buildsChanged.unlock() }
+    while true {
+      if let existing = state.withLock({ $0.built(at: slot) }) as? BuiltSingleton<T> {
+        return existing.value
+      }
+      let builder = inProgress.withLock { $0[slot] }
+      // Nobody builds it, or this thread does already (a builder that asks for its own product,
+      // which a dependency graph without cycles never does): this thread builds it.
+      guard let builder, builder != me else {
+        inProgress.withLock { $0[slot] = me }
+        return nil
+      }
+      buildsChanged.wait()
     }
   }
 

@@ -97,7 +97,6 @@ public final class Tracer: Tracing, Sendable {
   /// What was recorded stays available to `recorded` until the next `enable()`.
   public func disable() {
     events.unsubscribe(recorder)
-    if !isEnabled { spans.forgetRunning() }
   }
 
   /// Every root span completed since the last `enable()`.
@@ -113,15 +112,6 @@ public final class Tracer: Tracing, Sendable {
     _ body: (Span) throws -> T
   ) rethrows -> T {
     try spans.withSpan(component, operation, attributes: attributes, body)
-  }
-
-  /// Runs an async `body` inside a span.
-  public func withSpan<T>(
-    _ component: String, _ operation: String,
-    attributes: @autoclosure () -> [(key: String, value: String)] = [],
-    _ body: (Span) async throws -> T
-  ) async rethrows -> T {
-    try await spans.withSpan(component, operation, attributes: attributes, body)
   }
 
   /// Records an event on the innermost running span, or as a zero-length root span.

@@ -255,6 +255,9 @@ enum Launcher {
     if !options.actions.isEmpty || !options.words.isEmpty {
       // The -c and -f options form one script: a failure at the end of one part may be examined
       // by an `expect` at the start of the next.
+      // Several -c lines are numbered in errors (`-c#2:1:9`), so that each says which it is.
+      let lineCount = options.actions.count { if case .line = $0 { true } else { false } }
+      var lineNumber = 0
       for (index, action) in options.actions.enumerated() {
         let continued =
           index < options.actions.count - 1 || (!options.hasScript && !options.words.isEmpty)
@@ -262,7 +265,9 @@ enum Launcher {
         switch action {
         case .line(let text):
           var source = ScriptLineSource(contents: Array(text.utf8))
-          outcome = interpreter.run(&source, name: "-c", interactive: false, continued: continued)
+          lineNumber += 1
+          let name = lineCount > 1 ? "-c#\(lineNumber)" : "-c"
+          outcome = interpreter.run(&source, name: name, interactive: false, continued: continued)
         case .file(let path):
           switch ScriptLineSource.open(path: path) {
           case .failure(let error):

@@ -31,7 +31,10 @@ struct Options: ParsableCommand {
   var file: [String] = []
 
   @ArgumentParser.Option(
-    name: .customShort("c"), help: ArgumentHelp("Run one line (repeatable).", valueName: "line"))
+    name: .customShort("c"),
+    help: ArgumentHelp(
+      "Run one line (repeatable; with several, an error names its line: -c#2:1:9).",
+      valueName: "line"))
   var command: [String] = []
 
   @ArgumentParser.Option(

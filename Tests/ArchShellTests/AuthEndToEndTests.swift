@@ -148,7 +148,7 @@ struct AuthEndToEndTests {
     ])
     #expect(
       malformed.stderr
-        == "-c:1:1: error: the token request failed: cannot decode the response: the body is not valid JSON (the credential is kept: run the command again, or log in again with 'auth login EMAIL')\n"
+        == "-c#3:1:1: error: the token request failed: cannot decode the response: the body is not valid JSON (the credential is kept: run the command again, or log in again with 'auth login EMAIL')\n"
     )
     let tokens = malformed.stdout.split(separator: "\n").filter {
       $0.hasPrefix("access_token:") || $0.hasPrefix("refresh_token:")
@@ -177,8 +177,8 @@ struct AuthEndToEndTests {
     #expect(result.status == 1)
     #expect(
       result.stderr == """
-        -c:1:1: error: nobody is logged in, so there is no bearer token to send (log in with 'auth login EMAIL')
-        -c:1:1: error: the token request was refused (HTTP 500, InternalError: injected fault: HTTP 500 for /oauth/token) (the credential is kept: run the command again, or log in again with 'auth login EMAIL')
+        -c#1:1:1: error: nobody is logged in, so there is no bearer token to send (log in with 'auth login EMAIL')
+        -c#10:1:1: error: the token request was refused (HTTP 500, InternalError: injected fault: HTTP 500 for /oauth/token) (the credential is kept: run the command again, or log in again with 'auth login EMAIL')
 
         """)
     #expect(
@@ -261,7 +261,7 @@ struct AuthEndToEndTests {
     #expect(out.stdout == "logged out\nlogged_in: no\n")
     #expect(
       out.stderr
-        == "-c:1:1: error: nobody is logged in, so no user is stored (log in with 'auth login EMAIL')\n"
+        == "-c#3:1:1: error: nobody is logged in, so no user is stored (log in with 'auth login EMAIL')\n"
     )
     #expect(try sqlite(db, "SELECT count(*) FROM entry WHERE store = 'user'") == "0\n")
   }
@@ -278,8 +278,8 @@ struct AuthEndToEndTests {
     #expect(result.status == 1)
     #expect(
       result.stderr == """
-        -c:1:12: error: logged in as 'ada@example.com' and the credential is kept, but the user could not be fetched: HTTP 500 InternalError: injected fault: HTTP 500 for /users/me ('user me' fetches the user again; 'auth show' shows the stored login)
-        -c:1:1: error: no user is stored with the credential ('user me' fetches the user and stores it)
+        -c#2:1:12: error: logged in as 'ada@example.com' and the credential is kept, but the user could not be fetched: HTTP 500 InternalError: injected fault: HTTP 500 for /users/me ('user me' fetches the user again; 'auth show' shows the stored login)
+        -c#4:1:1: error: no user is stored with the credential ('user me' fetches the user and stores it)
 
         """)
     let shows = result.stdout.components(separatedBy: "email:         ada@example.com\n")

@@ -229,7 +229,7 @@ struct DefectTests {
     #expect(failing.status == 1)
     #expect(
       failing.stderr
-        == "-c:1:26: error: no key 'nope' in store 'bookmarks'\narchsh: the run ended with status 1; rolled back: nothing this run did was saved (--atomic)\n",
+        == "-c#2:1:26: error: no key 'nope' in store 'bookmarks'\narchsh: the run ended with status 1; rolled back: nothing this run did was saved (--atomic)\n",
       "\(failing.stderr)")
     let after = try Binary.run(
       ["--no-rc", "--db", database, "-c", "store keys bookmarks"], home: home)
@@ -241,7 +241,7 @@ struct DefectTests {
     let passing = try Binary.run(
       ["--no-rc", "--db", ":memory:", "-c", "store retrieve bookmarks zz", "-c", "expect fails"])
     #expect(passing.status == 0, "\(passing.stderr)")
-    #expect(passing.stderr == "-c:1:26: error: no key 'zz' in store 'bookmarks'\n")
+    #expect(passing.stderr == "-c#1:1:26: error: no key 'zz' in store 'bookmarks'\n")
     let failing = try Binary.run(
       ["--no-rc", "--db", ":memory:", "-c", "store retrieve bookmarks zz", "-c", "echo next"])
     #expect(failing.status == 1)

@@ -80,6 +80,23 @@ struct EndToEndTests {
         || version.stdout == "archsh 0.1.0 (\(commit)-dirty)\n", "\(version.stdout)")
   }
 
+  @Test("with several -c lines, an error names its line (-c#2); with one, it is -c")
+  func numberedLines() throws {
+    let several = try Binary.run([
+      "--no-rc", "--db", ":memory:", "--keep-going", "-c", "echo a", "-c", "store retreive x y",
+      "-c", "echo b",
+    ])
+    #expect(several.status == 1)
+    #expect(several.stdout == "a\nb\n")
+    #expect(
+      several.stderr
+        == "-c#2:1:7: error: unknown verb 'retreive' for 'store' (did you mean 'retrieve'?)\n")
+    let one = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "store retreive x y"])
+    #expect(
+      one.stderr
+        == "-c:1:7: error: unknown verb 'retreive' for 'store' (did you mean 'retrieve'?)\n")
+  }
+
   @Test("script errors give file:line:col, also through source, and stop the script")
   func errorFormat() throws {
     let result = try Binary.run(["-f", "Tests/ArchShellTests/Fixtures/outer.ash"], merge: true)

@@ -184,7 +184,7 @@ struct HostileServerTests {
       #expect(run.status == 1, "\(path)")
       #expect(
         run.stderr
-          == "-c:1:9: error: request to \(server.url)/status/\(path) failed: the server's status line '\(line)' is not HTTP/1.1 (a status is three digits, 100 to 599)\n",
+          == "-c#1:1:9: error: request to \(server.url)/status/\(path) failed: the server's status line '\(line)' is not HTTP/1.1 (a status is three digits, 100 to 599)\n",
         "\(run.stderr)")
       #expect(run.stdout.contains("\"details\":\"hostile but honest\""), "\(run.stdout)")
     }
@@ -215,7 +215,7 @@ struct HostileServerTests {
         ["--api", server.url, "--keep-going", "-c", "net get \(path)", "-c", "net get /products/1"])
       #expect(run.status == 1, "\(path)")
       #expect(
-        run.stderr == "-c:1:9: error: request to \(server.url)\(path) failed: \(message)\n",
+        run.stderr == "-c#1:1:9: error: request to \(server.url)\(path) failed: \(message)\n",
         "\(path): \(run.stderr)")
       #expect(run.stdout.contains("\"details\":\"hostile but honest\""), "\(path): \(run.stdout)")
       // The body limit is 64 MiB: a body is never held twice over.

@@ -47,9 +47,9 @@ struct JSONDocumentsTests {
     #expect(
       run.stderr
         == """
-        -c:1:14: error: expected S between 0 and 1000000000, not '-1'
-        -c:1:16: error: expected R between 0 and 1000000000, not '-3'
-        -c:1:12: error: expected S between 0 and 1000000000, not '-1'
+        -c#2:1:14: error: expected S between 0 and 1000000000, not '-1'
+        -c#3:1:16: error: expected R between 0 and 1000000000, not '-3'
+        -c#4:1:12: error: expected S between 0 and 1000000000, not '-1'
 
         """, "\(run.stderr)")
     #expect(

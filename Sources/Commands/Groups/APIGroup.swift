@@ -51,7 +51,18 @@ enum APIGroup {
         makeTask: OAuth2Authorization.request(manager, method: .get, path: source.text)
       ).get()
       if let error = response.error { throw error }
-      json = try ValueInput.check(response.data, file: nil, at: source, what: "the response")
+      // The status is said: a 404's empty body is not a convention's finding, nor a JSON error.
+      let status = response.statusCode ?? 0
+      if response.data.isEmpty {
+        throw ShellError(
+          "GET \(source.text) answered HTTP \(status) with an empty body: there is nothing to lint",
+          hint: (200..<300).contains(status)
+            ? "the convention wants {\"code\":…,\"data\":…}"
+            : "check the path; net get shows the response",
+          at: source.offset)
+      }
+      json = try ValueInput.check(
+        response.data, file: nil, at: source, what: "the response (HTTP \(status))")
     }
     let findings = APIConvention.lint(json, registry: invocation.session.factory.model.registry)
     let listed: [Value] = findings.map { finding in

@@ -28,6 +28,7 @@ struct LearnTests {
       #expect(row["untouched"] as? String == "not met", "\(row)")
       #expect(row["solution"] as? String == "met", "\(row)")
       #expect(row["wrong"] as? String == "not met", "\(row)")
+      #expect(["not met", "-"].contains(row["cheat"] as? String), "\(row)")
     }
     // At least twenty, and at least three for every seed.
     #expect(rows.count >= 20)
@@ -77,16 +78,16 @@ struct LearnTests {
     let rule = String(repeating: "-", count: problem.count)
     #expect(
       run.stdout == """
-        name    seed    untouched  solution  wrong    verdict  problem
-        ------  ------  ---------  --------  -------  -------  \(rule)
-        always  archsh  MET        met       MET      FAIL     -
-        never   archsh  not met    NOT MET   not met  FAIL     -
-        broken  archsh  not met    met       not met  FAIL     \(problem)
+        name    seed    untouched  solution  wrong    cheat  verdict  problem
+        ------  ------  ---------  --------  -------  -----  -------  \(rule)
+        always  archsh  MET        met       MET      -      FAIL     -
+        never   archsh  not met    NOT MET   not met  -      FAIL     -
+        broken  archsh  not met    met       not met  -      FAIL     \(problem)
 
         """)
     #expect(
       run.stderr
-        == "-c:1:1: error: 3 exercises of 3 failed verification (the setup alone and the wrong attempt must not meet the goal, and the solution must)\n"
+        == "-c:1:1: error: 3 exercises of 3 failed verification (the setup alone, the wrong attempt and the cheat must not meet the goal, and the solution must)\n"
     )
   }
 
@@ -107,7 +108,7 @@ struct LearnTests {
       ["--no-rc", "--db", ":memory:", "-c", "learn start \(home)/section.ash"])
     #expect(
       section.stderr
-        == "-c:1:13: error: \(home)/section.ash:5:4: unknown section 'checks' (the sections are '## setup', '## check', '## solution', '## wrong')\n"
+        == "-c:1:13: error: \(home)/section.ash:5:4: unknown section 'checks' (the sections are '## setup', '## check', '## solution', '## wrong', '## cheat')\n"
     )
     let name = try Binary.run([
       "--no-rc", "--db", ":memory:", "-c", "learn start ds-row-add-new-sectio",
@@ -186,10 +187,10 @@ struct LearnTests {
       expect contains "event send discover headerTapped"
       event send discover headerTapped
       learn goal
-      expect contains "met, after 1 line; 0 of 3 hints shown"
+      expect contains "met on line 1 of this attempt; 0 of 3 hints shown"
       learn reset
       learn goal
-      expect contains "not met yet, after 1 line"
+      expect contains "not met yet, after 0 lines of this attempt"
       learn next
       expect contains "exercise 'app-expired-session'"
       learn stop
@@ -200,5 +201,46 @@ struct LearnTests {
     try script.write(toFile: home + "/t.ash", atomically: false, encoding: .utf8)
     let run = try Binary.run(["--no-rc", "--db", ":memory:", "-f", home + "/t.ash"])
     #expect(run.status == 0, "\(run.stderr)")
+  }
+
+  @Test(
+    "a rule checks the way to the goal: the known shortcuts break it, the attempt stops counting until learn reset, and learn goal counts this attempt's lines up to the goal"
+  )
+  func rules() throws {
+    let store = try Binary.run([
+      "--no-rc", "--db", ":memory:", "-c", "learn start store-keep-cover-through-trim", "-c",
+      "store limits thumbs --bytes 1MB", "-c", "store persist thumbs page3 page-three", "-c",
+      "learn goal", "-c", "learn reset", "-c", "store retrieve thumbs cover", "-c",
+      "store persist thumbs page3 page-three", "-c", "learn goal",
+    ])
+    #expect(store.status == 0, "\(store.stderr)")
+    let broken = try #require(store.stdout.range(of: "learn reset' starts it again)\n"))
+    #expect(
+      store.stdout.contains(
+        "✗ 'store limits' is not allowed in this exercise: this attempt no longer counts for the goal ('learn reset' starts it again)\n"
+      ), "\(store.stdout)")
+    let reset = try #require(store.stdout.range(of: "not met yet, after 2 lines of this attempt"))
+    // The shortcut met the check, but not the goal: nothing was said to be met before the reset.
+    #expect(!store.stdout[..<reset.lowerBound].contains("✓ goal met"))
+    #expect(broken.lowerBound < reset.lowerBound)
+    #expect(
+      store.stdout.contains(
+        "this attempt broke the rule: 'store limits' is not allowed in this exercise ('learn reset' starts again)"
+      ))
+    #expect(store.stdout[reset.upperBound...].contains("✓ goal met"))
+    #expect(store.stdout.contains("met on line 2 of this attempt"), "\(store.stdout)")
+
+    // Presenter events only: resetting and starting the app again is not one.
+    let events = try Binary.run([
+      "--no-rc", "--db", ":memory:", "-c", "learn start event-discover-back-to-root", "-c",
+      "app reset", "-c", "app start --session s3cr3t", "-c", "coord tree",
+    ])
+    #expect(events.status == 0, "\(events.stderr)")
+    #expect(
+      events.stdout.contains(
+        "✗ only 'event send', 'screen select' may change the state in this exercise, and 'app reset' is not one"
+      ), "\(events.stdout)")
+    #expect(events.stdout.contains("DiscoverFlowCoordinator [discover]  Discover  ← visible"))
+    #expect(!events.stdout.contains("✓ goal met"))
   }
 }

@@ -17,7 +17,12 @@ enum LearnGroup {
       An exercise is a file in the command language: a '# Title' line, '#: seed', '#: level', \
       '#: goal', '#: hint' (one per hint) and '#: why' lines, then the sections '## setup', \
       '## check' (commands that only read, with 'expect' lines), '## solution' and '## wrong' \
-      (a plausible mistake, which must not meet the goal). archsh's own are in \
+      (a plausible mistake, which must not meet the goal). A rule says how the goal may be \
+      reached: '#: forbid store limits, store remove' names commands the learner may not type, \
+      '#: only event send, screen select' the only ones that may change the state (commands \
+      that only look, help and learn stay allowed); a line that breaks it is said at once, and \
+      the attempt no longer meets the goal until 'learn reset'. An exercise with a rule has a \
+      '## cheat' section, the shortcut the rule excludes. archsh's own are in \
       share/archsh/exercises beside its installed binary (Sources/Commands/Learn/Exercises in \
       its source tree); 'learn start FILE.ash' runs any other, and \
       'learn verify FILE.ash' checks one before you share it.
@@ -170,16 +175,26 @@ enum LearnGroup {
   static let goal = Command(
     "goal", summary: "the running exercise's goal, whether it is met, and the hints so far",
     examples: ["learn goal"],
-    result: .record(["name", "goal", "met", "tries", "hints_shown", "hints"])
+    result: .record([
+      "name", "goal", "met", "lines", "broken_rule", "tries", "hints_shown", "hints",
+    ])
   ) { invocation in
     let lesson = try lesson(invocation)
     let exercise = lesson.exercise
+    // The lines of this attempt: up to the one that met the goal, or all of them so far.
+    let lines = lesson.metAfter ?? lesson.attemptLines
+    let state =
+      lesson.isMet
+      ? "met on line \(lines) of this attempt"
+      : "not met yet, after \(plural(lines, "line")) of this attempt"
     var text = """
       exercise '\(exercise.name)': \(exercise.title) · \(exercise.seed.label)
       goal: \(exercise.goal)
-      \(lesson.isMet ? "met" : "not met yet"), after \(plural(lesson.tries, "line")); \
-      \(lesson.hintsShown) of \(exercise.hints.count) hints shown
+      \(state); \(lesson.hintsShown) of \(exercise.hints.count) hints shown
       """
+    if let broken = lesson.broken {
+      text += "\nthis attempt broke the rule: \(broken) ('learn reset' starts again)"
+    }
     for (index, hint) in exercise.hints.prefix(lesson.hintsShown).enumerated() {
       text += "\nhint \(index + 1): \(hint)"
     }
@@ -187,7 +202,9 @@ enum LearnGroup {
       wrappedForTerminal(text, width: invocation.interpreter.terminalWidth()),
       [
         Field("name", .string(exercise.name)), Field("goal", .string(exercise.goal)),
-        Field("met", .bool(lesson.isMet)), Field("tries", .int(lesson.tries)),
+        Field("met", .bool(lesson.isMet)), Field("lines", .int(lines)),
+        Field("broken_rule", lesson.broken.map(Value.string) ?? .null),
+        Field("tries", .int(lesson.tries)),
         Field("hints_shown", .int(lesson.hintsShown)), Field("hints", .int(exercise.hints.count)),
       ])
   }
@@ -286,8 +303,10 @@ enum LearnGroup {
     var untouched: Bool
     var solution: Bool
     var wrong: Bool
+    /// Whether the cheat misses the goal; nil for an exercise without a rule.
+    var cheat: Bool?
     var problem: String?
-    var passed: Bool { untouched && solution && wrong && problem == nil }
+    var passed: Bool { untouched && solution && wrong && cheat != false && problem == nil }
   }
 
   /// Plays an exercise three ways, each in a fresh session: the setup alone must not meet the
@@ -299,29 +318,38 @@ enum LearnGroup {
       let setup = Lesson.play(exercise.setup, of: exercise, in: session)
       guard setup.succeeded else { return (false, "setup: \(setup.error ?? "failed")") }
       let played = Lesson.play(lines, of: exercise, in: session)
-      let met = Lesson.play(exercise.check, of: exercise, in: session).succeeded
+      // A line that breaks the exercise's rule makes the attempt miss the goal, as it does for
+      // the learner.
+      let met =
+        exercise.brokenRule(in: lines) == nil
+        && Lesson.play(exercise.check, of: exercise, in: session).succeeded
       return (met, played.succeeded ? nil : played.error)
     }
     let untouched = attempt([])
     let solution = attempt(exercise.solution)
     let wrong = attempt(exercise.wrong)
+    let cheat = exercise.cheat.isEmpty ? nil : attempt(exercise.cheat)
+    let selfBroken = exercise.brokenRule(in: exercise.solution).map {
+      "solution: it breaks the exercise's own rule: \($0)"
+    }
     // A wrong attempt that fails misses the goal for nothing: it must run, and miss it.
     return Verdict(
       untouched: untouched.problem == nil && !untouched.met,
-      solution: solution.met, wrong: !wrong.met,
-      problem: untouched.problem ?? solution.problem.map { "solution: \($0)" }
-        ?? wrong.problem.map { "wrong attempt: \($0)" })
+      solution: solution.met, wrong: !wrong.met, cheat: cheat.map { !$0.met },
+      problem: untouched.problem ?? selfBroken ?? solution.problem.map { "solution: \($0)" }
+        ?? wrong.problem.map { "wrong attempt: \($0)" }
+        ?? cheat?.problem.map { "cheat: \($0)" })
   }
 
   static let verify = Command(
     "verify",
     summary:
-      "check exercises: the setup alone and the wrong attempt miss the goal, the solution meets it",
+      "check exercises: the setup alone, the wrong attempt and the cheat miss the goal, the solution meets it",
     signature: Signature([exercisesArgument]),
     examples: [
       "learn verify", "learn verify ds-row-add-new-section", "learn verify my-exercise.ash",
     ],
-    result: .rows(["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"])
+    result: .rows(["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"])
   ) { invocation in
     let words = invocation[exercisesArgument]
     var exercises: [Exercise] = []
@@ -344,6 +372,7 @@ enum LearnGroup {
         Field("untouched", .string(verdict.untouched ? "not met" : "MET")),
         Field("solution", .string(verdict.solution ? "met" : "NOT MET")),
         Field("wrong", .string(verdict.wrong ? "not met" : "MET")),
+        Field("cheat", .string(verdict.cheat.map { $0 ? "not met" : "MET" } ?? "-")),
         Field("verdict", .string(verdict.passed ? "ok" : "FAIL")),
         Field("problem", verdict.problem.map(Value.string) ?? .null),
       ]
@@ -352,7 +381,7 @@ enum LearnGroup {
     }
     invocation.interpreter.progress(nil)
     // The problem column is shown only when an exercise has one.
-    var columns = ["name", "seed", "untouched", "solution", "wrong", "verdict", "problem"]
+    var columns = ["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"]
     if !rows.contains(where: { $0.last != .null }) {
       columns.removeLast()
       rows = rows.map { Array($0.dropLast()) }
@@ -367,7 +396,8 @@ enum LearnGroup {
         error: ShellError(
           "\(plural(failed, "exercise")) of \(exercises.count) failed verification",
           hint:
-            "the setup alone and the wrong attempt must not meet the goal, and the solution must"))
+            "the setup alone, the wrong attempt and the cheat must not meet the goal, and the solution must"
+        ))
     }
     return output
   }

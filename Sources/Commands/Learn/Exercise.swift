@@ -50,8 +50,52 @@ public struct Exercise: Sendable {
   /// A plausible mistake, which must not meet the goal.
   public let wrong: [SourceLine]
 
-  /// The sections a file has, in the order it gives them.
-  static let sections = ["setup", "check", "solution", "wrong"]
+  /// Commands the learner may not type (`#: forbid store limits, store trim`): a line that
+  /// starts with one of them breaks the exercise's rule, and the goal is not met by that attempt.
+  public let forbidden: [String]
+  /// When given (`#: only event send, screen select`), the only commands that may change the
+  /// state; commands that only look (`Exercise.looks`), `help` and `learn` stay allowed.
+  public let only: [String]
+  /// A known shortcut the rules exclude (`## cheat`).
+  ///
+  /// `learn verify` plays it, and it must not meet the goal. Every exercise with a rule has one.
+  public let cheat: [SourceLine]
+
+  /// The sections a file has, in the order it gives them; `cheat` only with a rule.
+  static let sections = ["setup", "check", "solution", "wrong", "cheat"]
+
+  /// The verbs of commands that only look at the state, which `#: only` never forbids.
+  static let looks: Set<String> = [
+    "show", "list", "tree", "stack", "state", "keys", "entries", "stores", "bytes", "info",
+    "check", "path", "count", "render", "graph", "events", "faults", "tags", "status",
+  ]
+  /// Commands that are never a rule's concern: asking for help, the exercise's own commands.
+  static let alwaysAllowed = [
+    "help", "learn", "echo", "vars", "history", "expect", "set", "unset", "sleep", "output", "#",
+  ]
+
+  /// The rule a typed line breaks, in words, or nil.
+  public func brokenRule(by line: String) -> String? {
+    for command in line.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
+    where !command.isEmpty {
+      let words = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+      func starts(_ prefix: String) -> Bool {
+        let wanted = prefix.split(separator: " ").map(String.init)
+        return words.count >= wanted.count && Array(words.prefix(wanted.count)) == wanted
+      }
+      if let rule = forbidden.first(where: starts) {
+        return "'\(rule)' is not allowed in this exercise"
+      }
+      guard !only.isEmpty, !Self.alwaysAllowed.contains(where: starts),
+        !only.contains(where: starts)
+      else { continue }
+      // A group's verb that only looks (`coord tree`, `screen show`) is always allowed.
+      if words.count >= 2, Self.looks.contains(words[1]) { continue }
+      return "only " + only.map { "'\($0)'" }.joined(separator: ", ")
+        + " may change the state in this exercise, and '\(words.prefix(2).joined(separator: " "))' is not one"
+    }
+    return nil
+  }
 
   /// Reads an exercise from a file's text; errors name `path:line`.
   public init(text: String, name: String, path: String) throws(ShellError) {
@@ -86,10 +130,12 @@ public struct Exercise: Sendable {
         let body = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
         let key = String(body.prefix { !$0.isWhitespace })
         let value = body.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
-        guard ["seed", "level", "goal", "hint", "why"].contains(key) else {
+        guard ["seed", "level", "goal", "hint", "why", "forbid", "only"].contains(key) else {
           throw ShellError(
             "\(path):\(number):3: unknown field '\(key)'",
-            hint: "the fields are '#: seed', '#: level', '#: goal', '#: hint' and '#: why'")
+            hint:
+              "the fields are '#: seed', '#: level', '#: goal', '#: hint', '#: why', '#: forbid' and '#: only'"
+          )
         }
         meta[key, default: []].append(value)
       } else if title == nil, line.hasPrefix("# ") {
@@ -116,10 +162,26 @@ public struct Exercise: Sendable {
     guard let level = Int(levelText), (1...3).contains(level) else {
       throw ShellError("\(path): level '\(levelText)' is not 1, 2 or 3", hint: "1 is the easiest")
     }
-    for section in Self.sections where lines[section] == nil {
+    for section in Self.sections where section != "cheat" && lines[section] == nil {
       throw ShellError(
         "\(path): no '## \(section)' section",
         hint: "an exercise has the sections setup, check, solution and wrong")
+    }
+    func list(_ key: String) -> [String] {
+      meta[key, default: []].flatMap { $0.split(separator: ",") }
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+    let forbidden = list("forbid")
+    let only = list("only")
+    let hasRule = !forbidden.isEmpty || !only.isEmpty
+    if hasRule, !lines["cheat", default: []].contains(where: { !Self.isBlank($0.text) }) {
+      throw ShellError(
+        "\(path): an exercise with a rule ('#: forbid' or '#: only') has no '## cheat' section",
+        hint: "give the shortcut the rule excludes, which 'learn verify' checks misses the goal")
+    }
+    if !hasRule, lines["cheat"] != nil {
+      throw ShellError(
+        "\(path): a '## cheat' section without a rule", hint: "add '#: forbid' or '#: only'")
     }
     guard lines["check", default: []].contains(where: { !Self.isBlank($0.text) }) else {
       throw ShellError(
@@ -138,6 +200,14 @@ public struct Exercise: Sendable {
     self.check = lines["check", default: []]
     self.solution = lines["solution", default: []]
     self.wrong = lines["wrong", default: []]
+    self.forbidden = forbidden
+    self.only = only
+    self.cheat = lines["cheat", default: []]
+  }
+
+  /// The rule broken by any of `lines`, in words, or nil.
+  func brokenRule(in lines: [SourceLine]) -> String? {
+    lines.lazy.filter { !Self.isBlank($0.text) }.compactMap { self.brokenRule(by: $0.text) }.first
   }
 
   /// Whether a line holds no command: blank, or a comment.

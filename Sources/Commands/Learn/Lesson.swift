@@ -21,6 +21,12 @@ final class Lesson {
   var isMet = false
   /// Whether the learner was told, once, where to find help.
   var offeredHelp = false
+  /// Lines typed in this attempt (since `learn start` or `learn reset`).
+  var attemptLines = 0
+  /// The line of this attempt that met the goal.
+  var metAfter: Int?
+  /// The exercise's rule this attempt broke, in words: then the goal is not met by it.
+  var broken: String?
 
   private init(exercise: Exercise, home: Session, session: Session, tries: Int, hints: Int) {
     self.exercise = exercise
@@ -176,14 +182,23 @@ extension Interpreter {
     lesson.session.factory.shutdown()
   }
 
-  /// After a line the learner typed: checks the goal, and says when it is met, or no longer met.
-  func afterLessonLine() {
+  /// After a line the learner typed: checks the exercise's rule and the goal, and says when the
+  /// goal is met, or no longer met, or the rule was broken.
+  func afterLessonLine(_ text: String) {
     guard let lesson else { return }
     lesson.tries += 1
+    lesson.attemptLines += 1
     let wasMet = lesson.isMet
-    lesson.isMet = lesson.goalIsMet()
-    lesson.saveProgress()
     var lines: [String] = []
+    if lesson.broken == nil, let rule = lesson.exercise.brokenRule(by: text) {
+      lesson.broken = rule
+      lines.append(
+        "✗ \(rule): this attempt no longer counts for the goal ('learn reset' starts it again)")
+    }
+    lesson.isMet = lesson.broken == nil && lesson.goalIsMet()
+    if lesson.isMet, !wasMet { lesson.metAfter = lesson.attemptLines }
+    if !lesson.isMet { lesson.metAfter = nil }
+    lesson.saveProgress()
     if lesson.isMet && !wasMet {
       lines.append("✓ goal met: \(lesson.exercise.goal)")
       if let why = lesson.exercise.why { lines.append("  why: \(why)") }

@@ -180,7 +180,9 @@ public final class Interpreter {
       recorder?.begin(line, prepared: prepared, registry: registry)
       let keepRunning = execute(prepared, line: line)
       recorder?.end(interrupted: interruptRequested())
-      if frames.count == 1, lesson != nil, !Self.skipsGoalCheck(line.text) { afterLessonLine() }
+      if frames.count == 1, lesson != nil, !Self.skipsGoalCheck(line.text) {
+        afterLessonLine(line.text)
+      }
       if !keepRunning { return exitStatus.map { .exit($0) } ?? .stopped }
     }
     return exitStatus.map { .exit($0) } ?? .finished

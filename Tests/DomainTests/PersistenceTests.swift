@@ -162,13 +162,12 @@ struct PersistenceTests {
     clock.advance(30)
     #expect(try controller.retrieve(forKey: "k") == text("v"))
     #expect(
-      throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["short"])
+      throws: PersistenceController.Error.expired(store: "generalCache", key: "short")
     ) {
       try controller.retrieve(forKey: "short")
     }
     clock.advance(31)
-    #expect(throws: PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"]))
-    {
+    #expect(throws: PersistenceController.Error.expired(store: "generalCache", key: "k")) {
       try controller.retrieve(forKey: "k")
     }
   }
@@ -182,7 +181,8 @@ struct PersistenceTests {
     let (other, _, _) = try makeController(workspace: try Workspace(path: path), clock: clock)
     try controller.persist(text("v"), forKey: "k", ageLimit: 10)
     clock.advance(30)
-    let missing = PersistenceController.Error.objectNotFound(store: "generalCache", keys: ["k"])
+    // Stored, and expired in TTL mode: said as such, not as missing.
+    let missing = PersistenceController.Error.expired(store: "generalCache", key: "k")
     func readable() -> Bool { (try? controller.retrieve(forKey: "k")) != nil }
     #expect(readable())
     _ = try controller.changeLimits(byteLimit: nil, ageLimit: nil, ttl: true)

@@ -30,6 +30,8 @@ enum StoreGroup {
       return "'store trim \(store) --to-bytes 0' removes its entries"
     case PersistenceController.Error.objectFailedToPersist(let store, _):
       return "raise it with 'store limits \(store) --bytes N'"
+    case PersistenceController.Error.expired(let store, _):
+      return "'store trim \(store) --expired' is that trim"
     default: return nil
     }
   }
@@ -265,6 +267,12 @@ enum StoreGroup {
 
   static let keys = Command(
     "keys", summary: "list keys in key order",
+    discussion: """
+      In TTL mode an entry past its age limit is not listed: PINCache's TTL cache answers it as \
+      absent, and so do 'store retrieve' (which says it has expired) and 'store entries'. It stays \
+      stored, and 'store bytes' and 'store stores' count it, until a trim removes it ('store \
+      trim STORE --expired').
+      """,
     signature: Signature([storeArgument, prefixOption, limitOption]),
     examples: ["store keys bookmarks", "store keys generalCache --prefix user. --limit 10"],
     result: .rows(["key"])
@@ -276,6 +284,10 @@ enum StoreGroup {
 
   static let entries = Command(
     "entries", summary: "list entries: key, bytes, created, accessed, access count, age limit",
+    discussion: """
+      In TTL mode an entry past its age limit is not listed, as 'store keys' does not list it; \
+      'store bytes' still counts it until a trim removes it.
+      """,
     signature: Signature([storeArgument]), examples: ["store entries bookmarks"],
     result: .rows(["key", "bytes", "created", "accessed", "count", "age_limit"])
   ) { invocation in
@@ -295,7 +307,7 @@ enum StoreGroup {
   static let bytes = Command(
     "bytes", summary: "the byte count of a store, or of one key",
     discussion:
-      "A key's byte count is its value's length (PINCache reports the size allocated on disk).",
+      "A key's byte count is its value's length (PINCache reports the size allocated on disk). In TTL mode an entry past its age limit is counted until a trim removes it, as PINCache's byte count counts it, though 'store keys', 'store entries' and 'store retrieve' treat it as absent.",
     signature: Signature([storeArgument, oneKey]),
     examples: ["store bytes bookmarks", "store bytes bookmarks home"],
     result: .oneOf([.record(["store", "bytes"]), .record(["store", "key", "bytes"])])

@@ -54,6 +54,9 @@ public final class PersistenceController: Sendable {
     case objectFailedToPersist(store: String, reason: String)
     /// No value for the key (or for any of the keys).
     case objectNotFound(store: String, keys: [String])
+    /// The key's entry has outlived its age limit in TTL mode: PINCache's TTL cache answers it as
+    /// absent, though it is stored (and counted in the byte count) until a trim removes it.
+    case expired(store: String, key: String)
     /// No store has that name.
     case unknownStore(String, suggestion: String?)
     /// A store of that name exists already.
@@ -69,6 +72,7 @@ public final class PersistenceController: Sendable {
       case .objectFailedToPersist: return .value
       case .objectNotFound(let store, let keys):
         return keys.first.map(ErrorSubject.key) ?? .store(store)
+      case .expired(_, let key): return .key(key)
       case .unknownStore(let name, _), .storeExists(let name), .invalidStoreName(let name),
         .builtInStore(let name):
         return .store(name)
@@ -84,6 +88,10 @@ public final class PersistenceController: Sendable {
         if keys.count == 1 { return "no key '\(keys[0])' in store '\(store)'" }
         return
           "none of the keys \(keys.map { "'\($0)'" }.joined(separator: ", ")) are in store '\(store)'"
+      case .expired(let store, let key):
+        return
+          "'\(key)' in store '\(store)' has expired (TTL): the TTL cache answers it as absent, "
+          + "though it stays stored, and counted in the byte count, until a trim removes it"
       case .unknownStore(let name, let suggestion):
         let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
         return "unknown store '\(name)'\(hint)"
@@ -231,7 +239,7 @@ public final class PersistenceController: Sendable {
   public func persist(_ value: Data, forKey key: String, ageLimit: Double? = nil) async throws
     -> [String]
   {
-    try await Task.detached { try self.persist(value, forKey: key, ageLimit: ageLimit) }.value
+    try await offCooperativePool { try self.persist(value, forKey: key, ageLimit: ageLimit) }
   }
 
   /// The value for `key`; `objectNotFound` when it is missing (or expired, in TTL mode).
@@ -250,7 +258,14 @@ public final class PersistenceController: Sendable {
         }
       }
       guard let value else {
-        span.setAttribute("result", "objectNotFound")
+        // Absent, or expired in TTL mode: the second is said, since it is still stored.
+        let stored = try workspace.read { db in
+          try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM entry WHERE store = ? AND key = ?",
+            arguments: [identifier, key]) ?? false
+        }
+        span.setAttribute("result", stored ? "expired" : "objectNotFound")
+        if stored { throw Error.expired(store: identifier, key: key) }
         throw Error.objectNotFound(store: identifier, keys: [key])
       }
       span.setAttribute("bytes", String(value.count))
@@ -261,7 +276,7 @@ public final class PersistenceController: Sendable {
 
   /// Retrieves asynchronously.
   public func retrieve(forKey key: String) async throws -> Data {
-    try await Task.detached { try self.retrieve(forKey: key) }.value
+    try await offCooperativePool { try self.retrieve(forKey: key) }
   }
 
   /// The values for `keys`, in key order, skipping missing keys; `objectNotFound` only when every
@@ -291,7 +306,7 @@ public final class PersistenceController: Sendable {
 
   /// Retrieves several asynchronously; unlike the seed's, the order is the keys' order.
   public func retrieveObjects(forKeys keys: [String]) async throws -> [(key: String, value: Data)] {
-    try await Task.detached { try self.retrieveObjects(forKeys: keys) }.value
+    try await offCooperativePool { try self.retrieveObjects(forKeys: keys) }
   }
 
   /// Removes `keys`; every key must exist, or nothing is removed.
@@ -316,7 +331,7 @@ public final class PersistenceController: Sendable {
 
   /// Removes asynchronously.
   public func remove(forKeys keys: [String]) async throws {
-    try await Task.detached { try self.remove(forKeys: keys) }.value
+    try await offCooperativePool { try self.remove(forKeys: keys) }
   }
 
   // MARK: - Store state

@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// Fetches products with NetworkController and persists them with PersistenceController, after
 /// Lickability's ProductUpdater (seeds 000 and 001).
@@ -89,7 +90,7 @@ public final class ProductUpdater: Sendable {
 
   /// Updates the product at `url` with async/await.
   public func updateProduct(from url: URL) async throws -> Product {
-    try await Task.detached { try self.updateProduct(from: url).get() }.value
+    try await offCooperativePool { try self.updateProduct(from: url).get() }
   }
 
   /// The product cached for `url`, from disk only; nil when none is cached.

@@ -130,7 +130,10 @@ public final class AppDelegate {
   /// process changed the state since this one last saw it, the app is restored from what is saved
   /// first, so that the navigation applies to it and nothing the other process did is lost.
   public func navigate(_ body: (AppConfigurator) throws -> Void) throws -> [NavigationRecord] {
-    _ = try runningApp()
+    // The app in memory is brought up to date under the lock below: looking for other processes'
+    // commits first as well would be a second read for every event.
+    if app == nil { _ = try running(required: true) }
+    _ = drain()
     try stateStore.exclusively("sending an event") { change in
       try adopt(change)
       guard let app else { throw NavigationError.notRunning }

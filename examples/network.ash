@@ -4,13 +4,16 @@
 ## A request and its NetworkResponse
 # The first command that needs the network starts the demo API on 127.0.0.1.
 net api
-# perform(request:) completes with a NetworkResponse: the HTTP response, the data, and the
-# result of decoding it (here the BDModules envelope).
+# performRequest completes with a Result: the decoded value, or the error. `net get` shows a
+# little more for learning: the status, the bytes and the time, then the decoded envelope.
 net get /products/1
 expect contains "200"
-# The full variant keeps the response's headers and the raw body too.
+# performFullResponseRequest, the full variant, completes with a NetworkResponse: the HTTP
+# response (its headers here), the raw data and the result. It also returns the URLSessionTask,
+# so that the caller can cancel it; here Ctrl-C while a request waits is that cancel().
 net get /products/2 --full
 expect contains "Content-Type"
+expect contains "URLSessionTask"
 
 ## Failures a NetworkController reports
 # A transport error (the connection dropped) is a failure, not a crash.

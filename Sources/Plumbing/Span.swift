@@ -18,11 +18,14 @@ public final class Span: Sendable {
 
   /// False for the inert span handed out while tracing is off: it ignores every mutation.
   public let isRecording: Bool
+  /// The tracer's clock, which times events.
+  private let clock: @Sendable () -> UInt64
 
   /// What changes while the span runs, and while its tree is read.
   private struct State {
     var attributes: [(key: String, value: String)]
     var events: [String] = []
+    var eventTimes: [UInt64] = []
     var children: [Span] = []
     var end: UInt64?
     var failure: String?
@@ -33,9 +36,10 @@ public final class Span: Sendable {
 
   init(
     component: String, operation: String, attributes: [(key: String, value: String)],
-    start: UInt64, isRecording: Bool = true
+    start: UInt64, isRecording: Bool = true, clock: @escaping @Sendable () -> UInt64 = { 0 }
   ) {
     self.isRecording = isRecording
+    self.clock = clock
     self.component = component
     self.operation = operation
     self.state = Mutex(State(attributes: attributes))
@@ -46,6 +50,8 @@ public final class Span: Sendable {
   public var attributes: [(key: String, value: String)] { state.withLock { $0.attributes } }
   /// Things that happened during the span, such as delegate notifications.
   public var events: [String] { state.withLock { $0.events } }
+  /// When each event happened, in nanoseconds of the tracer's clock, in the order of `events`.
+  public var eventTimes: [UInt64] { state.withLock { $0.eventTimes } }
   /// Spans opened while this one was running.
   public var children: [Span] { state.withLock { $0.children } }
   /// The error that ended the span, if it ended with one.
@@ -84,7 +90,11 @@ public final class Span: Sendable {
   /// Records something that happened during the span, for example `mutated(section: 2)`.
   public func addEvent(_ text: String) {
     guard isRecording else { return }
-    state.withLock { $0.events.append(text) }
+    let time = clock()
+    state.withLock { state in
+      state.events.append(text)
+      state.eventTimes.append(time)
+    }
   }
 
   /// The text that stands in for a secret value.

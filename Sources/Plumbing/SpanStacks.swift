@@ -91,7 +91,8 @@ public final class SpanStacks: Sendable {
   ) -> Span {
     guard isEnabled() else { return inert }
     let span = Span(
-      component: component, operation: operation, attributes: attributes, start: clock())
+      component: component, operation: operation, attributes: attributes, start: clock(),
+      clock: clock)
     let owner = parent.flatMap { $0.isRecording ? $0 : nil } ?? current
     if let owner { owner.append(child: span) } else { span.isDetachedRoot = true }
     return span
@@ -111,7 +112,8 @@ public final class SpanStacks: Sendable {
   ) -> Span? {
     guard isEnabled() else { return nil }
     let span = Span(
-      component: component, operation: operation, attributes: attributes(), start: clock())
+      component: component, operation: operation, attributes: attributes(), start: clock(),
+      clock: clock)
     if let parent = current { parent.append(child: span) } else { span.isDetachedRoot = true }
     return span
   }

@@ -10,12 +10,15 @@ enum AppGroup {
       AppConfigurator (filmsstorm's MVC+C guide, seed 004) is the root coordinator. At launch a \
       session id stored in the 'user' store chooses the main flow (a tab bar container with the \
       Discover, Favourites and Profile flows); without one it chooses the login flow. A flow's \
-      coordinator sends app events up: mainFlow, authorizationFlow, appError(KIND). Switching \
-      flows drops the other root coordinator; appError shows an alert, and unauthorized removes \
-      the session and routes to login.
-      Where archsh differs from the guide: the guide never removes a child coordinator, and \
-      archsh removes the root flow's coordinator when the other flow replaces it, so that 'coord \
-      tree' shows what is alive. The session id is a secret: it is stored, never shown.
+      coordinator sends app events up: mainFlow, authorizationFlow, appError(KIND); appError \
+      shows an alert, and unauthorized removes the session and routes to login.
+      Child coordinators, two levels: AppConfigurator's child is the root flow's coordinator \
+      (login or main), and the main flow's TabBarContainer has one child per tab. The guide \
+      shows no code that removes a child from childCoordinators at either level. Where archsh \
+      differs: when mainFlow or authorizationFlow replaces the root flow, archsh removes the \
+      old flow's coordinator from AppConfigurator's children, so that 'coord tree' shows what is \
+      alive; a tab's coordinator is never removed, as in the guide. The session id is a \
+      secret: it is stored, never shown.
       The app's state (root flow, selected tab, alert, every stack) is saved in the workspace \
       after each change and restored on the next start; 'app reset' clears it.
       Two sessions, kept apart as the seeds keep them: the app's session id (this group, the \
@@ -24,7 +27,15 @@ enum AppGroup {
       'app login EMAIL' (or 'app start --session ID') logs the app in.
       """,
     commands: [start, state, relaunch, reset, login, logout, error],
-    hints: hint(for:))
+    hints: hint(for:), offered: offered(in:))
+
+  /// The verbs Tab offers in the app's state: 'start' while it is not running, 'login' in the
+  /// login flow, 'logout' in the main flow.
+  static func offered(in session: Session) -> Set<String>? {
+    guard let app = RunningApp.forCompletion(session) else { return ["start", "state", "reset"] }
+    let always: Set<String> = ["state", "relaunch", "reset", "error"]
+    return always.union(app.flow == .login ? ["login"] : ["logout"])
+  }
 
   /// The shell's hints for NavigationError, which the app, coord, event and screen commands show.
   static func hint(for error: Error) -> String? {

@@ -20,11 +20,15 @@ enum DataSourceGroup {
       removes the section. Out-of-bounds updates and removals do nothing and notify nothing.
       Each ~ line names the controller that speaks. 'DataSourceController delegate: \
       mutated(…)' is what DataSourceController (seed 002) tells its delegate; --quiet is its \
-      notify: false, and silences these lines alone. 'TableViewDataSource: collectionState …' \
-      follows Lickability's TableViewDataSource (seed 000): it is printed only when the data \
-      source goes from empty to non-empty or back, whatever --quiet says, since that \
-      controller's didSet always tells its delegate. 'EmptyStateViewController: tapped …' is \
-      Lickability's empty state (seed 000) running its button's handler.
+      notify: false, and silences these lines alone. 'mutated(rows: [])' is the original's \
+      dataSourceWasMutated(_:rows:) called with no index paths: the mutation happened and names \
+      no row to reload (a section set to no rows, or a patch that changed nothing). \
+      'TableViewDataSource: collectionState …' follows Lickability's TableViewDataSource (seed \
+      000), whose collection's didSet compares the old collection with the new one and tells \
+      its delegate on two changes alone: empty to non-empty, and non-empty to empty. So the line \
+      appears on those changes and on no other; --quiet does not silence it, because that didSet \
+      has no notify flag. 'EmptyStateViewController: tapped …' is Lickability's empty state \
+      (seed 000) running its button's handler.
       """,
     commands: [
       new, list, drop, register, background, emptyState, tap, sectionAdd, sectionUpdate,
@@ -471,6 +475,13 @@ enum DataSourceGroup {
 
   static let rowsSet = Command(
     "rows set", summary: "replace a section's rows, keeping its header and footer",
+    discussion: """
+      update(rows:atSection:) as in the original: it tells its delegate the index paths of the \
+      new rows, 0..<n in the section (dataSourceWasMutated(_:rows:)), whatever the section held \
+      before. So emptying a two-row section notifies no rows ('mutated(rows: [])'), and going \
+      from 2 rows to 3 notifies 0-0, 0-1 and 0-2, a row the table view did not have. A section \
+      out of bounds does nothing and notifies nothing.
+      """,
     signature: Signature([nameArgument, sectionIndex, rowWords, quiet]),
     examples: ["ds rows set todo 0 'Buy bread' 'Call Ada'"],
     result: .events(["event", "button", "action", "scope", "section", "rows", "state", "reason"])

@@ -17,7 +17,7 @@ enum EventGroup {
 
   /// The events of the screen a coordinator shows.
   static let eventNames: CompletionProvider = { context in
-    guard context.previousWords.count >= 3, let app = RunningApp.inMemory(context.session),
+    guard context.previousWords.count >= 3, let app = RunningApp.forCompletion(context.session),
       let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2])
     else { return [] }
     return controller.events.map(\.name).filter { $0.hasPrefix(context.prefix) }
@@ -25,7 +25,7 @@ enum EventGroup {
 
   /// The values an event's argument takes: product ids, error kinds or tabs.
   static let eventArguments: CompletionProvider = { context in
-    guard context.previousWords.count >= 4, let app = RunningApp.inMemory(context.session),
+    guard context.previousWords.count >= 4, let app = RunningApp.forCompletion(context.session),
       let controller = try? app.controller(forCoordinatorNamed: context.previousWords[2]),
       let descriptor = controller.events.first(where: { $0.name == context.previousWords[3] })
     else { return [] }

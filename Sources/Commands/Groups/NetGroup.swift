@@ -164,7 +164,18 @@ enum NetGroup {
   static let get = Command(
     "get", summary: "GET a path and show the status, bytes, time and decoded envelope",
     discussion:
-      "With --full, also the response headers and the raw body. A body that is not JSON shows where it breaks (json_error). An error status fails the command with the API's code and message.",
+      """
+      NetworkController (seed 000) has two calls. performRequest(_:completionQueue:completion:) \
+      completes with a Result: the decoded value or the error, nothing else. \
+      performFullResponseRequest completes with a NetworkResponse (the HTTP response, the data \
+      and the result) and returns the URLSessionTask, so that the caller can cancel or suspend \
+      it. 'net get' shows more than the plain call gives (the status, bytes and time, for \
+      learning); --full is the full variant: it adds the response headers, the raw body and the \
+      task, numbered per controller as taskIdentifier is. In the seed the task's cancel() ends \
+      the request and the completion gets the error; here Ctrl-C while a request waits does \
+      it ('the request to URL was cancelled'). A body that is not JSON shows where it breaks \
+      (json_error). An error status fails the command with the API's code and message.
+      """,
     signature: Signature([requestPathArgument, fullFlag]),
     examples: ["net get /products/1", "net get '/products?offset=0&limit=3' --full"],
     result: .oneOf([
@@ -172,7 +183,7 @@ enum NetGroup {
       .record([
         "request", "status", "bytes", "milliseconds", "code", "info", "data", "json_error",
         "headers",
-        "body",
+        "body", "task",
       ]),
     ])
   ) { invocation in
@@ -226,6 +237,16 @@ enum NetGroup {
             shown: TerminalText.escaped(headers, keepingLines: true), whole: .string(headers))
         ))
       fields.append(Field("body", shownBody(body)))
+      fields.append(
+        Field(
+          "task",
+          .excerpt(
+            shown:
+              "URLSessionTask \(response.taskIdentifier), completed (returned by the full variant; Ctrl-C while a request waits is its cancel())",
+            whole: .object([
+              Field("task_identifier", .int(response.taskIdentifier)),
+              Field("state", .string("completed")),
+            ]))))
     }
     return .record(fields)
   }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Synchronization
 
 /// `product`: ProductUpdater and its Translator, over the API in use and the `productCache` store.
 enum ProductGroup {
@@ -42,6 +43,10 @@ enum ProductGroup {
   static let limitOption = Option(
     "limit", .integer(1...1000), value: "N", "how many products", default: "20")
   /// `product list --cached`.
+  /// `update --drop-updater`.
+  static let dropUpdaterFlag = Flag(
+    "drop-updater",
+    "release the ProductUpdater as soon as the request is sent: the completion gets objectDeallocated")
   static let cachedFlag = Flag(
     "cached", "list the products in productCache instead, without counting as reads")
 
@@ -53,23 +58,36 @@ enum ProductGroup {
     discussion: """
       ProductUpdater.updateProduct(from:): GET the product, decode it, persist it under the URL. \
       On failure the error says whether a cached copy is kept; it always is.
+      --drop-updater calls the seed's completion-handler form, updateProduct(from:completion:), \
+      and releases the updater as soon as the request is sent, as a screen that goes away \
+      while it loads. The closure holds the updater weakly ([weak self]), so when the response \
+      arrives there is no updater to persist it: the completion gets Error.objectDeallocated \
+      and nothing is stored. A slow answer (net fault GET PATH --delay 1s) makes sure the \
+      release comes first.
       """,
-    signature: Signature([target]),
-    examples: ["product update 42", "product fetch /products/7"],
+    signature: Signature([target, dropUpdaterFlag]),
+    examples: [
+      "product update 42", "product fetch /products/7", "product update 3 --drop-updater",
+    ],
     result: .record(["id", "name", "family", "price", "currency", "details", "cached_as"])
   ) { invocation in
     let word = try invocation[target]
     let api = invocation.session.factory.api
     let catalog = try api.productCatalog()
     let url = try catalog.remoteURL(for: word.text)
-    let updater = try api.productUpdater()
-    switch updater.updateProduct(from: url) {
+    let outcome: Result<Product, any Error>
+    if invocation[dropUpdaterFlag] {
+      outcome = try updateDroppingUpdater(from: url, api: api)
+    } else {
+      outcome = try api.productUpdater().updateProduct(from: url)
+    }
+    switch outcome {
     case .success(let product):
       return .record(
         fields(product, invocation.session) + [Field("cached_as", .string(url.absoluteString))])
     case .failure(let error):
       let cache = try invocation.session.factory.persistenceController(.productCache)
-      let hint: String
+      var hint: String
       if let bytes = try? cache.byteCount(forKey: url.absoluteString) {
         hint = "the cached copy (\(bytes) bytes) is unchanged"
       } else if let other = try? catalog.cachedKeys(for: word.text).first {
@@ -77,8 +95,31 @@ enum ProductGroup {
       } else {
         hint = "nothing is cached for it"
       }
+      if case ProductUpdater.Error.objectDeallocated = error {
+        hint =
+          "the closure's [weak self] was nil when the response came, so nothing was persisted; "
+          + hint
+      }
       throw ShellError("cannot update \(word.text): \(error)", hint: hint, at: word.offset)
     }
+  }
+
+  /// Calls the completion-handler form of updateProduct and lets the updater go at once; waits
+  /// for the completion and returns what it was given.
+  static func updateDroppingUpdater(from url: URL, api: APIFactory) throws -> Result<
+    Product, any Error
+  > {
+    let outcome = Mutex<Result<Product, any Error>?>(nil)
+    let completed = DispatchSemaphore(value: 0)
+    do {
+      let updater = try api.productUpdater()
+      updater.updateProduct(from: url, completionQueue: .global()) { result in
+        outcome.withLock { $0 = result }
+        completed.signal()
+      }
+    }  // The only strong reference to the updater ends here.
+    completed.wait()
+    return outcome.withLock { $0 } ?? .failure(ProductUpdater.Error.objectDeallocated)
   }
 
   static let show = Command(

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Plumbing
+import Synchronization
 
 /// `repo`: BDModules' Repository: paged collections kept in the workspace.
 enum RepoGroup {
@@ -20,12 +21,18 @@ enum RepoGroup {
       lint' reports that). fetch does not check atEnd, as in the seed; atEnd is total == count. \
       An error sets the state to Error and keeps the elements; a fetch cancelled with Ctrl-C \
       keeps the state it had.
+      The original's fetch returns false, and sends nothing, while a fetch of the same \
+      repository is in flight. 'repo fetch NAME --background' starts one and returns at once \
+      (its completion handler runs later: 'repo wait NAME' shows what it brought); a 'repo \
+      fetch' of the same repository before then is refused that way, and 'repo state' says \
+      Fetching. A slow server ('net fault GET PATH --delay 2s') makes the window wide enough \
+      to see.
       Departures from the original: its atEnd is also true after a first fetch that failed \
       (0 == 0), and archsh's is false until a fetch has succeeded; the original keeps elements \
       in memory, and archsh keeps them in the workspace, de-duplicated by a unique index on \
       type and uuid, so that a repository survives a restart.
       """,
-    commands: [new, fetch, show, state, list, reset, drop],
+    commands: [new, fetch, wait, show, state, list, reset, drop],
     hints: hint(for:))
 
   /// The shell's hints for RepositoryError.
@@ -51,6 +58,36 @@ enum RepoGroup {
     "opt", .text, value: "KEY=VALUE", "an extra query parameter for every fetch")
   /// `fetch --all`.
   static let allFlag = Flag("all", "fetch until atEnd, a page with nothing new, or an error")
+  /// `fetch --background`.
+  static let backgroundFlag = Flag(
+    "background", "start the fetch and return at once; 'repo wait NAME' shows its outcome")
+
+  /// A fetch started with `repo fetch --background`: it runs on a thread of its own, and its
+  /// outcome waits here for `repo wait`, as the original's completion handler runs later.
+  final class BackgroundFetch: Sendable {
+    private let outcome = Mutex<Result<FetchResult?, any Error>?>(nil)
+    private let landed = DispatchSemaphore(value: 0)
+
+    /// Starts `fetch` on a thread of its own.
+    init(_ fetch: @escaping @Sendable () throws -> FetchResult?) {
+      Thread { [self] in
+        let result = Result { try fetch() }
+        outcome.withLock { $0 = result }
+        landed.signal()
+      }.start()
+    }
+
+    /// Whether the fetch has ended.
+    var hasLanded: Bool { outcome.withLock { $0 != nil } }
+
+    /// Waits for the fetch to end and returns what it brought, or throws its error.
+    func wait() throws -> FetchResult? {
+      if let result = outcome.withLock({ $0 }) { return try result.get() }
+      landed.wait()
+      landed.signal()
+      return try outcome.withLock { $0 }?.get()
+    }
+  }
   /// `show --from I`.
   static let fromOption = Option("from", .integer(0...Int.max), "the first position", default: "0")
   /// `show --count N`.
@@ -92,10 +129,13 @@ enum RepoGroup {
 
   static let fetch = Command(
     "fetch", summary: "fetch the next page: what was sent, what was new, the cursors",
-    signature: Signature([nameArgument, allFlag]),
-    examples: ["repo fetch favourites", "repo fetch favourites --all"],
+    signature: Signature([nameArgument, allFlag, backgroundFlag]),
+    examples: [
+      "repo fetch favourites", "repo fetch favourites --all", "repo fetch favourites --background",
+    ],
     result: .oneOf([
       .record(["repository", "in_flight"]),
+      .record(["repository", "started", "parameters"]),
       .sequence([
         .record(["pages"]),
         .record(recordFields),
@@ -104,6 +144,9 @@ enum RepoGroup {
   ) { invocation in
     let name = try invocation[nameArgument]
     let repository = try invocation.session.factory.api.repository(named: name.text)
+    if invocation[backgroundFlag] {
+      return try background(invocation, name: name)
+    }
     var results: [FetchResult] = []
     let started = Date()
     // --all shows its progress on a terminal: pages, elements and the rate.
@@ -124,7 +167,7 @@ enum RepoGroup {
       }
       guard let result = fetched else {
         return .sentence(
-          "a fetch of '\(name.text)' is already in flight",
+          "a fetch of '\(name.text)' is already in flight: Repository.fetch returns false and sends nothing",
           [Field("repository", .string(name.text)), Field("in_flight", .bool(true))])
       }
       results.append(result)
@@ -143,6 +186,66 @@ enum RepoGroup {
     {
       throw cancelled(elements: last.record.count)
     }
+    return fetchedOutput(results)
+  }
+
+  /// `repo fetch --background`: starts the fetch on a thread of its own and says what it sends.
+  static func background(_ invocation: Invocation, name: Word) throws -> Output {
+    guard !invocation[allFlag] else {
+      throw ShellError(
+        "--background fetches one page; it does not go with --all",
+        hint: "'repo fetch \(name.text) --all' waits for every page",
+        at: invocation.word(for: backgroundFlag)?.offset ?? name.offset)
+    }
+    let store = try invocation.session.factory.api.repositoryStore
+    let parameters = Repository.parameters(for: try store.record(name.text))
+      .map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    // Marked in flight here, before the thread starts, so that the next line typed finds it so.
+    guard store.begin(name.text) else {
+      return .sentence(
+        "a fetch of '\(name.text)' is already in flight: Repository.fetch returns false and sends nothing",
+        [Field("repository", .string(name.text)), Field("in_flight", .bool(true))])
+    }
+    // The thread asks the factory for a Repository of its own (a prototype), as a second caller
+    // of the original would hold its own reference.
+    let factory = invocation.session.factory
+    let repositoryName = name.text
+    invocation.session.backgroundFetches[name.text] = BackgroundFetch {
+      defer { store.end(repositoryName) }
+      return try factory.api.repository(named: repositoryName).fetchClaimed()
+    }
+    return .sentence(
+      "fetching '\(name.text)' in the background (Repository.fetch returned true), sending \(parameters); 'repo wait \(name.text)' shows what it brings",
+      [
+        Field("repository", .string(name.text)), Field("started", .bool(true)),
+        Field("parameters", .string(parameters)),
+      ])
+  }
+
+  static let wait = Command(
+    "wait",
+    summary: "wait for the fetch 'repo fetch --background' started, and show what it brought",
+    discussion: """
+      The completion handler of the original's fetch, run when you ask: the page sent, what was \
+      new and the repository's state, as 'repo fetch' shows them, or the fetch's error.
+      """,
+    signature: Signature([nameArgument]), examples: ["repo wait favourites"],
+    result: .sequence([.record(["pages"]), .record(recordFields)])
+  ) { invocation in
+    let name = try invocation[nameArgument]
+    guard let fetch = invocation.session.backgroundFetches[name.text] else {
+      throw ShellError(
+        "no fetch of '\(name.text)' was started in the background",
+        hint: "'repo fetch \(name.text) --background' starts one", at: name.offset)
+    }
+    invocation.session.backgroundFetches[name.text] = nil
+    guard let result = try fetch.wait() else { return .empty }
+    return fetchedOutput([result])
+  }
+
+  /// What `repo fetch` and `repo wait` show: each page sent, then the repository's state.
+  static func fetchedOutput(_ results: [FetchResult]) -> Output {
+    guard let last = results.last else { return .empty }
     var lines = results.map { result in
       "sent \(result.parameters.map(\.description).joined(separator: "&")): +\(result.added) new (\(result.duplicates) duplicates)"
     }

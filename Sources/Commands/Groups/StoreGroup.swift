@@ -112,7 +112,8 @@ enum StoreGroup {
 
   /// `trim --to-date`.
   static let toDateOption = Option(
-    "to-date", .date, value: "DATE", "remove entries created before DATE")
+    "to-date", .date, value: "DATE",
+    "remove entries created before DATE, except those with an age limit of their own")
 
   /// `trim --expired`.
   static let expiredFlag = Flag("expired", "remove entries past their age limit")
@@ -393,9 +394,13 @@ enum StoreGroup {
       Give exactly one of:
         --to-bytes N   largest entries first, until at most N bytes remain (PINCache trimToSize)
         --lru N        least recently accessed first, until at most N bytes (trimToSizeByDate)
-        --to-date DATE entries created before DATE (PINCache's trimToDate; its docs and code \
-      disagree on access or creation date, and archsh uses creation, like the age limit)
+        --to-date DATE entries created before DATE, except those with an age limit of their own
         --expired      entries past their age limit
+      PINCache's trimToDate, as its code does it (PINDiskCache trimDiskToDate and PINMemoryCache \
+      trimMemoryToDate): an entry goes when its creation date is before DATE, and an entry \
+      persisted with its own age limit (store persist --age) is skipped, left to that limit. \
+      The header, PINCaching.h, says "objects that haven't been accessed since this date"; the \
+      code compares creation dates, and archsh follows the code.
       """,
     signature: Signature([storeArgument, toBytesOption, lruOption, toDateOption, expiredFlag]),
     examples: ["store trim generalCache --expired", "store trim generalCache --lru 1MB"],

@@ -87,11 +87,15 @@ public struct CommandGroup: Sendable {
   /// A hint says what to run next, in shell words, which Domain never holds; nil for an error the
   /// group does not know.
   public let hints: @Sendable (Error) -> String?
+  /// The verbs that make sense in the session's state, which Tab completion offers; nil offers
+  /// every verb. Typing another still runs it, and its error says why it cannot.
+  public let offered: @Sendable (Session) -> Set<String>?
 
   /// Declares a group, with the hints for its controller's errors.
   public init(
     _ name: String, summary: String, from origins: [Origin], discussion: String = "",
-    commands: [Command], hints: @escaping @Sendable (Error) -> String? = { _ in nil }
+    commands: [Command], hints: @escaping @Sendable (Error) -> String? = { _ in nil },
+    offered: @escaping @Sendable (Session) -> Set<String>? = { _ in nil }
   ) {
     self.name = name
     self.summary = summary
@@ -99,6 +103,7 @@ public struct CommandGroup: Sendable {
     self.discussion = discussion
     self.commands = commands
     self.hints = hints
+    self.offered = offered
   }
 
   /// Whether the group's commands are called without a group word.

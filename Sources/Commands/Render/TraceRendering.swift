@@ -31,6 +31,42 @@ public enum TraceRendering {
   /// A Mermaid `sequenceDiagram` of `spans`: each span is a call from its parent's component and a
   /// reply carrying its attributes and duration; events become notes.
   public static func mermaid(_ spans: [Span], caller: String = "User") -> String {
+    mermaid(timeline(spans), caller: caller)
+  }
+
+  /// One arrow or note of a sequence diagram.
+  enum Moment {
+    /// `span` is called from `caller` (nil: the diagram's caller).
+    case call(Span, caller: String?)
+    /// A note over `span`'s component.
+    case note(Span, String)
+    /// `span` replies to `caller`.
+    case reply(Span, caller: String?)
+  }
+
+  /// The calls, notes and replies of `spans` in the order they happened: a call at its span's
+  /// start, a reply at its end, a note when its event was added. Spans that ran at once (a burst's
+  /// requests, on threads of their own) interleave as they did, so that a replay is drawn after
+  /// the refresh it waited for; spans that ran one after another come out as the tree has them.
+  static func timeline(_ spans: [Span]) -> [Moment] {
+    var moments: [(time: UInt64, order: Int, moment: Moment)] = []
+    func walk(_ span: Span, caller: String?) {
+      let start = span.startNanoseconds
+      moments.append((start, moments.count, .call(span, caller: caller)))
+      let times = span.eventTimes
+      for (index, event) in span.events.enumerated() {
+        let time = index < times.count ? max(times[index], start) : start
+        moments.append((time, moments.count, .note(span, event)))
+      }
+      for child in span.children { walk(child, caller: span.component) }
+      let end = span.durationNanoseconds.map { start &+ $0 } ?? moments.map(\.time).max() ?? start
+      moments.append((end, moments.count, .reply(span, caller: caller)))
+    }
+    for span in spans { walk(span, caller: nil) }
+    return moments.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map(\.moment)
+  }
+
+  private static func mermaid(_ moments: [Moment], caller: String) -> String {
     var participants: [String] = []
     var lines: [String] = []
     func participant(_ name: String) -> String {
@@ -39,21 +75,25 @@ public enum TraceRendering {
       if !participants.contains(declaration) { participants.append(declaration) }
       return id
     }
-    func walk(_ span: Span, from parent: String) {
-      let callee = participant(span.component)
-      lines.append(
-        "  \(parent)->>\(callee): \(escape(span.operation.isEmpty ? "event" : span.operation))")
-      for event in span.events {
-        lines.append("  Note over \(callee): \(escape(event))")
-      }
-      for child in span.children { walk(child, from: callee) }
-      var reply = span.attributes.map { "\($0.key): \($0.value)" }
-      if let failure = span.failure { reply.append("failed: \(failure)") }
-      if let duration = span.durationNanoseconds { reply.append(formatDuration(duration)) }
-      lines.append("  \(callee)-->>\(parent): \(escape(reply.joined(separator: ", ")))")
-    }
     let user = identifier(caller)
-    for span in spans { walk(span, from: user) }
+    for moment in moments {
+      switch moment {
+      case .call(let span, let parent):
+        let callee = participant(span.component)
+        let from = parent.map(participant) ?? user
+        lines.append(
+          "  \(from)->>\(callee): \(escape(span.operation.isEmpty ? "event" : span.operation))")
+      case .note(let span, let event):
+        lines.append("  Note over \(participant(span.component)): \(escape(event))")
+      case .reply(let span, let parent):
+        var reply = span.attributes.map { "\($0.key): \($0.value)" }
+        if let failure = span.failure { reply.append("failed: \(failure)") }
+        if let duration = span.durationNanoseconds { reply.append(formatDuration(duration)) }
+        lines.append(
+          "  \(participant(span.component))-->>\(parent.map(participant) ?? user): \(escape(reply.joined(separator: ", ")))"
+        )
+      }
+    }
     let header =
       ["sequenceDiagram", "  actor \(user)"] + participants.map { "  participant \($0)" }
     return (header + lines).joined(separator: "\n")

@@ -95,6 +95,14 @@ public final class Repository {
   public func fetch() throws -> FetchResult? {
     guard store.begin(name) else { return nil }
     defer { store.end(name) }
+    return try fetchClaimed()
+  }
+
+  /// Fetches the next page for a caller that has already marked this repository's fetch in
+  /// flight (`RepositoryStore.begin`), and that ends the mark when this returns.
+  ///
+  /// A failure is recorded (state Error, elements kept) and thrown.
+  public func fetchClaimed() throws -> FetchResult {
     let record = try store.record(name)
     let parameters = Self.parameters(for: record)
     let path = record.definition.path

@@ -197,12 +197,12 @@ public final class RepositoryStore: @unchecked Sendable {
   }
 
   /// Marks a fetch as in flight; false when one already is (the seed's `fetch` returns false).
-  func begin(_ name: String) -> Bool {
+  public func begin(_ name: String) -> Bool {
     inFlight.withLock { $0.insert(name).inserted }
   }
 
   /// Ends a fetch.
-  func end(_ name: String) {
+  public func end(_ name: String) {
     _ = inFlight.withLock { $0.remove(name) }
   }
 

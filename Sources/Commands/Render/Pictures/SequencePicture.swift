@@ -16,18 +16,25 @@ enum SequencePicture {
       participants.append(name)
       return participants.count - 1
     }
-    func walk(_ span: Span, from parent: Int) {
-      let target = index(span.component)
-      steps.append(
-        .call(from: parent, to: target, label: callLabel(span), component: span.component))
-      for event in span.events { steps.append(.note(at: target, text: event)) }
-      for child in span.children { walk(child, from: target) }
-      steps.append(
-        .reply(
-          from: target, to: parent, label: replyLabel(span, timings: timings),
-          failed: span.failure != nil, component: span.component))
+    // In the order things happened (TraceRendering.timeline), not the tree's.
+    for moment in TraceRendering.timeline(spans) {
+      switch moment {
+      case .call(let span, let caller):
+        let from = caller.map(index) ?? 0
+        steps.append(
+          .call(
+            from: from, to: index(span.component), label: callLabel(span),
+            component: span.component))
+      case .note(let span, let event):
+        steps.append(.note(at: index(span.component), text: event))
+      case .reply(let span, let caller):
+        let to = caller.map(index) ?? 0
+        steps.append(
+          .reply(
+            from: index(span.component), to: to, label: replyLabel(span, timings: timings),
+            failed: span.failure != nil, component: span.component))
+      }
     }
-    for span in spans { walk(span, from: 0) }
 
     let size = 15.0
     let labelChars = 44

@@ -97,7 +97,15 @@ public struct Completer {
     case .found(let found): resolution = found
     case .incomplete(_, let candidates):
       // After a group word, `--help` shows the group's help.
-      return current.hasPrefix("-") && !words.isEmpty ? ["--help"] : candidates
+      if current.hasPrefix("-") && !words.isEmpty { return ["--help"] }
+      // A group offers the verbs its controller's state allows (app: login only in the login
+      // flow, logout only in the main flow).
+      if words.count == 1, let group = registry.group(named: words[0].text),
+        let offered = group.offered(session)
+      {
+        return candidates.filter { offered.contains($0) }
+      }
+      return candidates
     case .unknown: return []
     }
     let signature = resolution.command.signature

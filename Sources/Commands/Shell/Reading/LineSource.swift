@@ -37,6 +37,9 @@ public protocol LineSource {
   /// Whether the next line is not there yet: someone is still to type or send it. The board
   /// draws what it put off while lines came fast.
   var isIdle: Bool { get }
+  /// The next line that is neither blank nor a comment, without reading it; nil when the source
+  /// cannot tell (a terminal, a pipe) or has no more.
+  func upcomingCommand() -> String?
 }
 
 extension LineSource {
@@ -46,6 +49,24 @@ extension LineSource {
   public var recordsHistory: Bool { false }
   /// Sources without a history ignore accepted lines.
   public mutating func accept(_ line: String, isSecret: Bool) {}
+  /// Terminals and pipes cannot say what comes next.
+  public func upcomingCommand() -> String? { nil }
+
+  /// Whether the next command is `expect fails`, which accepts the failure of the one before.
+  public var nextExpectsFailure: Bool {
+    guard let next = upcomingCommand() else { return false }
+    let words = next.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    return words.count >= 2 && words[0] == "expect" && words[1] == "fails"
+  }
+}
+
+/// The first line of `lines` that is neither blank nor a comment.
+func firstCommand(in lines: some Sequence<Substring>) -> String? {
+  for line in lines {
+    let trimmed = line.drop { $0 == " " || $0 == "\t" }
+    if !trimmed.isEmpty, !trimmed.hasPrefix("#") { return String(trimmed) }
+  }
+  return nil
 }
 
 /// Lines from an array: `-c` arguments and tests.
@@ -56,6 +77,11 @@ public struct ArrayLineSource: LineSource {
   /// Creates a source over `lines`.
   public init(_ lines: [String]) {
     self.lines = lines
+  }
+
+  /// The next command of the array, unread.
+  public func upcomingCommand() -> String? {
+    firstCommand(in: lines[index...].lazy.map { Substring($0) })
   }
 
   /// The next line of the array.
@@ -97,6 +123,17 @@ public struct ScriptLineSource: LineSource {
       return .failure(ShellError("cannot read '\(name)': \(reason)"))
     }
     return .success(ScriptLineSource(contents: [UInt8](data)))
+  }
+
+  /// The next command of the script, unread: the lines after this one, up to the first that is
+  /// neither blank nor a comment.
+  public func upcomingCommand() -> String? {
+    guard position < bytes.count else { return nil }
+    let rest = String(decoding: bytes[position...].prefix(64 * 1024), as: UTF8.self)
+    return firstCommand(
+      in: rest.split(separator: "\n", omittingEmptySubsequences: false).lazy.map {
+        $0.hasSuffix("\r") ? $0.dropLast() : $0
+      })
   }
 
   /// The next line of the script.

@@ -41,6 +41,28 @@ enum Diagnosis {
     return located
   }
 
+  /// Whether `error` is an HTTP 401 that an API answered, however a controller wrapped it.
+  static func isUnauthorized(_ error: Error) -> Bool {
+    switch error {
+    case NetworkError.http(401, _, _), UserAPIError.network(.http(401, _, _)),
+      OAuth2Error.network(.http(401, _, _)):
+      return true
+    default: return false
+    }
+  }
+
+  /// The hint for a 401, from what the session knew when it came: nobody logged in, a refresh
+  /// made during this very command, or a token that may have expired.
+  static func unauthorizedHint(loggedIn: Bool, refreshed: Bool) -> String {
+    if !loggedIn {
+      return "nobody is logged in, so the request went without a bearer token: log in with 'auth login EMAIL'"
+    }
+    if refreshed {
+      return "the token was refreshed during this command and the replay still got 401: the API refuses this token for the path, which no refresh fixes; 'auth login' as someone allowed, or check the path"
+    }
+    return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
+  }
+
   /// The shell's hint for a Domain error, or nil: the first group that declares one for it.
   static func hint(for error: Error) -> String? {
     for group in AllGroups.registry.groups {

@@ -104,6 +104,8 @@ public final class Interpreter {
   var logBook: LogBook?
   var failures = FailurePolicy()
   var lastErrorDescription = ""
+  /// Whether the line running is followed by `expect fails`: its error is shown as expected.
+  var failureExpected = false
   private var exitStatus: Int32?
 
   /// The exercise in progress, whose goal is checked after each line.
@@ -178,6 +180,7 @@ public final class Interpreter {
       // `record start` keeps what is typed at the prompt, with what it printed.
       let recorder = frame.isInteractive && frames.count == 1 ? session.recorder : nil
       recorder?.begin(line, prepared: prepared, registry: registry)
+      failureExpected = !frame.isInteractive && source.nextExpectsFailure
       let keepRunning = execute(prepared, line: line)
       recorder?.end(interrupted: interruptRequested())
       if frames.count == 1, lesson != nil, !Self.skipsGoalCheck(line.text) {
@@ -342,6 +345,7 @@ public final class Interpreter {
   /// its subject.
   public func perform(_ parsed: ParsedCommand) throws -> Output {
     let invocation = Invocation(session: session, parsed: parsed, interpreter: self)
+    let refreshesBefore = session.factory.api.builtOAuth2Authorization?.refreshCount ?? 0
     do {
       return try parsed.resolution.command.run(invocation)
     } catch let error as ShellError {
@@ -353,7 +357,14 @@ public final class Interpreter {
     } catch let error as AlreadyReported {
       throw error
     } catch {
-      throw Diagnosis.shellError(error, in: parsed)
+      var located = Diagnosis.shellError(error, in: parsed)
+      if Diagnosis.isUnauthorized(error) {
+        let api = session.factory.api
+        let refreshed = (api.builtOAuth2Authorization?.refreshCount ?? 0) > refreshesBefore
+        let loggedIn = ((try? api.accountUserProvider.credential()) ?? nil) != nil
+        located.hint = Diagnosis.unauthorizedHint(loggedIn: loggedIn, refreshed: refreshed)
+      }
+      throw located
     }
   }
 

@@ -15,15 +15,21 @@ enum RunningApp {
     .events(try session.factory.appDelegate.navigate(body))
   }
 
-  /// The app in memory, for completion, which never builds or restores anything.
+  /// The app in memory, which never builds or restores anything.
   static func inMemory(_ session: Session) -> AppConfigurator? {
     session.factory.builtAppDelegate?.app
+  }
+
+  /// The app as completion sees it: the one in memory, or the one saved in the workspace by an
+  /// earlier run, restored quietly as the next command would restore it; nil when none is saved.
+  static func forCompletion(_ session: Session) -> AppConfigurator? {
+    inMemory(session) ?? (try? session.factory.appDelegate.running(required: false)) ?? nil
   }
 
   /// The running coordinators' names, or every name when the app is not in memory.
   static let coordinatorNames: CompletionProvider = { context in
     let names =
-      inMemory(context.session)?.coordinators.map(\.name) ?? AppConfigurator.coordinatorNames
+      forCompletion(context.session)?.coordinators.map(\.name) ?? AppConfigurator.coordinatorNames
     return names.filter { $0.hasPrefix(context.prefix) }
   }
 }

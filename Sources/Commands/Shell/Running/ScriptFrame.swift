@@ -205,7 +205,12 @@ extension Interpreter {
       reportAsJSON(error, line: line)
       return
     }
-    let label = settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+    // An error the next line's `expect fails` is there for is no failure of the script: it is
+    // labelled as expected, and not in red.
+    let label =
+      failureExpected
+      ? (settings.colorErrors ? "\u{1B}[2mexpected error:\u{1B}[0m" : "expected error:")
+      : (settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:")
     guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {
       var text = ""
       if let offset = error.offset, line.isSinglePhysicalLine {

@@ -76,6 +76,9 @@ public final class Session {
   public var listedProductIDs: [Int] = []
   /// What the last `screen show` drew, which `screen select` checks it acts on.
   var shownScreen: ScreenGroup.ShownScreen?
+  /// The fetches `repo fetch --background` started, by repository, until `repo wait` takes
+  /// their outcome.
+  var backgroundFetches: [String: RepoGroup.BackgroundFetch] = [:]
   /// Answers for `set NAME --secret` given without a value, by name, instead of asking.
   ///
   /// A recording's replay and step mode's way back fill it. Nil asks the terminal, or reads

@@ -289,8 +289,10 @@ public final class APISessionManager: Sendable {
     parentSpan: Span?, followsRedirects: Bool, handler: @escaping @Sendable (APIResponse) -> Void
   ) {
     let method = task.method.rawValue
+    let role = HTTPExchangeEvent.currentRole
+    // A replay after a refresh says so, in traces and sequence diagrams.
     let span = tracer.startSpan(
-      "APISessionManager", "\(method) \(url.path)",
+      "APISessionManager", "\(role == .replay ? "replay " : "")\(method) \(url.path)",
       attributes: [(key: "url", value: url.absoluteString)], parent: parentSpan)
     let shown = headers.map { header in
       NetworkHeader(
@@ -306,7 +308,6 @@ public final class APISessionManager: Sendable {
       CleartextWarning.check(url)
     }
     let events = tracer.events
-    let role = HTTPExchangeEvent.currentRole
     let id = events.wants(.http) ? events.nextExchangeID() : 0
     HTTPExchangeEvent.publish(
       events, id: id, phase: .sent, sender: "APISessionManager", method: method,

@@ -76,6 +76,9 @@ public struct NetworkResponse<Result: Sendable>: Sendable {
   public let result: Swift.Result<Result, NetworkError>
   /// How long the request took, in milliseconds.
   public let milliseconds: Double
+  /// The number of the task that carried the request, counted per controller from 1, as
+  /// URLSessionTask's taskIdentifier is per session; 0 when no task was made (a bad URL).
+  public var taskIdentifier = 0
 }
 
 /// Why a request failed.
@@ -204,6 +207,7 @@ public final class NetworkController: Sendable {
   private let tracer: Tracing
   private let isCancelled: @Sendable () -> Bool
   private let storedTimeout: Mutex<Double>
+  private let taskCount = Mutex(0)
 
   /// Creates a controller for `baseURL`.
   ///
@@ -238,6 +242,10 @@ public final class NetworkController: Sendable {
     let attributes = [
       (key: "method", value: request.method), (key: "url", value: url.absoluteString),
     ]
+    let taskIdentifier = taskCount.withLock {
+      $0 += 1
+      return $0
+    }
     return tracer.withSpan(
       "NetworkController", "\(request.method) \(url.path)", attributes: attributes
     ) { span in
@@ -279,7 +287,8 @@ public final class NetworkController: Sendable {
       }
       if case .failure(let error) = result { span.setAttribute("error", error.description) }
       return NetworkResponse(
-        response: response, data: data, result: result, milliseconds: milliseconds)
+        response: response, data: data, result: result, milliseconds: milliseconds,
+        taskIdentifier: taskIdentifier)
     }
   }
 

@@ -10,7 +10,9 @@ extension PersistenceController {
     case toBytes(Int)
     /// Least recently accessed first, until at most this many bytes (PINCache trimToSizeByDate).
     case leastRecentlyUsed(toBytes: Int)
-    /// Entries created before the date (PINCache trimToDate; archsh counts from creation).
+    /// Entries created before the date, except those with an age limit of their own, as
+    /// PINCache's trimToDate code does (its header speaks of access dates; its code compares
+    /// creation dates and skips an object persisted with its own age limit).
     case toDate(Date)
     /// Entries past their age limit.
     case expired
@@ -29,7 +31,8 @@ extension PersistenceController {
           return try trimLeastRecentlyUsed(db, toBytes: bytes)
         case .toDate(let date):
           return try deleteReturningKeys(
-            db, condition: "created_at < ?", arguments: [identifier, date.timeIntervalSince1970])
+            db, condition: "created_at < ? AND coalesce(age_limit, 0) <= 0",
+            arguments: [identifier, date.timeIntervalSince1970])
         case .expired:
           let expiry = Expiry(limits: limits, now: now().timeIntervalSince1970)
           return try deleteReturningKeys(

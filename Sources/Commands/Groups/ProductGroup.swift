@@ -42,11 +42,12 @@ enum ProductGroup {
   /// `product list --limit N`.
   static let limitOption = Option(
     "limit", .integer(1...1000), value: "N", "how many products", default: "20")
-  /// `product list --cached`.
   /// `update --drop-updater`.
   static let dropUpdaterFlag = Flag(
     "drop-updater",
-    "release the ProductUpdater as soon as the request is sent: the completion gets objectDeallocated")
+    "release the ProductUpdater as soon as the request is sent: the completion gets objectDeallocated"
+  )
+  /// `product list --cached`.
   static let cachedFlag = Flag(
     "cached", "list the products in productCache instead, without counting as reads")
 

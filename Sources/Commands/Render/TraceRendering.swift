@@ -44,8 +44,9 @@ public enum TraceRendering {
     case reply(Span, caller: String?)
   }
 
-  /// The calls, notes and replies of `spans` in the order they happened: a call at its span's
-  /// start, a reply at its end, a note when its event was added. Spans that ran at once (a burst's
+  /// The calls, notes and replies of `spans` in the order they happened.
+  ///
+  /// A call comes at its span's start, a reply at its end, a note when its event was added. Spans that ran at once (a burst's
   /// requests, on threads of their own) interleave as they did, so that a replay is drawn after
   /// the refresh it waited for; spans that ran one after another come out as the tree has them.
   static func timeline(_ spans: [Span]) -> [Moment] {

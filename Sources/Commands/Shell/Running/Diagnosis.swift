@@ -55,10 +55,12 @@ enum Diagnosis {
   /// made during this very command, or a token that may have expired.
   static func unauthorizedHint(loggedIn: Bool, refreshed: Bool) -> String {
     if !loggedIn {
-      return "nobody is logged in, so the request went without a bearer token: log in with 'auth login EMAIL'"
+      return
+        "nobody is logged in, so the request went without a bearer token: log in with 'auth login EMAIL'"
     }
     if refreshed {
-      return "the token was refreshed during this command and the replay still got 401: the API refuses this token for the path, which no refresh fixes; 'auth login' as someone allowed, or check the path"
+      return
+        "the token was refreshed during this command and the replay still got 401: the API refuses this token for the path, which no refresh fixes; 'auth login' as someone allowed, or check the path"
     }
     return "the access token expired or is unknown to this API: 'auth refresh', or 'auth login'"
   }

@@ -385,13 +385,13 @@ public final class APIFactory: Factory {
     }
   }
 
-  /// The authorization every authenticated request goes through.
   /// The OAuth2Authorization singleton if something has asked for it already; nil otherwise,
   /// without building it.
   public var builtOAuth2Authorization: OAuth2Authorization? {
     core.existing(Self.oAuth2AuthorizationComponent)
   }
 
+  /// The authorization every authenticated request goes through.
   public var oAuth2Authorization: OAuth2Authorization {
     get throws {
       try core.singleton(Self.oAuth2AuthorizationComponent) {

@@ -87,8 +87,9 @@ public struct CommandGroup: Sendable {
   /// A hint says what to run next, in shell words, which Domain never holds; nil for an error the
   /// group does not know.
   public let hints: @Sendable (Error) -> String?
-  /// The verbs that make sense in the session's state, which Tab completion offers; nil offers
-  /// every verb. Typing another still runs it, and its error says why it cannot.
+  /// The verbs that make sense in the session's state, which Tab completion offers.
+  ///
+  /// Nil offers every verb. Typing another still runs it, and its error says why it cannot.
   public let offered: @Sendable (Session) -> Set<String>?
 
   /// Declares a group, with the hints for its controller's errors.

@@ -46,7 +46,7 @@ struct SecretFormsTests {
     try run("record stop", seconds: 60)
     try run("echo the-end")
     let stream = events.read(until: "the-end", seconds: 10)
-    try terminal.type("quit\r")
+    terminal.type("quit\r")
     #expect(try terminal.waitForExit() == 0)
 
     #expect(stream.contains(#""kind":"http""#) && stream.contains("<redacted>"))

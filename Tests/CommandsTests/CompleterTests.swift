@@ -171,4 +171,34 @@ struct CompleterTests {
     #expect(completer.complete("store persist bookmarks k @@\(folder)/") == [])
     #expect(completer.complete("parse acknowledgements \(folder)/sub") == ["\(folder)/sub dir/"])
   }
+
+  @Test("the app's verbs follow its flow, and a saved app's events and tabs complete in a new shell")
+  func appStateCompletion() throws {
+    // Not running: only what can start or inspect it.
+    let database = Scratch.file("app", suffix: ".sqlite")
+    let first = Harness(session: Session(options: SessionOptions(databasePath: database)))
+    #expect(Completer(session: first.session).complete("app ") == ["reset", "start", "state"])
+    // The login flow offers login, never logout.
+    first.script(["app start"])
+    #expect(
+      Completer(session: first.session).complete("app ") == [
+        "error", "login", "relaunch", "reset", "state",
+      ])
+    // The main flow offers logout, never login.
+    first.script(["app login ada@example.com"])
+    #expect(
+      Completer(session: first.session).complete("app ") == [
+        "error", "logout", "relaunch", "reset", "state",
+      ])
+    // Another shell on the same workspace, whose app is only saved, completes what it would run.
+    let second = Harness(session: Session(options: SessionOptions(databasePath: database)))
+    let completer = Completer(session: second.session)
+    #expect(
+      completer.complete("event send discover ") == [
+        "failed", "headerTapped", "mediaItemSelected",
+      ])
+    #expect(
+      completer.complete("event send tabbar tabSelected ") == ["discover", "favourites", "profile"])
+    #expect(completer.complete("app lo") == ["logout"])
+  }
 }

@@ -105,9 +105,10 @@ struct InterpreterTests {
     #expect(outcome == .finished)
     #expect(!harness.interpreter.hadFailure)
     #expect(harness.sink.stdout == "hello world\ndone\n")
+    // The failure the next line expects is labelled as expected.
     #expect(
       harness.sink.stderr
-        == "test.ash:5:7: error: no variable 'ghost' ('vars' lists the variables)\n")
+        == "test.ash:5:7: expected error: no variable 'ghost' ('vars' lists the variables)\n")
   }
 
   @Test("a failed expectation is an error at its own line showing expected and actual")

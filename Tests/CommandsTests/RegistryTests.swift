@@ -60,10 +60,16 @@ struct RegistryTests {
         controller the shell drives, down to each DataSourceController,
         NavigationController, TableViewProvider, translator and JSON coder. As in
         BDModules, a singleton (a lazy var there, a property here) is built on first use
-        and shared; a prototype (a method) is built on every request. Each product is
-        declared once, typed by what it builds, and its type's name is the Swift type's
-        own. What a product is injected with is not declared anywhere: the factories
-        record what each builder asks them for, so the graph shows the real
+        and shared; a prototype (a method) is built on every request. The rule, from
+        BDModules' README (Scope): public lazy instance variables are retained for the
+        factory's lifetime and are how singletons are kept and injected throughout the
+        application; public methods return prototypes, new with each call. So, wiring a
+        new API: what every user must share one of (a logger, the JSON serializer, the
+        token's OAuth2Authorization) is a lazy var; what each user configures or owns
+        alone (a view controller, a request's session manager) is a method. Each product
+        is declared once, typed by what it builds, and its type's name is the Swift
+        type's own. What a product is injected with is not declared anywhere: the
+        factories record what each builder asks them for, so the graph shows the real
         architecture.
 
         commands:

@@ -27,10 +27,11 @@ struct Harness {
   let interpreter: Interpreter
 
   init(
+    session: Session = Session(),
     settings: InterpreterSettings = InterpreterSettings(),
     registry: CommandRegistry = AllGroups.registry
   ) {
-    session = Session()
+    self.session = session
     interpreter = Interpreter(session: session, registry: registry, sink: sink, settings: settings)
   }
 

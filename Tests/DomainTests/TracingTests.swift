@@ -83,7 +83,8 @@ struct TracingTests {
     #expect(roots.count == 1)
     #expect(
       describe(roots[0]) == [
-        "GreetingController.greet [name=Ann length=10] 3ms",
+        // Four ticks of the stepping clock: the event's time is a reading too.
+        "GreetingController.greet [name=Ann length=10] 4ms",
         "  ~ greeted(Ann)",
         "  PunctuationController.mark 1ms",
       ])

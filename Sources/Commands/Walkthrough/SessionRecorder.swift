@@ -407,8 +407,9 @@ public final class SessionRecorder {
         of: Self.recordedLineMark, with: "\(shownName):\(first)")
       add(entry.line, shown: echoed(entry.line) + output)
       if let error = entry.error {
+        // The replay shows it as expected: the next line, written here, is its `expect fails`.
         transcript +=
-          "\(shownName):\(first + error.lineOffset):\(error.column): error: \(error.description)\n"
+          "\(shownName):\(first + error.lineOffset):\(error.column): expected error: \(error.description)\n"
         let expectation = "expect fails \(Self.quoted(error.message))"
         add(expectation, shown: echoed(expectation))
       } else if let message = entry.failedInside {

@@ -127,13 +127,25 @@ public struct ScriptLineSource: LineSource {
 
   /// The next command of the script, unread: the lines after this one, up to the first that is
   /// neither blank nor a comment.
+  ///
+  /// Called before every line runs, so it reads bytes, and decodes only the line it returns (at
+  /// most its first 256 bytes, enough to see `expect fails`); it looks no further than 64 KiB of
+  /// blank lines and comments ahead.
   public func upcomingCommand() -> String? {
-    guard position < bytes.count else { return nil }
-    let rest = String(decoding: bytes[position...].prefix(64 * 1024), as: UTF8.self)
-    return firstCommand(
-      in: rest.split(separator: "\n", omittingEmptySubsequences: false).lazy.map {
-        $0.hasSuffix("\r") ? $0.dropLast() : $0
-      })
+    var start = position
+    while start < bytes.count, start - position < 64 * 1024 {
+      var first = start
+      while first < bytes.count, bytes[first] == 32 || bytes[first] == 9 || bytes[first] == 13 {
+        first += 1
+      }
+      var end = first
+      while end < bytes.count, bytes[end] != 10 { end += 1 }
+      if first < end, bytes[first] != UInt8(ascii: "#") {
+        return String(decoding: bytes[first..<min(end, first + 256)], as: UTF8.self)
+      }
+      start = end + 1
+    }
+    return nil
   }
 
   /// The next line of the script.

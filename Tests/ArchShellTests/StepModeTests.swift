@@ -226,7 +226,8 @@ struct StepModeTests {
       #expect(!script.contains(secret) && !transcript.contains(secret))
     }
     // The transcript names the walkthrough from its own folder.
-    #expect(transcript.contains("\ntour.ash:6:7: expected error: unknown verb 'retreive' for 'store'"))
+    #expect(
+      transcript.contains("\ntour.ash:6:7: expected error: unknown verb 'retreive' for 'store'"))
     let mode = try FileManager.default.attributesOfItem(atPath: home + "/tour.out")[
       .posixPermissions]
     #expect(mode as? Int == 0o600)

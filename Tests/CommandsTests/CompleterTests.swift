@@ -172,7 +172,8 @@ struct CompleterTests {
     #expect(completer.complete("parse acknowledgements \(folder)/sub") == ["\(folder)/sub dir/"])
   }
 
-  @Test("the app's verbs follow its flow, and a saved app's events and tabs complete in a new shell")
+  @Test(
+    "the app's verbs follow its flow, and a saved app's events and tabs complete in a new shell")
   func appStateCompletion() throws {
     // Not running: only what can start or inspect it.
     let database = Scratch.file("app", suffix: ".sqlite")

@@ -249,7 +249,9 @@ struct WalkthroughTests {
       lines[4...5] == ["auth login s3cret", "expect fails \"'auth login' needs a password\""])
     // The error's column is where --nosuch stands in the recorded line, not in the typed one.
     let transcript = try String(contentsOfFile: directory + "/tour.out", encoding: .utf8)
-    #expect(transcript.contains("tour.ash:3:42: expected error: unknown option '--nosuch'"), "\(transcript)")
+    #expect(
+      transcript.contains("tour.ash:3:42: expected error: unknown option '--nosuch'"),
+      "\(transcript)")
     #expect(harness.sink.stdout.contains("it reproduces its transcript"), "\(harness.sink.stdout)")
   }
 }

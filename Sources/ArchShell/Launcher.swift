@@ -104,6 +104,7 @@ enum Launcher {
       }
     }
     Session.sendNetworkWarnings { StandardStreams.write("archsh: warning: \($0)\n", to: 2) }
+    guard addCourses(options) else { return 2 }
     if let tour = options.tour {
       do {
         options.actions.append(.file(try Walkthroughs.path(of: tour)))
@@ -169,6 +170,34 @@ enum Launcher {
       _ = readLine()
     }
     return status
+  }
+
+  /// Adds the courses of ARCHSH_COURSES, then of each --course, and their commands.
+  ///
+  /// Returns false when a --course folder is no course (a usage error). A folder ARCHSH_COURSES names that is no
+  /// course is warned about and skipped, so that a stale variable does not stop every run.
+  static func addCourses(_ options: LaunchOptions) -> Bool {
+    for folder in Courses.fromEnvironment {
+      do {
+        try Courses.add(folder)
+      } catch {
+        StandardStreams.write(
+          "archsh: warning: ARCHSH_COURSES: \(error.message); it is skipped\n", to: 2)
+      }
+    }
+    for folder in options.courses {
+      do {
+        try Courses.add(folder)
+      } catch {
+        StandardStreams.write("archsh: error: --course: \(error)\n", to: 2)
+        return false
+      }
+    }
+    guard !Courses.teachers.isEmpty else { return true }
+    for problem in AllGroups.addCourseCommands() {
+      StandardStreams.write("archsh: warning: \(problem)\n", to: 2)
+    }
+    return true
   }
 
   /// `--check` and `--accept`: runs each walkthrough given (`-f`, `--tour`, or the words) and

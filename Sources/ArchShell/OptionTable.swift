@@ -4,9 +4,11 @@
 /// The process options by kind, as ArgumentParser declares them, for the fast scanner.
 enum OptionTable {
   /// The options that take a value, in their declared order.
-  static let valued: Set<String> = ["-f", "-c", "--db", "--api", "--cacert", "--from", "--tour"]
+  static let valued: Set<String> = [
+    "-f", "-c", "--db", "--api", "--cacert", "--from", "--tour", "--course",
+  ]
   /// The options that take a value and may be given more than once.
-  static let repeating: Set<String> = ["-f", "-c"]
+  static let repeating: Set<String> = ["-f", "-c", "--course"]
   /// The flags.
   static let flags: Set<String> = [
     "--json", "--keep-going", "--echo", "--atomic", "--no-rc", "--board", "--step", "--check",

@@ -98,6 +98,13 @@ struct Options: ParsableCommand {
     completion: .custom { _, _, _ in Walkthroughs.all().map(\.name) })
   var tour: String?
 
+  @ArgumentParser.Option(
+    help: ArgumentHelp(
+      "Add a teacher's course: a folder with walkthroughs/, exercises/ and commands/ (repeatable; ARCHSH_COURSES adds more, separated by ':').",
+      valueName: "dir"),
+    completion: .directory)
+  var course: [String] = []
+
   @ArgumentParser.Flag(
     help:
       "Run each walkthrough given and compare it with its .out transcript; print a unified diff.")
@@ -186,6 +193,7 @@ struct LaunchOptions: Equatable {
   var step = false
   var from: String?
   var tour: String?
+  var courses: [String] = []
   var check = false
   var accept = false
 
@@ -211,6 +219,7 @@ struct LaunchOptions: Equatable {
     step = options.step
     from = options.from
     tour = options.tour
+    courses = options.course
     check = options.check || options.accept
     accept = options.accept
   }
@@ -245,6 +254,7 @@ struct LaunchOptions: Equatable {
     case ("--cacert", let file?): cacert = file
     case ("--from", let chapter?): from = chapter
     case ("--tour", let name?): tour = name
+    case ("--course", let folder?): courses.append(folder)
     case ("--json", nil): json = true
     case ("--keep-going", nil): keepGoing = true
     case ("--echo", nil): echo = true

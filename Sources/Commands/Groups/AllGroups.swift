@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every command group, in the order the help lists them.
 ///
 /// A new group is one line here, as swift-argument-parser's `subcommands:` lists its commands. A
@@ -39,5 +41,24 @@ public enum AllGroups {
   public static var groups: [CommandGroup] { lazyGroups.map { $0.make() } }
 
   /// The registry of every group; a line builds only the group it names.
-  public static let registry = CommandRegistry(lazy: lazyGroups)
+  ///
+  /// With courses whose commands were added (`addCourseCommands`), those are builtins too.
+  public static var registry: CommandRegistry { withCourses.withLock { $0 } ?? base }
+
+  private static let base = CommandRegistry(lazy: lazyGroups)
+  private static let withCourses = Mutex<CommandRegistry?>(nil)
+
+  /// Adds the commands of every course added so far (`Courses`), as builtins; returns a line for
+  /// each command file that could not be added, such as one that would shadow archsh's own.
+  public static func addCourseCommands() -> [String] {
+    let loaded = CourseCommands.load(Courses.teachers, taken: Set(base.topLevelNames))
+    let builtins = Builtins.group
+    let merged = CommandGroup(
+      "", summary: builtins.summary, from: builtins.origins, discussion: builtins.discussion,
+      commands: builtins.commands + loaded.commands, hints: builtins.hints,
+      offered: builtins.offered)
+    let groups = [LazyCommandGroup("") { merged }] + lazyGroups.dropFirst()
+    withCourses.withLock { $0 = loaded.commands.isEmpty ? nil : CommandRegistry(lazy: groups) }
+    return loaded.problems
+  }
 }

@@ -127,23 +127,35 @@ enum Builtins {
   /// `help walkthroughs`: each walkthrough's name, summary and chapters, and how to run one.
   static func walkthroughList() -> Output {
     let entries = Walkthroughs.all()
-    guard let directory = Walkthroughs.directory, !entries.isEmpty else {
+    guard !entries.isEmpty else {
       return .text(
         "no walkthroughs were found; archsh looked in "
           + Walkthroughs.searched.map { "'\($0)'" }.joined(separator: ", ")
           + ": set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash")
     }
-    var text = "walkthroughs (\(entries.count)), one per concept of the seed architecture:\n"
-
-    let width = entries.map(\.name.count).max() ?? 0
-    for entry in entries {
-      text += "\n  " + entry.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+    let own = entries.filter { $0.course == "archsh" }
+    var text = "walkthroughs (\(own.count)), one per concept of the seed architecture:\n"
+    let names = entries.map { Walkthroughs.tourName(of: $0, among: entries) }
+    let width = names.map(\.count).max() ?? 0
+    var course = "archsh"
+    for (entry, name) in zip(entries, names) {
+      if entry.course != course {
+        course = entry.course
+        let count = entries.filter { $0.course == course }.count
+        text += "\nthe course '\(course)' (\(plural(count, "walkthrough"))):\n"
+      }
+      text += "\n  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
       text += entry.summary + "\n"
       let chapters = entry.chapters.enumerated().map { "\($0.offset + 1). \($0.element)" }
       text += String(repeating: " ", count: width + 4) + "\(entry.steps) steps: "
       text += chapters.joined(separator: " · ") + "\n"
     }
-    text += "\nThey are in \(directory) (ARCHSH_WALKTHROUGHS names another folder).\n"
+    if let directory = Walkthroughs.directory {
+      text += "\narchsh's are in \(directory) (ARCHSH_WALKTHROUGHS names another folder).\n"
+    }
+    for course in Courses.teachers where course.walkthroughs != nil {
+      text += "The course '\(course.name)' is \(course.root ?? "") (--course, ARCHSH_COURSES).\n"
+    }
     text += """
 
       Step through one, with its narration: archsh --step --tour NAME

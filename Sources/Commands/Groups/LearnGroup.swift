@@ -76,7 +76,7 @@ enum LearnGroup {
       workspace; --json gives each exercise's goal and counts too.
       """,
     examples: ["learn list"],
-    result: .rows(["seed", "name", "level", "title", "goal", "met", "tries", "hints"])
+    result: .rows(["seed", "name", "course", "level", "title", "goal", "met", "tries", "hints"])
   ) { invocation in
     let exercises = try ExerciseBook.all()
     let progress = Lesson.progress(in: home(invocation))
@@ -103,11 +103,13 @@ enum LearnGroup {
       var line =
         "  \(mark) \(exercise.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))"
         + "  \(exercise.level)  \(exercise.title)"
+        + (exercise.course == "archsh" ? "" : "  [course \(exercise.course)]")
       if let width, line.count > width { line = String(line.prefix(max(0, width - 1))) + "…" }
       lines.append(line)
       data.append(
         .object([
           Field("seed", .string(exercise.seed.rawValue)), Field("name", .string(exercise.name)),
+          Field("course", .string(exercise.course)),
           Field("level", .int(exercise.level)), Field("title", .string(exercise.title)),
           Field("goal", .string(exercise.goal)), Field("met", .bool(entry?.met ?? false)),
           Field("tries", .int(entry?.tries ?? 0)), Field("hints", .int(entry?.hints ?? 0)),
@@ -309,6 +311,52 @@ enum LearnGroup {
     var passed: Bool { untouched && solution && wrong && cheat != false && problem == nil }
   }
 
+  /// `learn verify --course DIR`.
+  static let courseOption = Option(
+    "course", .path, value: "DIR",
+    "verify the course in DIR: its exercises, its walkthroughs' transcripts and its commands")
+
+  /// A course's walkthroughs, replayed against their transcripts, and its command files, loaded:
+  /// one row each, and how many failed.
+  static func verifyParts(of course: Course, invocation: Invocation) -> (
+    output: Output, failed: Int
+  ) {
+    var rows: [[Value]] = []
+    var failed = 0
+    for (name, path) in course.files(in: course.walkthroughs) {
+      invocation.interpreter.progress("replaying the walkthrough \(name)")
+      let check = WalkthroughReplay.check(
+        path: path, accept: false, apiURL: invocation.session.options.apiURL)
+      var problem: String?
+      if let error = check.scriptError {
+        problem = error
+      } else if let unreadable = check.unreadable {
+        problem = unreadable
+      } else if check.diff != nil {
+        problem = "differs from its transcript: 'archsh --check \(path)' shows the diff"
+      } else if check.status != 0 {
+        problem = "a command failed that no 'expect fails' examined"
+      }
+      if problem != nil { failed += 1 }
+      rows.append([
+        .string("walkthrough"), .string(name), .string(problem == nil ? "ok" : "FAIL"),
+        problem.map(Value.string) ?? .null,
+      ])
+    }
+    invocation.interpreter.progress(nil)
+    let base = Set(Builtins.group.commands.map(\.name) + AllGroups.lazyGroups.map(\.name))
+    let loaded = CourseCommands.load([course], taken: base)
+    for command in loaded.commands {
+      rows.append([.string("command"), .string(command.name), .string("ok"), .null])
+    }
+    for problem in loaded.problems {
+      failed += 1
+      rows.append([.string("command"), .string("-"), .string("FAIL"), .string(problem)])
+    }
+    let table = Table(columns: ["kind", "name", "verdict", "problem"], rows: rows)
+    return (.table(table), failed)
+  }
+
   /// Plays an exercise three ways, each in a fresh session: the setup alone must not meet the
   /// goal, the solution must, and the wrong attempt must not.
   static func verdict(_ exercise: Exercise, home: Session) -> Verdict {
@@ -345,15 +393,44 @@ enum LearnGroup {
     "verify",
     summary:
       "check exercises: the setup alone, the wrong attempt and the cheat miss the goal, the solution meets it",
-    signature: Signature([exercisesArgument]),
+    discussion: """
+      With --course DIR, a teacher's course is checked as its class will meet it: each of its \
+      exercises as above, each walkthrough with a .out transcript replayed in a fresh in-memory \
+      workspace and compared with it (as 'archsh --check' does), and each command file loaded \
+      (a name archsh or an earlier course has is refused). The status is 1 when anything \
+      fails, so that 'archsh learn verify --course DIR' can run in the course's own CI.
+      """,
+    signature: Signature([exercisesArgument, courseOption]),
     examples: [
       "learn verify", "learn verify ds-row-add-new-section", "learn verify my-exercise.ash",
+      "learn verify --course docs/example-course",
     ],
-    result: .rows(["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"])
+    result: .oneOf([
+      .rows(["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"]),
+      .sequence([
+        .rows(["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"]),
+        .rows(["kind", "name", "verdict", "problem"]),
+      ]),
+    ])
   ) { invocation in
     let words = invocation[exercisesArgument]
     var exercises: [Exercise] = []
-    if words.isEmpty {
+    var course: Course?
+    if let folder = invocation[courseOption] {
+      guard words.isEmpty else {
+        throw ShellError(
+          "give exercise names or --course, not both",
+          hint: "'learn verify --course DIR' verifies every exercise of the course")
+      }
+      do throws(ShellError) {
+        course = try Courses.add(folder.text)
+      } catch {
+        throw ShellError(error.message, hint: error.hint, at: folder.offset)
+      }
+      // Its commands are added, so that its walkthroughs and exercises can use them.
+      _ = AllGroups.addCourseCommands()
+      exercises = try course.map(ExerciseBook.of) ?? []
+    } else if words.isEmpty {
       exercises = try ExerciseBook.all()
     } else {
       for word in words { exercises.append(try find(word)) }
@@ -386,15 +463,22 @@ enum LearnGroup {
       columns.removeLast()
       rows = rows.map { Array($0.dropLast()) }
     }
-    let output = Output.view(
+    var output = Output.view(
       text: TextRenderer(useColor: false, maxWidth: invocation.interpreter.terminalWidth()).render(
         .table(Table(columns: columns, rows: rows))),
       data: .list(data))
+    if let course {
+      let parts = verifyParts(of: course, invocation: invocation)
+      failed += parts.failed
+      output = .sequence([output, parts.output])
+    }
     guard failed == 0 else {
       throw FailureWithOutput(
         output: output,
         error: ShellError(
-          "\(plural(failed, "exercise")) of \(exercises.count) failed verification",
+          course == nil
+            ? "\(plural(failed, "exercise")) of \(exercises.count) failed verification"
+            : "\(plural(failed, "part")) of the course '\(course?.name ?? "")' failed verification",
           hint:
             "the setup alone, the wrong attempt and the cheat must not meet the goal, and the solution must"
         ))

@@ -29,6 +29,9 @@ public struct Exercise: Sendable {
   public let name: String
   /// The file it was read from.
   public let path: String
+  /// The course it comes from: `archsh`, a course added with `--course`, or empty for a file
+  /// given by path.
+  public var course = ""
   /// The first line's title.
   public let title: String
   /// Whose behaviour it teaches.
@@ -228,21 +231,36 @@ public enum ExerciseBook {
   /// `Sources/Commands/Learn/Exercises` when run from there (`Installation`).
   static var directory: String? { Installation.directory(for: .exercises) }
 
-  /// archsh's own exercises, by seed, then level, then name.
+  /// The exercises of every course, archsh's own and those added with `--course`, by seed, then
+  /// level, then name.
   public static func all() throws(ShellError) -> [Exercise] {
-    guard let directory else {
+    guard directory != nil || Courses.teachers.contains(where: { $0.exercises != nil }) else {
       throw ShellError(
         "archsh's exercises were not found (looked in "
           + Installation.candidates(for: .exercises).map { "'\($0)'" }.joined(separator: ", ")
           + ")",
         hint: "install archsh with 'make install', or give an exercise file: learn start FILE.ash")
     }
-    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-      .filter { $0.hasSuffix(".ash") }
     var exercises: [Exercise] = []
-    for file in names {
-      exercises.append(try load(path: directory + "/" + file))
+    for course in Courses.all {
+      exercises += try of(course)
     }
+    return sorted(exercises)
+  }
+
+  /// The exercises of one course.
+  public static func of(_ course: Course) throws(ShellError) -> [Exercise] {
+    var exercises: [Exercise] = []
+    for (_, path) in course.files(in: course.exercises) {
+      var exercise = try load(path: path)
+      exercise.course = course.name
+      exercises.append(exercise)
+    }
+    return sorted(exercises)
+  }
+
+  /// By seed, then level, then name.
+  static func sorted(_ exercises: [Exercise]) -> [Exercise] {
     let order = Origin.allCases
     return exercises.sorted {
       let left = order.firstIndex(of: $0.seed) ?? 0
@@ -271,6 +289,13 @@ public enum ExerciseBook {
 
   /// The exercise `learn start` names: a file when the word is a path, else one of archsh's own.
   public static func find(_ word: String) throws(ShellError) -> Exercise {
+    let parts = word.split(separator: "/", maxSplits: 1).map(String.init)
+    if parts.count == 2, !FileManager.default.fileExists(atPath: word),
+      let course = Courses.all.first(where: { $0.name == parts[0] }),
+      let exercise = try of(course).first(where: { $0.name == parts[1] })
+    {
+      return exercise
+    }
     if word.contains("/") || word.hasSuffix(".ash") { return try load(path: word) }
     let all = try all()
     if let exercise = all.first(where: { $0.name == word }) { return exercise }

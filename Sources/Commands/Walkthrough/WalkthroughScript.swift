@@ -1,4 +1,5 @@
 import Foundation
+import Plumbing
 
 /// A walkthrough read as a presenter sees it: chapters (`## Title` comment lines), and steps, each
 /// one command with the narration written just above it (the `#` comment lines with no blank line
@@ -117,10 +118,12 @@ public enum Walkthroughs {
   /// The folders looked in, in order, for `help walkthroughs` and errors to name.
   public static var searched: [String] { Installation.candidates(for: .walkthroughs) }
 
-  /// One walkthrough: its name, file, summary and chapters.
+  /// One walkthrough: its name, course, file, summary and chapters.
   public struct Entry: Sendable {
     /// The name `--tour` takes: the file name without `.ash`.
     public var name: String
+    /// The course it comes from: `archsh`, or a course added with `--course`.
+    public var course: String
     /// The file.
     public var path: String
     /// Its one-line summary.
@@ -131,36 +134,46 @@ public enum Walkthroughs {
     public var steps: Int
   }
 
-  /// Every walkthrough, by name.
+  /// Every walkthrough of every course, archsh's own first, each course's by name.
   public static func all() -> [Entry] {
-    guard let directory else { return [] }
-    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-      .filter { $0.hasSuffix(".ash") }.sorted()
-    return names.compactMap { name in
-      let path = directory + "/" + name
-      guard let data = FileManager.default.contents(atPath: path) else { return nil }
-      let script = WalkthroughScript(contents: String(decoding: data, as: UTF8.self))
-      return Entry(
-        name: String(name.dropLast(4)), path: path, summary: script.summary,
-        chapters: script.chapters, steps: script.steps.count)
+    Courses.all.flatMap { course in
+      course.files(in: course.walkthroughs).compactMap { name, path in
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let script = WalkthroughScript(contents: String(decoding: data, as: UTF8.self))
+        return Entry(
+          name: name, course: course.name, path: path, summary: script.summary,
+          chapters: script.chapters, steps: script.steps.count)
+      }
     }
   }
 
-  /// The file of the walkthrough `name`, or an error that lists the names.
+  /// The name `--tour` takes for `entry`: its name, or COURSE/NAME when an earlier course has a
+  /// walkthrough of the same name.
+  public static func tourName(of entry: Entry, among entries: [Entry]) -> String {
+    let first = entries.first { $0.name == entry.name }
+    return first?.path == entry.path ? entry.name : "\(entry.course)/\(entry.name)"
+  }
+
+  /// The file of the walkthrough `name` (or `COURSE/NAME`), or an error that lists the names.
   public static func path(of name: String) throws(ShellError) -> String {
-    guard let directory else {
+    let entries = all()
+    if entries.isEmpty, Courses.teachers.isEmpty, directory == nil {
       throw ShellError(
         "archsh's walkthroughs were not found (looked in "
           + searched.map { "'\($0)'" }.joined(separator: ", ") + ")",
         hint: "set ARCHSH_WALKTHROUGHS to the folder that holds basics.ash")
     }
-    let path = directory + "/" + name + ".ash"
-    guard FileManager.default.fileExists(atPath: path) else {
-      let names = all().map(\.name)
+    let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+    let found =
+      parts.count == 2
+      ? entries.first { $0.course == parts[0] && $0.name == parts[1] }
+      : entries.first { $0.name == name }
+    guard let found else {
+      let names = entries.map { tourName(of: $0, among: entries) }
       let hint =
         ShellError.didYouMean(name, among: names) ?? "one of: " + names.joined(separator: ", ")
-      throw ShellError("no walkthrough named '\(name)'", hint: hint)
+      throw ShellError("no walkthrough named '\(TerminalText.escaped(name))'", hint: hint)
     }
-    return path
+    return found.path
   }
 }

@@ -91,6 +91,49 @@ struct LearnTests {
     )
   }
 
+  @Test("a '## never' state breaks an attempt that passes through it, typed or verified")
+  func neverState() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let file = home + "/keep-k.ash"
+    try """
+    # Keep the key
+    #: seed 000/001
+    #: goal Make generalCache hold k with the value 2, and never let k go missing on the way.
+    #: never generalCache without k
+    ## setup
+    store persist generalCache k 1
+    ## check
+    store retrieve generalCache k
+    expect contains 2
+    ## solution
+    store persist generalCache k 2
+    ## wrong
+    store persist generalCache k 3
+    ## cheat
+    store remove generalCache k
+    store persist generalCache k 2
+    ## never
+    store retrieve generalCache k
+    expect fails
+
+    """.write(toFile: file, atomically: false, encoding: .utf8)
+    // learn verify plays the cheat line by line: its first line passes through the state.
+    let verified = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "learn verify \(file)"])
+    #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+    #expect(verified.stdout.contains("keep-k  000/001  not met    met       not met  not met  ok"))
+    // Typed: said at once, and the goal reached afterwards does not count.
+    let typed = try Binary.run([
+      "--no-rc", "--db", ":memory:", "-c", "learn start \(file)", "-c",
+      "store remove generalCache k",
+      "-c", "store persist generalCache k 2", "-c", "learn goal",
+    ])
+    #expect(
+      typed.stdout.contains(
+        "✗ the way passed through generalCache without k, which this exercise rules out: this attempt no longer counts for the goal ('learn reset' starts it again)"
+      ), "\(typed.stdout)")
+    #expect(!typed.stdout.contains("✓ goal met"))
+  }
+
   @Test("an exercise file with a fault is refused with its file, line and a hint")
   func badFiles() throws {
     let home = try Binary.makeTemporaryDirectory()
@@ -108,7 +151,7 @@ struct LearnTests {
       ["--no-rc", "--db", ":memory:", "-c", "learn start \(home)/section.ash"])
     #expect(
       section.stderr
-        == "-c:1:13: error: \(home)/section.ash:5:4: unknown section 'checks' (the sections are '## setup', '## check', '## solution', '## wrong', '## cheat')\n"
+        == "-c:1:13: error: \(home)/section.ash:5:4: unknown section 'checks' (the sections are '## setup', '## check', '## solution', '## wrong', '## cheat', '## never')\n"
     )
     let name = try Binary.run([
       "--no-rc", "--db", ":memory:", "-c", "learn start ds-row-add-new-sectio",

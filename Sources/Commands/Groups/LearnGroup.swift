@@ -365,11 +365,22 @@ enum LearnGroup {
       defer { session.factory.shutdown() }
       let setup = Lesson.play(exercise.setup, of: exercise, in: session)
       guard setup.succeeded else { return (false, "setup: \(setup.error ?? "failed")") }
-      let played = Lesson.play(lines, of: exercise, in: session)
+      // With a '## never' state, line by line, checking the state after each, as for the learner.
+      var played = Lesson.Played(succeeded: true)
+      var passedNever = false
+      let steps = exercise.never.isEmpty ? [lines] : lines.map { [$0] }
+      for step in steps where played.succeeded {
+        played = Lesson.play(step, of: exercise, in: session)
+        if !exercise.never.isEmpty, !Exercise.isBlank(step[0].text),
+          Lesson.play(exercise.never, of: exercise, in: session).succeeded
+        {
+          passedNever = true
+        }
+      }
       // A line that breaks the exercise's rule makes the attempt miss the goal, as it does for
       // the learner.
       let met =
-        exercise.brokenRule(in: lines) == nil
+        exercise.brokenRule(in: lines) == nil && !passedNever
         && Lesson.play(exercise.check, of: exercise, in: session).succeeded
       return (met, played.succeeded ? nil : played.error)
     }

@@ -53,8 +53,10 @@ public struct Exercise: Sendable {
   /// A plausible mistake, which must not meet the goal.
   public let wrong: [SourceLine]
 
-  /// Commands the learner may not type (`#: forbid store limits, store trim`): a line that
-  /// starts with one of them breaks the exercise's rule, and the goal is not met by that attempt.
+  /// Commands the learner may not type (`#: forbid store limits, store trim`).
+  ///
+  /// A line that starts with one of them breaks the exercise's rule, and the goal is not met by
+  /// that attempt. A word ending in `*` matches every word it begins: `net get /v2*`.
   public let forbidden: [String]
   /// When given (`#: only event send, screen select`), the only commands that may change the
   /// state; commands that only look (`Exercise.looks`), `help` and `learn` stay allowed.
@@ -63,9 +65,15 @@ public struct Exercise: Sendable {
   ///
   /// `learn verify` plays it, and it must not meet the goal. Every exercise with a rule has one.
   public let cheat: [SourceLine]
+  /// A state the way to the goal must not pass through (`## never`: commands that only read, and
+  /// `expect` lines that hold in that state), checked after every line; `#: never` says it in
+  /// words, for the message.
+  public let never: [SourceLine]
+  /// The words for the `## never` state (`#: never the login flow`).
+  public let neverText: String?
 
   /// The sections a file has, in the order it gives them; `cheat` only with a rule.
-  static let sections = ["setup", "check", "solution", "wrong", "cheat"]
+  static let sections = ["setup", "check", "solution", "wrong", "cheat", "never"]
 
   /// The verbs of commands that only look at the state, which `#: only` never forbids.
   static let looks: Set<String> = [
@@ -77,14 +85,23 @@ public struct Exercise: Sendable {
     "help", "learn", "echo", "vars", "history", "expect", "set", "unset", "sleep", "output", "#",
   ]
 
+  /// The rule that being in the `## never` state breaks, in words.
+  public var neverRule: String {
+    "the way passed through \(neverText ?? "a state this exercise rules out"), which this exercise rules out"
+  }
+
   /// The rule a typed line breaks, in words, or nil.
   public func brokenRule(by line: String) -> String? {
     for command in line.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
     where !command.isEmpty {
       let words = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+      // A rule's word ending in '*' matches any word it begins (`session request GET /v2*`).
       func starts(_ prefix: String) -> Bool {
         let wanted = prefix.split(separator: " ").map(String.init)
-        return words.count >= wanted.count && Array(words.prefix(wanted.count)) == wanted
+        guard words.count >= wanted.count else { return false }
+        return zip(wanted, words).allSatisfy { rule, word in
+          rule.hasSuffix("*") && rule.count > 1 ? word.hasPrefix(rule.dropLast()) : rule == word
+        }
       }
       if let rule = forbidden.first(where: starts) {
         return "'\(rule)' is not allowed in this exercise"
@@ -133,11 +150,12 @@ public struct Exercise: Sendable {
         let body = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
         let key = String(body.prefix { !$0.isWhitespace })
         let value = body.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
-        guard ["seed", "level", "goal", "hint", "why", "forbid", "only"].contains(key) else {
+        guard ["seed", "level", "goal", "hint", "why", "forbid", "only", "never"].contains(key)
+        else {
           throw ShellError(
             "\(path):\(number):3: unknown field '\(key)'",
             hint:
-              "the fields are '#: seed', '#: level', '#: goal', '#: hint', '#: why', '#: forbid' and '#: only'"
+              "the fields are '#: seed', '#: level', '#: goal', '#: hint', '#: why', '#: forbid', '#: only' and '#: never'"
           )
         }
         meta[key, default: []].append(value)
@@ -165,7 +183,8 @@ public struct Exercise: Sendable {
     guard let level = Int(levelText), (1...3).contains(level) else {
       throw ShellError("\(path): level '\(levelText)' is not 1, 2 or 3", hint: "1 is the easiest")
     }
-    for section in Self.sections where section != "cheat" && lines[section] == nil {
+    for section in Self.sections
+    where !["cheat", "never"].contains(section) && lines[section] == nil {
       throw ShellError(
         "\(path): no '## \(section)' section",
         hint: "an exercise has the sections setup, check, solution and wrong")
@@ -176,15 +195,25 @@ public struct Exercise: Sendable {
     }
     let forbidden = list("forbid")
     let only = list("only")
-    let hasRule = !forbidden.isEmpty || !only.isEmpty
+    let never = lines["never", default: []]
+    let hasNever = never.contains(where: { !Self.isBlank($0.text) })
+    guard hasNever == (meta["never"] != nil) else {
+      throw ShellError(
+        hasNever
+          ? "\(path): a '## never' section without '#: never', the words for its state"
+          : "\(path): '#: never' without a '## never' section that checks its state",
+        hint: "give both: '#: never the login flow', and '## never' with its expect lines")
+    }
+    let hasRule = !forbidden.isEmpty || !only.isEmpty || hasNever
     if hasRule, !lines["cheat", default: []].contains(where: { !Self.isBlank($0.text) }) {
       throw ShellError(
-        "\(path): an exercise with a rule ('#: forbid' or '#: only') has no '## cheat' section",
+        "\(path): an exercise with a rule ('#: forbid', '#: only' or '#: never') has no '## cheat' section",
         hint: "give the shortcut the rule excludes, which 'learn verify' checks misses the goal")
     }
     if !hasRule, lines["cheat"] != nil {
       throw ShellError(
-        "\(path): a '## cheat' section without a rule", hint: "add '#: forbid' or '#: only'")
+        "\(path): a '## cheat' section without a rule",
+        hint: "add '#: forbid', '#: only' or '#: never'")
     }
     guard lines["check", default: []].contains(where: { !Self.isBlank($0.text) }) else {
       throw ShellError(
@@ -206,6 +235,8 @@ public struct Exercise: Sendable {
     self.forbidden = forbidden
     self.only = only
     self.cheat = lines["cheat", default: []]
+    self.never = hasNever ? never : []
+    self.neverText = hasNever ? try one("never", example: "#: never the login flow") : nil
   }
 
   /// The rule broken by any of `lines`, in words, or nil.

@@ -90,6 +90,11 @@ final class Lesson {
     return Played(succeeded: succeeded, error: succeeded ? nil : error)
   }
 
+  /// Whether the state now is the one the exercise's `## never` section rules out.
+  func passesThroughNever() -> Bool {
+    !exercise.never.isEmpty && Self.play(exercise.never, of: exercise, in: session).succeeded
+  }
+
   /// Runs the check; true when the goal is met.
   func goalIsMet() -> Bool {
     Self.play(exercise.check, of: exercise, in: session).succeeded
@@ -194,6 +199,12 @@ extension Interpreter {
       lesson.broken = rule
       lines.append(
         "✗ \(rule): this attempt no longer counts for the goal ('learn reset' starts it again)")
+    }
+    if lesson.broken == nil, lesson.passesThroughNever() {
+      lesson.broken = lesson.exercise.neverRule
+      lines.append(
+        "✗ \(lesson.exercise.neverRule): this attempt no longer counts for the goal ('learn reset' starts it again)"
+      )
     }
     lesson.isMet = lesson.broken == nil && lesson.goalIsMet()
     if lesson.isMet, !wasMet { lesson.metAfter = lesson.attemptLines }

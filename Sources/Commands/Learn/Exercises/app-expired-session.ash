@@ -2,6 +2,7 @@
 #: seed 004
 #: level 2
 #: goal MediaItem(3) is open in Discover, and the API now answers 401 Unauthorized to ada's requests. Have that screen's presenter report the failure so that the app ends on the login screen with no session stored (no 'app' commands).
+#: forbid app
 #: hint 'event list discover' shows the MediaItem presenter's events; one of them carries an error kind.
 #: hint Not every error kind goes to the same place: try to predict where each one ends before you send it ('help app error').
 #: hint A 401 is the unauthorized kind: event send discover failed unauthorized.
@@ -22,3 +23,6 @@ event send discover failed unauthorized
 
 ## wrong
 event send discover failed network
+
+## cheat
+app logout

@@ -2,6 +2,7 @@
 #: seed 004
 #: level 1
 #: goal ada is logged in. Clear the app's saved state and launch it again so that it starts on the login flow with no session, without 'app logout' (a user who reinstalls the app never pressed a logout button).
+#: forbid app logout
 #: hint 'help app' lists how the app is stopped, cleared and started; read 'help app reset' to the end.
 #: hint AppConfigurator chooses the flow at launch from the session id in the 'user' store ('store keys user'), not from the saved coordinators.
 #: hint app reset, then store remove user sessionID, then app start.
@@ -23,5 +24,10 @@ store remove user sessionID
 app start
 
 ## wrong
+app reset
+app start
+
+## cheat
+app logout
 app reset
 app start

@@ -2,6 +2,7 @@
 #: seed 002
 #: level 1
 #: goal Put "Pay rent" in todo as the only row of a new third section, after Later, while Today and Later keep their rows. Use 'ds row add' only: no 'ds section' command.
+#: forbid ds section
 #: hint 'help ds row add' says what add(row:at:) does with each kind of index path.
 #: hint A row index past the end of a section only appends to that section. Which index decides whether a new section appears?
 #: hint Ask for a section that does not exist: ds row add todo 2 0 'Pay rent' (any section index of 2 or more does the same).
@@ -24,3 +25,6 @@ ds row add todo 2 0 'Pay rent'
 
 ## wrong
 ds row add todo 1 5 'Pay rent'
+
+## cheat
+ds section add todo --rows 'Pay rent'

@@ -2,6 +2,7 @@
 #: seed 004
 #: level 2
 #: goal The Favourites tab lists iPad Air. Using the screens' rows (screen select) and presenter events, remove it from the favourites and leave the Favourites tab on its list, showing its empty state.
+#: only screen select, event send
 #: hint 'screen show' draws the visible screen and says under it what each row sends; the list's row does not remove anything.
 #: hint The ♡ row is on the item's own screen. After it, look at what the Favourites tab shows: 'screen show favourites'.
 #: hint screen select 0 (the item is pushed), screen select 1 (♡ off), then event send favourites backTapped.
@@ -27,3 +28,7 @@ event send favourites backTapped
 ## wrong
 screen select 0
 screen select 1
+
+## cheat
+store remove bookmarks favourites
+app relaunch

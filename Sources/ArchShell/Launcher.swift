@@ -146,6 +146,7 @@ enum Launcher {
       // What is written on the way out (the log's last lines, the folded log) is not stopped by
       // the signal that ended the run.
       Session.letStatementsFinish()
+      session.finishBackgroundWork()
       session.factory.shutdown()
     }
     archsh_install_signal_handlers()

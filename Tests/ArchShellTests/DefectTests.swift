@@ -389,15 +389,23 @@ struct DefectTests {
     holder.executableURL = URL(fileURLWithPath: Binary.path)
     holder.arguments = [
       "--no-rc", "--db", database, "--atomic", "-c", "store persist bookmarks b 2", "-c",
-      "echo holding", "-c", "sleep 8s",
+      "echo holding", "-c", "set release --secret",
     ]
     holder.environment = Binary.environment(home: home)
     let output = Pipe()
     holder.standardOutput = output
+    // The holder waits on its standard input ('set NAME --secret' reads the next line), so the
+    // lock is held until this test lets it go: no sleep decides how long.
+    let release = Pipe()
+    holder.standardInput = release
     try holder.run()
-    defer { holder.waitUntilExit() }
+    defer {
+      release.fileHandleForWriting.write(Data("go\n".utf8))
+      try? release.fileHandleForWriting.close()
+      holder.waitUntilExit()
+    }
     // Each command's output is written when it ends: 'holding' means the write is in, and the
-    // atomic run holds the workspace's write lock until its sleep ends.
+    // atomic run holds the workspace's write lock until it reads its release.
     #expect(Binary.firstLine(of: output) == "holding")
     let blocked = try Binary.run(
       ["--no-rc", "--db", database, "-c", "store persist bookmarks c 3"], home: home)

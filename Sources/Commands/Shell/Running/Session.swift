@@ -79,6 +79,13 @@ public final class Session {
   /// The fetches `repo fetch --background` started, by repository, until `repo wait` takes
   /// their outcome.
   var backgroundFetches: [String: RepoGroup.BackgroundFetch] = [:]
+
+  /// Waits for the fetches `repo fetch --background` started, so that none is writing to the
+  /// workspace when it closes; each ends within its request's timeout.
+  public func finishBackgroundWork() {
+    for fetch in backgroundFetches.values { _ = try? fetch.wait() }
+    backgroundFetches = [:]
+  }
   /// Answers for `set NAME --secret` given without a value, by name, instead of asking.
   ///
   /// A recording's replay and step mode's way back fill it. Nil asks the terminal, or reads

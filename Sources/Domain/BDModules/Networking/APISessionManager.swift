@@ -284,6 +284,10 @@ public final class APISessionManager: Sendable {
 
   // MARK: - Sending
 
+  /// The threads requests run on when nobody waits for them on their own thread: at most 16, so
+  /// that a burst of 1,000 makes 16 threads, not 1,000.
+  static let requestThreads = WorkerPool(limit: 16)
+
   private func send(
     _ task: APISessionTask, url: URL, headers: [(name: String, value: String)], body: Data?,
     parentSpan: Span?, followsRedirects: Bool, handler: @escaping @Sendable (APIResponse) -> Void
@@ -369,12 +373,12 @@ public final class APISessionManager: Sendable {
   ) {
     let timeout = self.timeout
     let deadline = chain.deadline
-    // Requests run side by side (OAuth2's burst of 401s): each waits on a thread of its own,
-    // unless the caller waits for it at once, on its own thread.
-    // A thread of its own, not Dispatch's pool: the pool adds threads slowly while its threads
-    // block, so a burst of 50 waited behind one another past their timeout.
+    // Requests run side by side (OAuth2's burst of 401s) on a bounded pool of threads, unless
+    // the caller waits for it at once, on its own thread. Not Dispatch's pool: it adds threads
+    // slowly while its threads block, so a burst of 50 waited behind one another past their
+    // timeout.
     let run: (@escaping @Sendable () -> Void) -> Void =
-      task.runsOnWaitingThread ? { $0() } : { Thread(block: $0).start() }
+      task.runsOnWaitingThread ? { $0() } : { Self.requestThreads.run($0) }
     run { [self] in
       let result = HTTPTransport.perform(
         method: hop.method, url: hop.url, headers: hop.headers, body: hop.body,

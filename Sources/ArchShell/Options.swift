@@ -164,6 +164,13 @@ struct Options: ParsableCommand {
         index += 2
         continue
       }
+      // ArgumentParser takes `-c=LINE` and `-f=FILE` too.
+      if argument.hasPrefix("-c=") || argument.hasPrefix("-f=") {
+        let value = String(argument.dropFirst(3))
+        actions.append(argument.hasPrefix("-c") ? .line(value) : .file(value))
+        index += 1
+        continue
+      }
       if OptionTable.valued.contains(argument) {
         index += 2
         continue
@@ -203,6 +210,11 @@ struct LaunchOptions: Equatable {
   /// The options ArgumentParser parsed, with the order of `-c` and `-f` recovered from `arguments`.
   init(_ options: Options, arguments: [String]) {
     actions = Options.orderedActions(arguments)
+    // Whatever form the order could not be recovered from, no line or file is dropped: they run
+    // -c lines first, then the file.
+    if actions.count != options.command.count + options.file.count {
+      actions = options.command.map { .line($0) } + options.file.map { .file($0) }
+    }
     // Without -f, a leading `--` only ends the options; with -f, the script's words are its own.
     words =
       options.file.isEmpty && options.words.first == "--"

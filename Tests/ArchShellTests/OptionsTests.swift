@@ -147,6 +147,14 @@ struct OptionsTests {
     #expect(parsed.database == "w.sqlite")
     #expect(parsed.json)
     #expect(parsed.words == ["x"])
+    // `-c=LINE` keeps its place too; before, it ran nothing and ended with status 0.
+    let equals = ["-c=echo a", "--db", ":memory:", "-c", "echo b"]
+    #expect(
+      LaunchOptions(try Options.parse(equals), arguments: equals).actions == [
+        .line("echo a"), .line("echo b"),
+      ])
+    let run = try Binary.run(["-c=echo a", "--db", ":memory:", "-c", "echo b"])
+    #expect(run.stdout == "a\nb\n", "\(run.stderr)")
     // `--` ends the options, and is not itself a word of the command.
     let ended = ["--", "help", "--markdown"]
     #expect(

@@ -40,6 +40,9 @@ public protocol LineSource {
   /// The next line that is neither blank nor a comment, without reading it; nil when the source
   /// cannot tell (a terminal, a pipe) or has no more.
   func upcomingCommand() -> String?
+  /// Whether the next command is `expect fails`, which accepts the failure of the one before;
+  /// asked before every line runs.
+  var nextExpectsFailure: Bool { get }
 }
 
 extension LineSource {
@@ -125,6 +128,45 @@ public struct ScriptLineSource: LineSource {
     return .success(ScriptLineSource(contents: [UInt8](data)))
   }
 
+  /// Whether the next command is `expect fails`, read from the bytes without making a string:
+  /// it is asked before every line of a script runs.
+  public var nextExpectsFailure: Bool {
+    guard let start = upcomingStart else { return false }
+    let expect = Array("expect".utf8)
+    let fails = Array("fails".utf8)
+    var index = start
+    for byte in expect {
+      guard index < bytes.count, bytes[index] == byte else { return false }
+      index += 1
+    }
+    let gap = index
+    while index < bytes.count, bytes[index] == 32 || bytes[index] == 9 { index += 1 }
+    guard index > gap else { return false }
+    for byte in fails {
+      guard index < bytes.count, bytes[index] == byte else { return false }
+      index += 1
+    }
+    return index == bytes.count || [9, 10, 13, 32].contains(bytes[index])
+  }
+
+  /// Where the next line that is neither blank nor a comment starts, looking no further than
+  /// 64 KiB ahead.
+  private var upcomingStart: Int? {
+    var start = position
+    while start < bytes.count, start - position < 64 * 1024 {
+      var first = start
+      while first < bytes.count, bytes[first] == 32 || bytes[first] == 9 || bytes[first] == 13 {
+        first += 1
+      }
+      if first < bytes.count, bytes[first] != 10, bytes[first] != UInt8(ascii: "#") {
+        return first
+      }
+      while first < bytes.count, bytes[first] != 10 { first += 1 }
+      start = first + 1
+    }
+    return nil
+  }
+
   /// The next command of the script, unread: the lines after this one, up to the first that is
   /// neither blank nor a comment.
   ///
@@ -132,20 +174,10 @@ public struct ScriptLineSource: LineSource {
   /// most its first 256 bytes, enough to see `expect fails`); it looks no further than 64 KiB of
   /// blank lines and comments ahead.
   public func upcomingCommand() -> String? {
-    var start = position
-    while start < bytes.count, start - position < 64 * 1024 {
-      var first = start
-      while first < bytes.count, bytes[first] == 32 || bytes[first] == 9 || bytes[first] == 13 {
-        first += 1
-      }
-      var end = first
-      while end < bytes.count, bytes[end] != 10 { end += 1 }
-      if first < end, bytes[first] != UInt8(ascii: "#") {
-        return String(decoding: bytes[first..<min(end, first + 256)], as: UTF8.self)
-      }
-      start = end + 1
-    }
-    return nil
+    guard let first = upcomingStart else { return nil }
+    var end = first
+    while end < bytes.count, bytes[end] != 10, end - first < 256 { end += 1 }
+    return String(decoding: bytes[first..<end], as: UTF8.self)
   }
 
   /// The next line of the script.

@@ -19,11 +19,16 @@ struct APISessionManagerTests {
     let session = try await LoggedIn.start()
     defer { session.server.stop() }
     let manager = try session.factory.api.apiSessionManager()
+    // A fault that answers normally counts the requests that reach /echo.
+    session.server.faults.add(Fault(method: "GET", path: "/echo", kind: .delayOnly, times: nil))
+    func hits() -> Int { session.server.faults.active.first?.hits ?? -1 }
     let task = try manager.performRequest(method: .get, path: "/echo")
     #expect(task.state == .suspended)
-    try await Task.sleep(nanoseconds: 100_000_000)
+    // Nothing reached the server: a suspended task has no thread that could send it.
+    #expect(hits() == 0)
     #expect(task.response == nil)
     let response = await offPool { task.wait() }
+    #expect(hits() == 1)
     #expect(task.state == .completed)
     #expect(response?.statusCode == 200)
   }

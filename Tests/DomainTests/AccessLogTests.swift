@@ -163,9 +163,8 @@ struct AccessLogTests {
     try controller.persist(text("2"), forKey: "b")
     let other = try Workspace(path: path)
     try other.beginAtomic()
-    let start = Date()
+    // A read that waited for the writer would wait for ever: the writer ends below.
     #expect(try state(controller) == ["a:1:2", "b:1:0"])
-    #expect(Date().timeIntervalSince(start) < 1)
     #expect(try logged(workspace, key: "a") == (2, 0))
     try other.endAtomic(commit: true)
     #expect(try state(controller) == ["a:1:2", "b:1:0"])

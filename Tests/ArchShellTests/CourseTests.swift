@@ -40,6 +40,12 @@ struct CourseTests {
       ])
     #expect(command.status == 0, "\(command.stderr)")
     #expect(command.stdout.hasPrefix("two words\nusage: remember KEY TEXT\n"), "\(command.stdout)")
+    // 'help' lists it apart from archsh's own.
+    let overview = try Binary.run(["--course", Self.course, "--db", ":memory:", "help"])
+    #expect(
+      overview.stdout.contains(
+        "\n\ncommands of the courses given (--course, ARCHSH_COURSES):\n  remember   keep a note"),
+      "\(overview.stdout)")
     // Its usage is checked as a built-in's is.
     let missing = try Binary.run(
       ["--course", Self.course, "--db", ":memory:", "-c", "remember k"])

@@ -47,6 +47,10 @@ public enum AllGroups {
 
   private static let base = CommandRegistry(lazy: lazyGroups)
   private static let withCourses = Mutex<CommandRegistry?>(nil)
+  private static let courseNames = Mutex<Set<String>>([])
+
+  /// The names of the commands the courses added.
+  public static var courseCommandNames: Set<String> { courseNames.withLock { $0 } }
 
   /// Adds the commands of every course added so far (`Courses`), as builtins; returns a line for
   /// each command file that could not be added, such as one that would shadow archsh's own.
@@ -59,6 +63,7 @@ public enum AllGroups {
       offered: builtins.offered)
     let groups = [LazyCommandGroup("") { merged }] + lazyGroups.dropFirst()
     withCourses.withLock { $0 = loaded.commands.isEmpty ? nil : CommandRegistry(lazy: groups) }
+    courseNames.withLock { $0 = Set(loaded.commands.map(\.name)) }
     return loaded.problems
   }
 }

@@ -3,10 +3,17 @@ public enum Help {
   /// The overview `help` prints: builtins, then groups.
   public static func overview(_ registry: CommandRegistry) -> String {
     var lines = ["archsh: explore a classic iOS app architecture from a shell", ""]
-    for group in registry.groups {
-      if group.isBuiltins {
-        lines.append("builtins:")
-        lines += aligned(group.commands.map { ($0.name, $0.summary) })
+    // A course's commands are builtins to the registry, and listed apart here.
+    let course = AllGroups.courseCommandNames
+    for group in registry.groups where group.isBuiltins {
+      lines.append("builtins:")
+      lines += aligned(
+        group.commands.filter { !course.contains($0.name) }.map { ($0.name, $0.summary) })
+      let added = group.commands.filter { course.contains($0.name) }
+      if !added.isEmpty {
+        lines.append("")
+        lines.append("commands of the courses given (--course, ARCHSH_COURSES):")
+        lines += aligned(added.map { ($0.name, $0.summary) })
       }
     }
     lines.append("")

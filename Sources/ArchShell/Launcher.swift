@@ -183,20 +183,22 @@ enum Launcher {
         try Courses.add(folder)
       } catch {
         StandardStreams.write(
-          "archsh: warning: ARCHSH_COURSES: \(error.message); it is skipped\n", to: 2)
+          "archsh: warning: ARCHSH_COURSES: \(ShellError(error.message).shown); it is skipped\n",
+          to: 2)
       }
     }
     for folder in options.courses {
       do {
         try Courses.add(folder)
       } catch {
-        StandardStreams.write("archsh: error: --course: \(error)\n", to: 2)
+        StandardStreams.write("archsh: error: --course: \(error.shown)\n", to: 2)
         return false
       }
     }
     guard !Courses.teachers.isEmpty else { return true }
+    // A course's folder and file names are outside text: printed as the error printer prints.
     for problem in AllGroups.addCourseCommands() {
-      StandardStreams.write("archsh: warning: \(problem)\n", to: 2)
+      StandardStreams.write("archsh: warning: \(ShellError(problem).shown)\n", to: 2)
     }
     return true
   }

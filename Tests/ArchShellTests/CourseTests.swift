@@ -110,6 +110,18 @@ struct CourseTests {
       run.stderr.contains(
         "\(commands)/count.ash:4:14: error: product 999 is not cached (fetch it with 'product update 999'); in file included from -c:1"
       ), "\(run.stderr)")
+    // A usage line is outside text: an option name with an escape byte is refused, and the
+    // warning shows the byte escaped, never raw.
+    try "#: summary odd\n#: usage odd [--x\u{1B}[31m]\necho odd\n".write(
+      toFile: commands + "/odd.ash", atomically: true, encoding: .utf8)
+    let odd = try Binary.run(
+      ["--db", ":memory:", "-c", "echo ok"], environment: ["ARCHSH_COURSES": course])
+    #expect(odd.stdout == "ok\n")
+    #expect(
+      odd.stderr.contains(
+        "commands/odd.ash is not added: in its '#: usage' line, '--x\\e[31m' is not an option name"),
+      "\(odd.stderr)")
+    #expect(!odd.stderr.contains("\u{1B}"))
     // store is still archsh's.
     let store = try Binary.run(
       ["--db", ":memory:", "-c", "store keys generalCache"], environment: ["ARCHSH_COURSES": course]

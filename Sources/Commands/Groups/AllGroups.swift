@@ -49,13 +49,16 @@ public enum AllGroups {
   private static let withCourses = Mutex<CommandRegistry?>(nil)
   private static let courseNames = Mutex<Set<String>>([])
 
+  /// The builtins' and the groups' names: archsh's own, which no course command may take.
+  public static var ownNames: Set<String> { Set(base.topLevelNames) }
+
   /// The names of the commands the courses added.
   public static var courseCommandNames: Set<String> { courseNames.withLock { $0 } }
 
   /// Adds the commands of every course added so far (`Courses`), as builtins; returns a line for
   /// each command file that could not be added, such as one that would shadow archsh's own.
   public static func addCourseCommands() -> [String] {
-    let loaded = CourseCommands.load(Courses.teachers, taken: Set(base.topLevelNames))
+    let loaded = CourseCommands.load(Courses.teachers, taken: ownNames)
     let builtins = Builtins.group
     let merged = CommandGroup(
       "", summary: builtins.summary, from: builtins.origins, discussion: builtins.discussion,

@@ -344,8 +344,7 @@ enum LearnGroup {
       ])
     }
     invocation.interpreter.progress(nil)
-    let base = Set(Builtins.group.commands.map(\.name) + AllGroups.lazyGroups.map(\.name))
-    let loaded = CourseCommands.load([course], taken: base)
+    let loaded = CourseCommands.load([course], taken: AllGroups.ownNames)
     for command in loaded.commands {
       rows.append([.string("command"), .string(command.name), .string("ok"), .null])
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Plumbing
 import Synchronization
 
 /// A course: a folder a teacher writes, without Swift, that adds walkthroughs, exercises and
@@ -40,12 +39,12 @@ public struct Course: Sendable, Equatable {
     var isDirectory: ObjCBool = false
     guard manager.fileExists(atPath: folder, isDirectory: &isDirectory) else {
       throw ShellError(
-        "the course '\(TerminalText.escaped(folder))' does not exist",
+        "the course '\(folder)' does not exist",
         hint: "give the folder that holds walkthroughs/, exercises/ or commands/")
     }
     guard isDirectory.boolValue else {
       throw ShellError(
-        "the course '\(TerminalText.escaped(folder))' is a file, not a folder",
+        "the course '\(folder)' is a file, not a folder",
         hint: "give the folder that holds walkthroughs/, exercises/ or commands/")
     }
     func part(_ name: String) -> String? {
@@ -61,17 +60,20 @@ public struct Course: Sendable, Equatable {
       walkthroughs: part("walkthroughs"), exercises: part("exercises"), commands: part("commands"))
     guard course.walkthroughs != nil || course.exercises != nil || course.commands != nil else {
       throw ShellError(
-        "'\(TerminalText.escaped(folder))' is not a course: it holds none of walkthroughs/, exercises/ and commands/",
+        "'\(folder)' is not a course: it holds none of walkthroughs/, exercises/ and commands/",
         hint: "'docs/writing-a-course.md' shows the layout")
     }
     return course
   }
 
-  /// The `.ash` files of one of its folders, by name.
+  /// The most files archsh reads from one of a course's folders.
+  static let maximumFiles = 1_000
+
+  /// The `.ash` files of one of its folders, by name: the first `maximumFiles` of them.
   func files(in folder: String?) -> [(name: String, path: String)] {
     guard let folder else { return [] }
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-      .filter { $0.hasSuffix(".ash") }.sorted()
+      .filter { $0.hasSuffix(".ash") }.sorted().prefix(Self.maximumFiles)
     return names.map { (String($0.dropLast(4)), (folder as NSString).appendingPathComponent($0)) }
   }
 }

@@ -88,7 +88,7 @@ enum CourseCommands {
     let file = Word(path)
     return Command(
       name,
-      summary: TerminalText.escaped(summary ?? "a command of the course '\(course)'"),
+      summary: summary ?? "a command of the course '\(course)'",
       discussion: """
         A command of the course '\(course)': it runs the course's commands/\(name).ash as \
         'source' does, with the words typed after its name as $1…$9, and $# their count.
@@ -109,6 +109,9 @@ enum CourseCommands {
       throw ShellError("its '#: usage' line must start with its name, '\(name)'")
     }
     tokens.removeFirst()
+    guard tokens.count <= 32 else {
+      throw ShellError("its '#: usage' line declares \(tokens.count) words, more than 32")
+    }
     var handles: [any ParameterHandle] = []
     var seen = Set<String>()
     var index = 0
@@ -131,6 +134,12 @@ enum CourseCommands {
       }
       if word.hasPrefix("--"), word.count > 2 {
         let option = String(word.dropFirst(2))
+        // An option is a name as a command is: it is shown in help and offered by Tab.
+        guard isCommandName(option) else {
+          throw ShellError(
+            "in its '#: usage' line, '--\(option)' is not an option name (lower-case letters, digits and '-')"
+          )
+        }
         guard seen.insert(option).inserted else {
           throw ShellError("its '#: usage' line names --\(option) twice")
         }
@@ -159,7 +168,7 @@ enum CourseCommands {
         }
       } else {
         throw ShellError(
-          "in its '#: usage' line, '\(TerminalText.escaped(raw))' is neither an ARGUMENT in capitals nor an --option"
+          "in its '#: usage' line, '\(raw)' is neither an ARGUMENT in capitals nor an --option"
         )
       }
     }

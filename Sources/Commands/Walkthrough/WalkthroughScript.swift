@@ -1,5 +1,4 @@
 import Foundation
-import Plumbing
 
 /// A walkthrough read as a presenter sees it: chapters (`## Title` comment lines), and steps, each
 /// one command with the narration written just above it (the `#` comment lines with no blank line
@@ -115,6 +114,9 @@ public enum Walkthroughs {
   /// The folder that holds the walkthroughs, or nil when none is found.
   public static var directory: String? { Installation.directory(for: .walkthroughs) }
 
+  /// The largest walkthrough file `help walkthroughs` reads (archsh's own are under 16 KiB).
+  static let maximumFileBytes = 1024 * 1024
+
   /// The folders looked in, in order, for `help walkthroughs` and errors to name.
   public static var searched: [String] { Installation.candidates(for: .walkthroughs) }
 
@@ -138,7 +140,10 @@ public enum Walkthroughs {
   public static func all() -> [Entry] {
     Courses.all.flatMap { course in
       course.files(in: course.walkthroughs).compactMap { name, path in
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        // A course's files come from outside: one larger than any walkthrough is not read.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= maximumFileBytes, let data = FileManager.default.contents(atPath: path)
+        else { return nil }
         let script = WalkthroughScript(contents: String(decoding: data, as: UTF8.self))
         return Entry(
           name: name, course: course.name, path: path, summary: script.summary,
@@ -172,7 +177,7 @@ public enum Walkthroughs {
       let names = entries.map { tourName(of: $0, among: entries) }
       let hint =
         ShellError.didYouMean(name, among: names) ?? "one of: " + names.joined(separator: ", ")
-      throw ShellError("no walkthrough named '\(TerminalText.escaped(name))'", hint: hint)
+      throw ShellError("no walkthrough named '\(name)'", hint: hint)
     }
     return found.path
   }

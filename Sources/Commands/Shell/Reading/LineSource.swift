@@ -37,11 +37,9 @@ public protocol LineSource {
   /// Whether the next line is not there yet: someone is still to type or send it. The board
   /// draws what it put off while lines came fast.
   var isIdle: Bool { get }
-  /// The next line that is neither blank nor a comment, without reading it; nil when the source
-  /// cannot tell (a terminal, a pipe) or has no more.
-  func upcomingCommand() -> String?
-  /// Whether the next command is `expect fails`, which accepts the failure of the one before;
-  /// asked before every line runs.
+  /// Whether the next command (the next line that is neither blank nor a comment) is `expect
+  /// fails`, which accepts the failure of the one before; asked before every line runs, and
+  /// false when the source cannot tell (a terminal, a pipe).
   var nextExpectsFailure: Bool { get }
 }
 
@@ -53,23 +51,26 @@ extension LineSource {
   /// Sources without a history ignore accepted lines.
   public mutating func accept(_ line: String, isSecret: Bool) {}
   /// Terminals and pipes cannot say what comes next.
-  public func upcomingCommand() -> String? { nil }
-
-  /// Whether the next command is `expect fails`, which accepts the failure of the one before.
-  public var nextExpectsFailure: Bool {
-    guard let next = upcomingCommand() else { return false }
-    let words = next.split(whereSeparator: { $0 == " " || $0 == "\t" })
-    return words.count >= 2 && words[0] == "expect" && words[1] == "fails"
-  }
+  public var nextExpectsFailure: Bool { false }
 }
 
-/// The first line of `lines` that is neither blank nor a comment.
-func firstCommand(in lines: some Sequence<Substring>) -> String? {
-  for line in lines {
-    let trimmed = line.drop { $0 == " " || $0 == "\t" }
-    if !trimmed.isEmpty, !trimmed.hasPrefix("#") { return String(trimmed) }
+/// Whether `line`, from its first byte, is the command `expect fails` (with or without a message).
+func isExpectFails(_ line: some Sequence<UInt8>) -> Bool {
+  var bytes = line.makeIterator()
+  for expected in "expect".utf8 {
+    guard bytes.next() == expected else { return false }
   }
-  return nil
+  var next = bytes.next()
+  guard next == 32 || next == 9 else { return false }
+  while next == 32 || next == 9 { next = bytes.next() }
+  for expected in "fails".utf8 {
+    guard next == expected else { return false }
+    next = bytes.next()
+  }
+  switch next {
+  case nil, 9?, 10?, 13?, 32?: return true
+  default: return false
+  }
 }
 
 /// Lines from an array: `-c` arguments and tests.
@@ -82,9 +83,14 @@ public struct ArrayLineSource: LineSource {
     self.lines = lines
   }
 
-  /// The next command of the array, unread.
-  public func upcomingCommand() -> String? {
-    firstCommand(in: lines[index...].lazy.map { Substring($0) })
+  /// Whether the next line that is neither blank nor a comment is `expect fails`.
+  public var nextExpectsFailure: Bool {
+    for line in lines[index...] {
+      let command = line.utf8.drop { $0 == 32 || $0 == 9 }
+      if command.isEmpty || command.first == UInt8(ascii: "#") { continue }
+      return isExpectFails(command)
+    }
+    return false
   }
 
   /// The next line of the array.
@@ -132,21 +138,7 @@ public struct ScriptLineSource: LineSource {
   /// it is asked before every line of a script runs.
   public var nextExpectsFailure: Bool {
     guard let start = upcomingStart else { return false }
-    let expect = Array("expect".utf8)
-    let fails = Array("fails".utf8)
-    var index = start
-    for byte in expect {
-      guard index < bytes.count, bytes[index] == byte else { return false }
-      index += 1
-    }
-    let gap = index
-    while index < bytes.count, bytes[index] == 32 || bytes[index] == 9 { index += 1 }
-    guard index > gap else { return false }
-    for byte in fails {
-      guard index < bytes.count, bytes[index] == byte else { return false }
-      index += 1
-    }
-    return index == bytes.count || [9, 10, 13, 32].contains(bytes[index])
+    return isExpectFails(bytes[start..<min(bytes.count, start + 64)])
   }
 
   /// Where the next line that is neither blank nor a comment starts, looking no further than
@@ -165,19 +157,6 @@ public struct ScriptLineSource: LineSource {
       start = first + 1
     }
     return nil
-  }
-
-  /// The next command of the script, unread: the lines after this one, up to the first that is
-  /// neither blank nor a comment.
-  ///
-  /// Called before every line runs, so it reads bytes, and decodes only the line it returns (at
-  /// most its first 256 bytes, enough to see `expect fails`); it looks no further than 64 KiB of
-  /// blank lines and comments ahead.
-  public func upcomingCommand() -> String? {
-    guard let first = upcomingStart else { return nil }
-    var end = first
-    while end < bytes.count, bytes[end] != 10, end - first < 256 { end += 1 }
-    return String(decoding: bytes[first..<end], as: UTF8.self)
   }
 
   /// The next line of the script.

@@ -51,8 +51,8 @@ enum Diagnosis {
     }
   }
 
-  /// The hint for a 401, from what the session knew when it came: nobody logged in, a refresh
-  /// made during this very command, or a token that may have expired.
+  /// The hint for a 401, from what the session knew when it came: nobody logged in, a request
+  /// replayed with a freshly refreshed token (`refreshed`), or a token that may have expired.
   static func unauthorizedHint(loggedIn: Bool, refreshed: Bool) -> String {
     if !loggedIn {
       return

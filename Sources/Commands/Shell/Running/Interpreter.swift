@@ -345,7 +345,6 @@ public final class Interpreter {
   /// its subject.
   public func perform(_ parsed: ParsedCommand) throws -> Output {
     let invocation = Invocation(session: session, parsed: parsed, interpreter: self)
-    let refreshesBefore = session.factory.api.builtOAuth2Authorization?.refreshCount ?? 0
     do {
       return try parsed.resolution.command.run(invocation)
     } catch let error as ShellError {
@@ -360,7 +359,7 @@ public final class Interpreter {
       var located = Diagnosis.shellError(error, in: parsed)
       if Diagnosis.isUnauthorized(error) {
         let api = session.factory.api
-        let refreshed = (api.builtOAuth2Authorization?.refreshCount ?? 0) > refreshesBefore
+        let refreshed = api.builtOAuth2Authorization?.lastUnauthorizedWasReplay ?? false
         let loggedIn = ((try? api.accountUserProvider.credential()) ?? nil) != nil
         located.hint = Diagnosis.unauthorizedHint(loggedIn: loggedIn, refreshed: refreshed)
       }

@@ -55,13 +55,14 @@ public final class OAuth2Authorization: @unchecked Sendable {
   private let makeSessionManager: () throws -> OAuth2SessionManager
   private let logger: Logger?
   private let tracer: Tracer
-  /// Whether a refresh runs, the callers queued behind it, the latest credential, and how many
-  /// refreshes there were.
+  /// Whether a refresh runs, the callers queued behind it, the latest credential, how many
+  /// refreshes there were, and whether the last 401 delivered answered a replay.
   private struct RefreshState {
     var isRefreshing = false
     var waiters: [Waiter] = []
     var latest: OAuth2Credential?
     var refreshes = 0
+    var lastUnauthorizedWasReplay = false
   }
 
   private let state = Mutex(RefreshState())
@@ -92,6 +93,10 @@ public final class OAuth2Authorization: @unchecked Sendable {
         parentSpan: span, handler: handler)
     }
   }
+
+  /// Whether the last 401 this authorization saw answered a request replayed with a fresh token:
+  /// a 401 that no refresh can fix.
+  public var lastUnauthorizedWasReplay: Bool { state.withLock { $0.lastUnauthorizedWasReplay } }
 
   /// How many refreshes this authorization has made.
   public var refreshCount: Int { state.withLock { $0.refreshes } }
@@ -188,7 +193,10 @@ public final class OAuth2Authorization: @unchecked Sendable {
     then: @escaping @Sendable (APIResponse) -> Void
   ) {
     do {
-      let task = try makeTask(authorization, span) { response in
+      let task = try makeTask(authorization, span) { [self] response in
+        if response.statusCode == 401 {
+          state.withLock { $0.lastUnauthorizedWasReplay = replay }
+        }
         observer?(.answered(status: response.statusCode, replay: replay))
         then(response)
       }

@@ -6,10 +6,13 @@ GCC_MAJOR := $(or $(shell gcc -dumpversion 2>/dev/null | cut -d. -f1),12)
 PACKAGES := libedit2 libedit-dev libsqlite3-dev libstdc++-$(GCC_MAJOR)-dev pkg-config python3 sqlite3 bc openssl man-db
 # The release build has a build folder of its own: sharing .build with the debug build made each
 # switch between them (make test, then make run) recompile every module, 2 min 45 s here.
+# The Swift runtime is linked statically by the executable's own link options (Package.swift), not
+# by --static-swift-stdlib, which would compile every module against a folder without Swift
+# Testing: so the unit tests are compiled here too, on the same modules (see `test`).
 # --disable-local-rpath: no RUNPATH $ORIGIN, so that no library copied next to the binary is
 # loaded instead of the system's.
 # Function sections let the link lay out the functions a session runs first (Linker/order.txt).
-RELEASE_FLAGS := -c release --scratch-path .build-release --static-swift-stdlib --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+RELEASE_FLAGS := -c release --scratch-path .build-release --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 ARCHSH_RELEASE := .build-release/release/archsh
 
 .PHONY: run test lint format deps build release order bench stress fuzz docs install uninstall dist clean
@@ -39,14 +42,16 @@ build: deps
 	scripts/build-info
 	swift build
 
-# The unit tests run in a debug build. The tests that drive the archsh binary (pseudo-terminal,
-# end-to-end, transcripts, and the board in headless Chromium) run against the release binary
-# that `make run` builds: what ships is what is tested.
+# Every test runs on the release build that `make run` makes: the unit tests are compiled in
+# .build-release on the very modules the binary is linked from (which the release build compiles
+# for testing, Package.swift), and the tests that drive the archsh binary (pseudo-terminal,
+# end-to-end, transcripts, and the board in headless Chromium) run the binary itself. What ships is
+# what is tested, and no debug build of every dependency is needed.
 test: release
 	scripts/build-info
-	swift build --build-tests
-	swift test --skip-build --skip ArchShellTests
-	ARCHSH_BINARY=$(CURDIR)/$(ARCHSH_RELEASE) swift test --skip-build --filter ArchShellTests
+	swift build $(RELEASE_FLAGS) --build-tests
+	swift test $(RELEASE_FLAGS) --skip-build --skip ArchShellTests
+	ARCHSH_BINARY=$(CURDIR)/$(ARCHSH_RELEASE) swift test $(RELEASE_FLAGS) --skip-build --filter ArchShellTests
 	scripts/browser-deps
 	scripts/browser-test $(ARCHSH_RELEASE)
 
@@ -59,11 +64,11 @@ format:
 # Regenerates the command reference, the README's list of groups, every walkthrough's pictures
 # (docs/pictures/, docs/walkthroughs.md) and the options scanner's table from ArgumentParser's
 # declarations (Sources/ArchShell/OptionTable.swift); tests compare each with what the binary says.
-docs: build
-	.build/debug/archsh help --markdown > docs/commands.md
-	scripts/readme-groups .build/debug/archsh README.md
-	scripts/walkthrough-pictures .build/debug/archsh
-	scripts/option-table .build/debug/archsh > Sources/ArchShell/OptionTable.swift.new
+docs: release
+	$(ARCHSH_RELEASE) help --markdown > docs/commands.md
+	scripts/readme-groups $(ARCHSH_RELEASE) README.md
+	scripts/walkthrough-pictures $(ARCHSH_RELEASE)
+	scripts/option-table $(ARCHSH_RELEASE) > Sources/ArchShell/OptionTable.swift.new
 	cmp -s Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift \
 	  && rm Sources/ArchShell/OptionTable.swift.new \
 	  || mv Sources/ArchShell/OptionTable.swift.new Sources/ArchShell/OptionTable.swift

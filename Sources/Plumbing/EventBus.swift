@@ -53,7 +53,14 @@ public final class EventBus<Payload: EventPayload>: Sendable {
     var numbers: UInt64 = 0
 
     /// The kinds anyone reads, as one word.
-    var interest: UInt32 { subscribers.reduce(UInt32(0)) { $0 | $1.kinds.rawValue } }
+    ///
+    /// A loop, not `reduce`: this code is generic over the payload, and the unspecialised `reduce`
+    /// had the runtime look up its element type by scanning every conformance record at start-up.
+    var interest: UInt32 {
+      var word: UInt32 = 0
+      for index in subscribers.indices { word |= subscribers[index].kinds.rawValue }
+      return word
+    }
   }
 
   @usableFromInline let interest = Atomic<UInt32>(0)

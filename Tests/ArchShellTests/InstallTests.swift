@@ -3,6 +3,11 @@ import Testing
 
 /// archsh away from its build tree: `make install`, `make uninstall` and the release archive, each
 /// checked with the build tree hidden (a private mount namespace lays an empty folder over it).
+///
+/// `make install` and `make dist` are `make release`, then `scripts/install` or `scripts/dist` on
+/// the binary it built; the tests run those scripts on the binary under test (`make test` points
+/// it at that same release binary). They do not build again: `swift test` holds the release build
+/// folder's lock while it runs, and a build inside a test would wait for it for ever.
 @Suite("archsh installed, away from its build tree", .serialized)
 struct InstallTests {
   /// Runs `command` with bash in `directory`, its standard error after its output.
@@ -87,7 +92,7 @@ struct InstallTests {
   }
 
   @Test(
-    "make install puts archsh, its walkthroughs, exercises, man page and completions under PREFIX; they work with the build tree hidden; make uninstall removes exactly them"
+    "make install's installer puts archsh, its walkthroughs, exercises, man page and completions under PREFIX; they work with the build tree hidden; make uninstall removes exactly them"
   )
   func installAndUninstall() throws {
     let prefix = try Binary.makeTemporaryDirectory() + "/prefix"
@@ -95,7 +100,7 @@ struct InstallTests {
     try FileManager.default.createDirectory(
       atPath: prefix + "/bin", withIntermediateDirectories: true)
     try "#!/bin/sh\n".write(toFile: prefix + "/bin/mytool", atomically: true, encoding: .utf8)
-    let install = try shell("make install PREFIX='\(prefix)'")
+    let install = try shell("scripts/install '\(Binary.path)' '\(prefix)'")
     #expect(install.status == 0, "\(install.output)")
     let installed = try tree(prefix)
     for path in [
@@ -115,10 +120,10 @@ struct InstallTests {
   }
 
   @Test(
-    "make dist makes an archive of the same layout with a README and the licence; installed from it, archsh works with the build tree hidden, and its uninstall leaves nothing"
+    "make dist's archive has the same layout with a README and the licence; installed from it, archsh works with the build tree hidden, and its uninstall leaves nothing"
   )
   func archive() throws {
-    let made = try shell("make dist")
+    let made = try shell("scripts/dist '\(Binary.path)'")
     #expect(made.status == 0, "\(made.output)")
     let archive = try #require(
       made.output.split(separator: "\n").last { $0.hasSuffix(".tar.gz") }.map(String.init))

@@ -242,7 +242,7 @@ enum Builtins {
       return answer
     }
     // A walkthrough checked without a terminal takes its secrets from the environment.
-    if let value = ProcessInfo.processInfo.environment["ARCHSH_SECRET_" + name.text] {
+    if let value = Platform.variable("ARCHSH_SECRET_" + name.text) {
       return value
     }
     let missing = ShellError(

@@ -104,7 +104,7 @@ public enum Courses {
 
   /// The folders `ARCHSH_COURSES` names, separated by `:` as PATH is.
   public static var fromEnvironment: [String] {
-    (ProcessInfo.processInfo.environment["ARCHSH_COURSES"] ?? "")
+    (Platform.variable("ARCHSH_COURSES") ?? "")
       .split(separator: ":").map(String.init).filter { !$0.isEmpty }
   }
 

@@ -29,7 +29,7 @@ public enum Installation {
   /// `share/archsh` beside the executable's folder, then the build tree's.
   public static func candidates(for resource: Resource) -> [String] {
     var folders: [String] = []
-    if let name = resource.variable, let value = ProcessInfo.processInfo.environment[name],
+    if let name = resource.variable, let value = Platform.variable(name),
       !value.isEmpty
     {
       folders.append(value)

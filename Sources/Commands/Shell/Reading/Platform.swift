@@ -19,4 +19,14 @@ enum Platform {
     return Darwin.read(descriptor, bytes, count)
     #endif
   }
+
+  /// The environment variable `name`, or nil when it is unset.
+  ///
+  /// `getenv` reads one variable; `ProcessInfo.environment` copies the whole environment into a
+  /// dictionary, and building that dictionary's type at start-up made the runtime scan every
+  /// conformance record of the binary (docs/performance.md).
+  static func variable(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
 }

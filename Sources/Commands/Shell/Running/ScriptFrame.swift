@@ -35,7 +35,7 @@ struct RelativePaths: Sendable {
   /// as it is (`~user` is not expanded).
   static func expandingHome(_ path: String) -> String {
     guard path == "~" || path.hasPrefix("~/"),
-      let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty
+      let home = Platform.variable("HOME"), !home.isEmpty
     else { return path }
     return home + path.dropFirst()
   }

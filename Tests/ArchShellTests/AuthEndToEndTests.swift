@@ -291,6 +291,16 @@ struct AuthEndToEndTests {
     #expect(shows.last?.hasPrefix("user:          User ") == true, "\(result.stdout)")
   }
 
+  @Test("'help app' and 'help auth' say that their two sessions are kept apart")
+  func sessionsExplained() throws {
+    for group in ["app", "auth"] {
+      let help = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "help \(group)"])
+      let text = help.stdout.replacingOccurrences(of: "\n", with: " ")
+      #expect(text.contains("'app login EMAIL'"), "\(group)")
+      #expect(text.contains("'auth login'"), "\(group)")
+    }
+  }
+
   /// The stored credential, read with sqlite3 from the workspace file.
   private func credential(in db: String) throws -> (access: String, refresh: String) {
     let text = try sqlite(

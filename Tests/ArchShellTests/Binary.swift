@@ -100,6 +100,15 @@ enum Binary {
   }
 }
 
+/// `Binary.environment(home:)` for a pseudo-terminal, with `TERM` set to `xterm`.
+///
+/// archsh then edits its lines and prompts as it does at a user's terminal.
+func terminalEnvironment(home: String) -> [String: String] {
+  var environment = Binary.environment(home: home)
+  environment["TERM"] = "xterm"
+  return environment
+}
+
 /// Data written by one thread and read by another after a semaphore orders them.
 private final class DataBox: @unchecked Sendable {
   var data = Data()

@@ -3,6 +3,11 @@ import Testing
 
 @Suite("archsh binary", .serialized)
 struct EndToEndTests {
+  /// Runs `lines` as one -c line on a workspace in memory.
+  private func run(_ lines: String) throws -> Binary.Result {
+    try Binary.run(["--no-rc", "--db", ":memory:", "-c", lines])
+  }
+
   @Test("-c runs one line; several -c and -f run in the order given")
   func commandLines() throws {
     let directory = try Binary.makeTemporaryDirectory()
@@ -178,6 +183,37 @@ struct EndToEndTests {
   func echo() throws {
     let result = try Binary.run(["--echo", "-c", "echo hi"], input: nil)
     #expect(result.stdout == "archsh> echo hi\nhi\n")
+  }
+
+  @Test("--help after a command, a group, a two-word verb or a builtin shows its help")
+  func helpOption() throws {
+    for (line, help) in [
+      ("store persist --help", "help store persist"),
+      ("store persist bookmarks k --help", "help store persist"),
+      ("factory --help", "help factory"),
+      ("ds section --help", "help ds section"),
+      ("ds section add --help", "help ds section add"),
+      ("sleep --help", "help sleep"),
+      ("time --help", "help time"),
+    ] {
+      let asked = try run(line)
+      let expected = try run(help)
+      #expect(asked.status == 0, "\(line): \(asked.stderr)")
+      #expect(asked.stdout == expected.stdout, "\(line)")
+      #expect(asked.stdout.contains("usage: ") || asked.stdout.contains("commands:"), "\(line)")
+    }
+    #expect(try run("store persist --help").stdout.hasPrefix("usage: store persist STORE KEY"))
+    // Inside a command line that `time` runs, the help is that command's.
+    #expect(try run("time store keys --help").stdout.hasPrefix("usage: store keys STORE"))
+    // `--help` as a value, quoted, or after `--` is an argument like any other.
+    let value = try run("store keys bookmarks --prefix --help")
+    #expect(value.status == 0, "\(value.stderr)")
+    #expect(value.stdout.hasPrefix("key\n---\n"))
+    #expect(!value.stdout.contains("usage:"))
+    #expect(try run("echo '--help'").stdout == "--help\n")
+    #expect(try run("echo -- --help").stdout == "--help\n")
+    // An unknown group is still an unknown command.
+    #expect(try run("stor --help").stderr.contains("unknown command 'stor'"))
   }
 
   @Test("docs/commands.md is what 'archsh help --markdown' prints")

@@ -68,6 +68,51 @@ struct InteractiveDetailTests {
     #expect(!saved.contains("lovelace"))
   }
 
+  @Test("Ctrl-C at the password prompt cancels the login and the prompt comes back")
+  func passwordPromptInterrupt() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"],
+      environment: terminalEnvironment(home: home))
+    try terminal.waitFor("archsh> ")
+    var mark = terminal.mark
+    terminal.type("auth login ada@example.com\r")
+    mark = try terminal.waitFor("password for ada@example.com: ", after: mark)
+    try terminal.press("half\u{03}")
+    mark = try terminal.waitFor(
+      "error: the login was cancelled (Ctrl-C at the password prompt; nothing was sent)",
+      after: mark, seconds: 5)
+    try terminal.waitFor("archsh> ", after: mark)
+    // The session goes on, with echo back on: what is typed is shown.
+    mark = terminal.mark
+    terminal.type("echo alive-after-cancel\r")
+    mark = try terminal.waitFor("echo alive-after-cancel\r\n", after: mark)
+    mark = try terminal.waitFor("alive-after-cancel\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    #expect(!terminal.transcript.contains("half"))
+  }
+
+  @Test("Ctrl-C at the password prompt of a -c run ends archsh with the terminal restored")
+  func passwordPromptInterruptInScript() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let line =
+      "\"$0\" --no-rc --db :memory: -c 'auth login ada@example.com'; echo \"status=$?\"; stty -a"
+    let terminal = try PseudoTerminal(
+      ["/bin/sh", "-c", line, Binary.path], environment: terminalEnvironment(home: home))
+    let mark = try terminal.waitFor("password for ada@example.com: ")
+    try terminal.press("\u{03}")
+    let ended = try terminal.waitFor("status=130", after: mark, seconds: 5)
+    try terminal.waitFor("icanon", after: ended)
+    #expect(try terminal.waitForExit() == 0)
+    let settings = terminal.transcript[ended...]
+    let flags = Set(settings.split(whereSeparator: \.isWhitespace).map(String.init))
+    for flag in ["echo", "icanon", "isig"] {
+      #expect(flags.contains(flag) && !flags.contains("-" + flag), "\(flag): \(settings)")
+    }
+  }
+
   @Test("non-ASCII input arrives intact, and a continued line shows the ...> prompt")
   func unicodeAndContinuation() throws {
     let terminal = try start()
@@ -236,6 +281,27 @@ struct InteractiveDetailTests {
     mark = try terminal.waitFor("archsh> product show 4", after: mark)
     try terminal.press("\u{03}")
     try terminal.waitFor("\r\narchsh> ", after: mark)
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("Ctrl-C ends 'sleep' at once, and it fails")
+  func sleepInterrupt() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: terminalEnvironment(home: home))
+    try terminal.waitFor("archsh> ")
+    var mark = terminal.mark
+    terminal.type("sleep 6s\r")
+    mark = try terminal.waitFor("sleep 6s\r\n", after: mark)
+    let started = Date()
+    try terminal.interrupt()
+    mark = try terminal.waitFor("error: 'sleep' was interrupted", after: mark, seconds: 4)
+    try terminal.waitFor("archsh> ", after: mark)
+    #expect(Date().timeIntervalSince(started) < 3)
+    mark = terminal.mark
+    terminal.type("echo status $?\r")
+    try terminal.waitFor("status 1\r\n", after: mark)
     try terminal.press("\u{04}")
     #expect(try terminal.waitForExit() == 0)
   }

@@ -1,8 +1,17 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("networking through the binary", .serialized)
 struct NetworkEndToEndTests {
+  /// Runs `lines` as one -c line on a workspace in memory.
+  private func run(_ lines: String) throws -> Binary.Result {
+    try Binary.run(["--no-rc", "--db", ":memory:", "-c", lines])
+  }
+
   @Test("net fault, fault clear and timeout answer --json with fields; their sentences stay")
   func faultFields() throws {
     let result = try Binary.run([
@@ -27,6 +36,37 @@ struct NetworkEndToEndTests {
         requests time out after 2s
 
         """)
+  }
+
+  @Test("net fault clear PATH removes that path's faults, --method only one of them")
+  func clearOneFault() throws {
+    let result = try run(
+      """
+      net fault GET /products/1 --status 503 --times always
+      net fault POST /products/1 --status 500
+      net fault GET /products/2 --drop
+      net fault clear /products/1 --method get
+      net faults
+      net fault clear /products/1
+      net faults
+      net get /products/1
+      """)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains("removed 1 fault: GET /products/1"))
+    #expect(lines.contains("removed 1 fault: POST /products/1"))
+    // After the first clear, the POST and /products/2 remain; after the second, /products/2.
+    #expect(lines.filter { $0.hasPrefix("POST    /products/1") }.count == 1)
+    #expect(lines.filter { $0.hasPrefix("GET     /products/2") }.count == 2)
+    #expect(lines.contains("status:       200"), "\(result.stdout)")
+
+    let missing = try run("net fault GET /products/1 --drop; net fault clear /products/9")
+    #expect(missing.status == 1)
+    #expect(
+      missing.stderr
+        == "-c:1:51: error: no fault for '/products/9' (did you mean '/products/1'?)\n")
+    let misplaced = try run("net fault GET /products/1 --drop --method GET")
+    #expect(misplaced.stderr.contains("--method goes with 'net fault clear PATH'"))
   }
 
   /// GETs `url` with Python's urllib, as curl would, and returns the body as text.
@@ -57,6 +97,51 @@ struct NetworkEndToEndTests {
     #expect(result.stdout.contains("code:         OK\n"))
     #expect(result.stdout.contains(#""name":"iPhone 14""#))
     #expect(result.stdout.contains("GET     http://127.0.0.1:"))
+  }
+
+  @Test("the embedded API keeps its address across runs, and finds what an old address stored")
+  func embeddedAddressIsStable() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let database = home + "/work.sqlite"
+    for _ in 0..<3 {
+      let run = try Binary.run(
+        ["--no-rc", "--db", database, "-c", "product update 2"], home: home)
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let keys = try Binary.run(
+      ["--no-rc", "--db", database, "-c", "store keys productCache"], home: home)
+    let lines = keys.stdout.split(separator: "\n").dropFirst(2)
+    #expect(lines.count == 1, "\(keys.stdout)")
+    let key = try #require(lines.first)
+    let port = try #require(
+      key.split(separator: ":").dropFirst(2).first?.split(separator: "/").first)
+
+    // The last port is taken now: the next run listens elsewhere and moves the entry there.
+    let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(blocker) }
+    // The earlier runs' connections may still be in TIME_WAIT on that port.
+    var reuse: Int32 = 1
+    setsockopt(blocker, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port) ?? 0).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(blocker, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    #expect(bound == 0)
+    listen(blocker, 1)
+    let shown = try Binary.run(
+      [
+        "--no-rc", "--db", database, "-c", "product show 2", "-c", "product update 2", "-c",
+        "store keys productCache",
+      ], home: home)
+    #expect(shown.status == 0, "\(shown.stderr)")
+    #expect(shown.stdout.contains("cached_as: \(key)"), "\(shown.stdout)")
+    let moved = shown.stdout.split(separator: "\n").filter { $0.hasPrefix("http://") }
+    #expect(moved.count == 1 && moved.first != key, "\(shown.stdout)")
   }
 
   @Test("errors: an API error status, and a refused connection with --api")

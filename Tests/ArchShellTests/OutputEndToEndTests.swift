@@ -150,4 +150,27 @@ struct OutputEndToEndTests {
     #expect(result.status == 0)
     #expect(result.stdout.contains(#""parameters":{},"parts":[]}}"#), "\(result.stdout)")
   }
+
+  @Test("messages say what happened: a directory, a command that needs the embedded API")
+  func preciseMessages() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let parsed = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "-c", "parse acknowledgements \(directory)"])
+    #expect(parsed.stderr.contains("it is a directory"), "\(parsed.stderr)")
+    #expect(!parsed.stderr.contains("permission denied"))
+    let remote = try Binary.run(
+      ["--no-rc", "--db", ":memory:", "--api", "http://127.0.0.1:9", "-c", "net locations 5"])
+    #expect(
+      remote.stderr
+        == "-c:1:1: error: 'net locations' needs the embedded demo API, and archsh is using http://127.0.0.1:9 (start archsh without --api and ARCHSH_API)\n",
+      "\(remote.stderr)")
+    let login = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "--api", "http://127.0.0.1:9", "-c",
+        "auth login ada@example.com lovelace",
+      ])
+    #expect(login.status == 1)
+    #expect(!login.stderr.contains("credential is kept"), "\(login.stderr)")
+    #expect(login.stderr.contains("nothing was stored"), "\(login.stderr)")
+  }
 }

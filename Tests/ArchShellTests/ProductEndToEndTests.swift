@@ -83,6 +83,18 @@ struct ProductEndToEndTests {
     }
   }
 
+  @Test("a decoding error names the JSON kind it expected, not a Swift type")
+  func jsonKindsInErrors() throws {
+    let result = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "-c",
+        "net fault GET /products/3 --status 200 --body '{\"code\":\"OK\",\"data\":[1]}'",
+        "-c", "product update 3",
+      ])
+    #expect(result.stderr.contains("expected an object"), "\(result.stderr)")
+    #expect(!result.stderr.contains("Dictionary<"))
+  }
+
   @Test("net log lists each request with method, URL, status and bytes")
   func netLog() throws {
     let result = try Binary.run([
@@ -150,5 +162,15 @@ struct ProductEndToEndTests {
       #expect(result.status == 1, "\(line)")
       #expect(result.stderr == expected + "\n", "\(line)")
     }
+  }
+
+  @Test("'ds new --products' builds the whole catalog, whatever else is cached")
+  func productsDataSourceIsWhole() throws {
+    let result = try Binary.run(
+      [
+        "--no-rc", "--db", ":memory:", "-c", "product update 42", "-c", "ds new shop --products",
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasSuffix("created shop: 4 sections, 15 rows\n"), "\(result.stdout)")
   }
 }

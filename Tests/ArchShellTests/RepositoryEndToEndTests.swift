@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("repositories and models through the binary, against the embedded API")
+@Suite("repositories and models through the binary, against the embedded API", .serialized)
 struct RepositoryEndToEndTests {
   @Test("a repository survives a restart with its elements and cursors, and goes on from them")
   func survivesRestart() throws {
@@ -49,5 +49,62 @@ struct RepositoryEndToEndTests {
     #expect(
       result.stdout.contains("status:       401\n")
         && result.stdout.contains("a valid bearer token is required for /users/me/locations"))
+  }
+
+  @Test("'repo fetch --all' shows its progress at a terminal; Ctrl-C says what was kept")
+  func repositoryFetchProgressAndCancel() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", home + "/work.sqlite"],
+      environment: terminalEnvironment(home: home))
+    try terminal.waitFor("archsh> ")
+    for line in [
+      "auth login ada@example.com lovelace", "net locations 1000000",
+      "repo new all /users/me/locations --limit 50",
+    ] {
+      let mark = terminal.mark
+      terminal.type(line + "\r")
+      try terminal.waitFor("archsh> ", after: terminal.waitFor("\r\n", after: mark))
+    }
+    var mark = terminal.mark
+    terminal.type("repo fetch all --all\r")
+    mark = try terminal.waitFor("repo fetch all: ", after: mark, seconds: 10)
+    mark = try terminal.waitFor(" of 1000000 elements, ", after: mark)
+    try terminal.waitFor("pages/s", after: mark)
+    try terminal.interrupt()
+    mark = try terminal.waitFor("error: the fetch of 'all' was cancelled after ", after: mark)
+    mark = try terminal.waitFor("elements stored are kept", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    #expect(!terminal.transcript.contains("token request failed"))
+    mark = terminal.mark
+    terminal.type("repo state all\r")
+    mark = try terminal.waitFor("state:           Fetched", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    let state = terminal.transcript[mark...]
+    #expect(!state.contains("Error"), "\(state)")
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+  }
+
+  @Test("'model parse' shows each element's own warnings: data[1]'s are not data[10]'s")
+  func parseWarningsPerElement() throws {
+    let items = (0...10).map { index in
+      let subtitle = index == 10 ? "" : #","subtitle":"S""#
+      return #"{"type":"Location","id":"\#(index)","title":"T\#(index)""#
+        + subtitle + #","latitude":1,"longitude":2,"image_url":null}"#
+    }
+    let response =
+      #"{"code":"OK","data":["# + items.joined(separator: ",")
+      + #"],"info":{"total":11}}"#
+    let result = try Binary.run(["--no-rc", "--db", ":memory:", "-c", "model parse '\(response)'"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let warnings = result.stdout.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    // Every element warns of its own missing imageUrl; only data[10] of its subtitle.
+    #expect(warnings.count == 12, "\(result.stdout)")
+    #expect(
+      warnings.filter { $0.contains("subtitle") } == [
+        "warning: data[10].subtitle: required field 'subtitle' is missing"
+      ])
+    #expect(warnings.filter { $0.hasPrefix("warning: data[1].") }.count == 1)
   }
 }

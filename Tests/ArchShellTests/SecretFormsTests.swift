@@ -93,4 +93,72 @@ struct SecretFormsTests {
     let file = try #require(FileManager.default.contents(atPath: home + "/w.sqlite"))
     #expect(!String(decoding: file, as: UTF8.self).contains("s3cr3tpw"))
   }
+
+  @Test("a secret, from a --secret variable or typed as an Authorization header, reaches no output")
+  func secretsStayOut() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let database = home + "/work.sqlite"
+    let export = home + "/trace.mmd"
+    let script = """
+      set tok supersecret999 --secret
+      trace on
+      session request GET /echo -H "Authorization:Bearer $tok"
+      session request GET /echo -H 'Authorization: Bearer literalsecret777' -H X-Trace:on
+      time session request GET /echo -H "Cookie:session=$tok"
+      trace export --format mermaid --force \(export)
+      trace off
+      log show --tag API
+      """
+    for json in [false, true] {
+      let result = try Binary.run(
+        ["--no-rc", "--db", database] + (json ? ["--json"] : []), input: script, home: home)
+      #expect(result.status == 0, "\(result.stderr)")
+      for secret in ["supersecret999", "literalsecret777"] {
+        #expect(!result.stdout.contains(secret), "\(result.stdout)")
+        #expect(!result.stderr.contains(secret), "\(result.stderr)")
+      }
+      // The trace's root line names the command with the secret word redacted.
+      #expect(
+        json
+          || result.stdout.contains(
+            "archsh session request GET /echo -H <redacted>  "),
+        "\(result.stdout)")
+    }
+    let exported = try String(contentsOfFile: export, encoding: .utf8)
+    #expect(!exported.contains("supersecret999") && !exported.contains("literalsecret777"))
+    #expect(exported.contains("<redacted>"), "\(exported)")
+    // Nothing in the workspace file (the kept log included) holds either secret.
+    let stored = try Data(contentsOf: URL(fileURLWithPath: database))
+    let text = String(decoding: stored, as: UTF8.self)
+    #expect(!text.contains("supersecret999") && !text.contains("literalsecret777"))
+  }
+
+  @Test("a line with a literal Authorization header stays out of history; one with $tok is kept")
+  func secretsStayOutOfHistory() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let terminal = try PseudoTerminal(
+      [Binary.path, "--no-rc", "--db", ":memory:"], environment: terminalEnvironment(home: home))
+    try terminal.waitFor("archsh> ")
+    for line in [
+      "set tok supersecret999 --secret",
+      "session request GET /echo -H 'Authorization:Bearer literalsecret777'",
+      "session request GET /echo -H \"Authorization:Bearer $tok\"",
+    ] {
+      let mark = terminal.mark
+      terminal.type(line + "\r")
+      try terminal.waitFor("archsh> ", after: terminal.waitFor("\r\n", after: mark))
+    }
+    var mark = terminal.mark
+    terminal.type("history\r")
+    mark = try terminal.waitFor("history\r\n", after: mark)
+    try terminal.waitFor("archsh> ", after: mark)
+    let listed = terminal.transcript[mark...]
+    #expect(listed.contains("Bearer $tok"), "\(listed)")
+    #expect(!listed.contains("literalsecret777") && !listed.contains("supersecret999"))
+    try terminal.press("\u{04}")
+    #expect(try terminal.waitForExit() == 0)
+    let saved = try String(contentsOfFile: home + "/state/archsh/history", encoding: .utf8)
+    #expect(!saved.contains("literalsecret777") && !saved.contains("supersecret999"), "\(saved)")
+    #expect(saved.contains("$tok"), "\(saved)")
+  }
 }

@@ -122,11 +122,42 @@ struct SharedWorkspaceTests {
     holder.0.waitUntilExit()
     #expect(holder.0.terminationStatus == 0)
   }
-}
 
-/// Bytes one thread reads and another reads after a group wait orders them.
-private final class ErrorText: @unchecked Sendable {
-  var text = Data()
+  @Test("a writer blocked by an --atomic run is told which workspace is busy and why")
+  func busyWorkspace() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let database = home + "/work.sqlite"
+    _ = try Binary.run(["--no-rc", "--db", database, "-c", "store persist bookmarks a 1"])
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: Binary.path)
+    holder.arguments = [
+      "--no-rc", "--db", database, "--atomic", "-c", "store persist bookmarks b 2", "-c",
+      "echo holding", "-c", "set release --secret",
+    ]
+    holder.environment = Binary.environment(home: home)
+    let output = Pipe()
+    holder.standardOutput = output
+    // The holder waits on its standard input ('set NAME --secret' reads the next line), so the
+    // lock is held until this test lets it go: no sleep decides how long.
+    let release = Pipe()
+    holder.standardInput = release
+    try holder.run()
+    defer {
+      release.fileHandleForWriting.write(Data("go\n".utf8))
+      try? release.fileHandleForWriting.close()
+      holder.waitUntilExit()
+    }
+    // Each command's output is written when it ends: 'holding' means the write is in, and the
+    // atomic run holds the workspace's write lock until it reads its release.
+    #expect(Binary.firstLine(of: output) == "holding")
+    let blocked = try Binary.run(
+      ["--no-rc", "--db", database, "-c", "store persist bookmarks c 3"], home: home)
+    #expect(blocked.status == 1)
+    #expect(
+      blocked.stderr.contains("the workspace '\(database)' is busy: another archsh process"),
+      "\(blocked.stderr)")
+    #expect(!blocked.stderr.contains("SQLite error 5"))
+  }
 
   @Test(
     "a long-lived shell reads what another committed, keeps it when it acts, selects only rows it was shown, and a new process's app start launches into the saved state"
@@ -189,4 +220,9 @@ private final class ErrorText: @unchecked Sendable {
         "AppDelegate launches into the state saved in the workspace (the main flow)"),
       "\(started)")
   }
+}
+
+/// Bytes one thread reads and another reads after a group wait orders them.
+private final class ErrorText: @unchecked Sendable {
+  var text = Data()
 }

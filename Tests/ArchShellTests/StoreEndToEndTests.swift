@@ -20,6 +20,16 @@ struct StoreEndToEndTests {
     return counts?[store] ?? -1
   }
 
+  /// Runs `lines` as one -c line on a workspace in memory.
+  private func run(_ lines: String) throws -> Binary.Result {
+    try Binary.run(["--no-rc", "--db", ":memory:", "-c", lines])
+  }
+
+  /// Whether `user` (this user when nil) could change `path`'s mode to `mode`.
+  private func chmodAs(_ user: String?, _ mode: String, _ path: String) -> Bool {
+    (try? NonRootUser.run(user, ["/bin/chmod", mode, path]).status) == 0
+  }
+
   @Test("state survives restarts: persist in one process, retrieve in the next")
   func survivesRestart() throws {
     let (_, db) = try workspace()
@@ -132,6 +142,26 @@ struct StoreEndToEndTests {
     )
   }
 
+  @Test("an empty name or key is refused at its column, and nothing is created")
+  func emptyNames() throws {
+    let dataSource = try run("ds new '' --rows a")
+    #expect(dataSource.status == 1)
+    #expect(dataSource.stdout == "")
+    #expect(dataSource.stderr == "-c:1:8: error: NAME cannot be empty (give a name)\n")
+
+    let key = try run("store persist bookmarks '' x")
+    #expect(key.status == 1)
+    #expect(key.stderr == "-c:1:25: error: KEY cannot be empty (give a name)\n")
+
+    // The same line with a real key works, and no blank key was ever stored.
+    let kept = try run(
+      "store persist bookmarks '' x; expect fails 'KEY cannot be empty'; store bytes bookmarks")
+    #expect(kept.status == 0, "\(kept.stderr)")
+    #expect(kept.stdout == "store: bookmarks\nbytes: 0\n")
+    #expect(try run("store create ''").stderr.contains("NAME cannot be empty"))
+    #expect(try run("source ''").stderr.contains("FILE cannot be empty (give a file's path)"))
+  }
+
   @Test("a read-only workspace: reads work, writes say why")
   func readOnly() throws {
     let (_, db) = try workspace()
@@ -144,6 +174,25 @@ struct StoreEndToEndTests {
       write.stderr
         == "-c:1:1: error: the workspace '\(db)' is read-only, so 'store persist' cannot write; reads still work (make the file and its folder writable, or choose another workspace with --db)\n"
     )
+  }
+
+  @Test("a workspace made read-only and writable again can be written: no 0400 -shm stays behind")
+  func readOnlyThenWritable() throws {
+    let user = try NonRootUser.name()
+    let directory = try Binary.makeTemporaryDirectory()
+    chmod(directory, 0o777)
+    let database = directory + "/ws.sqlite"
+    func run(_ line: String) throws -> Binary.Result {
+      try NonRootUser.run(user, [Binary.path, "--no-rc", "--db", database, "-c", line])
+    }
+    #expect(try run("store persist bookmarks a 1").status == 0)
+    #expect(chmodAs(user, "400", database))
+    let readOnly = try run("store retrieve bookmarks a")
+    #expect(readOnly.stdout == "1\n", "\(readOnly.stderr)")
+    #expect(chmodAs(user, "600", database))
+    let written = try run("store persist bookmarks b 2")
+    #expect(written.status == 0, "\(written.stderr)")
+    #expect(try run("store keys bookmarks").stdout == "key\n---\na\nb\n")
   }
 
   @Test("--atomic: a failure rolls everything back and the error line says so")
@@ -165,6 +214,35 @@ struct StoreEndToEndTests {
     ])
     #expect(ok.status == 0)
     #expect(try entries(db, store: "user") == 2)
+  }
+
+  @Test("--atomic: a failure an expect examines leaves nothing behind and the run commits")
+  func atomicExpect() throws {
+    let home = try Binary.makeTemporaryDirectory()
+    let database = home + "/work.sqlite"
+    let passing = try Binary.run(
+      [
+        "--no-rc", "--db", database, "--atomic", "-c", "store persist bookmarks kept 1",
+        "-c", "store persist bookmarks huge 12345678901 --age nonsense", "-c", "expect fails",
+        "-c", "store persist bookmarks later 2",
+      ], home: home)
+    #expect(passing.status == 0, "\(passing.stderr)")
+    let keys = try Binary.run(
+      ["--no-rc", "--db", database, "-c", "store keys bookmarks"], home: home)
+    #expect(keys.stdout == "key\n-----\nkept\nlater\n", "\(keys.stdout)")
+    let failing = try Binary.run(
+      [
+        "--no-rc", "--db", database, "--atomic", "-c", "store persist bookmarks lost 3",
+        "-c", "store retrieve bookmarks nope",
+      ], home: home)
+    #expect(failing.status == 1)
+    #expect(
+      failing.stderr
+        == "-c#2:1:26: error: no key 'nope' in store 'bookmarks'\narchsh: the run ended with status 1; rolled back: nothing this run did was saved (--atomic)\n",
+      "\(failing.stderr)")
+    let after = try Binary.run(
+      ["--no-rc", "--db", database, "-c", "store keys bookmarks"], home: home)
+    #expect(after.stdout == keys.stdout)
   }
 
   @Test(
@@ -234,5 +312,113 @@ struct StoreEndToEndTests {
     }
     #expect(try entries(db) == 8000)
     #expect(try Binary.run(["--db", db, "-c", "db check"]).stdout == "ok\n")
+  }
+
+  @Test("'store limits --bytes' says which entries it trimmed and how many bytes they held")
+  func limitsReportTrims() throws {
+    let result = try Binary.run(
+      ["--no-rc", "--db", ":memory:"],
+      input: """
+        store persist bookmarks a 0123456789
+        store persist bookmarks b 0123456789
+        store limits bookmarks --bytes 5
+        store keys bookmarks
+        """, merge: true)
+    #expect(result.status == 0)
+    #expect(
+      result.stdout == """
+        store:      bookmarks
+        byte_limit: 5
+        age_limit:  30d
+        ttl:        no
+        ~ trimmed 2 entries, 20 bytes, to stay within the byte limit: a (10 bytes), b (10 bytes)
+        key
+        ---
+        (no rows)
+
+        """, "\(result.stdout)")
+  }
+
+  @Test("store drop removes a created store with its entries; the seed's stores are refused")
+  func storeDrop() throws {
+    let db = try Binary.makeTemporaryDirectory() + "/workspace.sqlite"
+    let made = try Binary.run([
+      "--no-rc", "--db", db, "-c",
+      "store create scratch; store persist scratch a 1234; store persist scratch b 56",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let dropped = try Binary.run(["--no-rc", "--db", db, "-c", "store drop scratch"])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    #expect(dropped.stdout == "dropped store 'scratch' with 2 entries, 6 bytes\n")
+    // Gone in the next process, with its entries: a store of that name starts empty.
+    let after = try Binary.run([
+      "--no-rc", "--db", db, "-c", "store stores; store create scratch; store keys scratch",
+    ])
+    #expect(after.status == 0, "\(after.stderr)")
+    #expect(!after.stdout.contains("scratch  "))
+    #expect(after.stdout.contains("key\n---\n"))
+    #expect(!after.stdout.contains("\na\n"))
+
+    let seed = try Binary.run(["--no-rc", "--db", db, "-c", "store drop bookmarks"])
+    #expect(seed.status == 1)
+    #expect(
+      seed.stderr
+        == "-c:1:12: error: 'bookmarks' is one of the seed's stores, which cannot be dropped ('store trim bookmarks --to-bytes 0' removes its entries)\n"
+    )
+    let unknown = try Binary.run(["--no-rc", "--db", db, "-c", "store drop scratc"])
+    #expect(unknown.stderr.contains("unknown store 'scratc' (did you mean 'scratch'?)"))
+    #expect(
+      try Binary.run(["--no-rc", "--db", db, "help", "store", "drop"]).stdout.contains(
+        "usage: store drop NAME"))
+  }
+}
+
+/// Runs programs as a user who is not root: as this user when it is not root, else as a user
+/// made for the tests, because root writes a read-only file anyway.
+enum NonRootUser {
+  static let testUser = "archsh-test"
+
+  /// The user to run as, or nil to run as this user; creates the test user when root.
+  static func name() throws -> String? {
+    guard geteuid() == 0 else { return nil }
+    if getpwnam(testUser) == nil {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
+      process.arguments = [
+        "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", testUser,
+      ]
+      try process.run()
+      process.waitUntilExit()
+    }
+    return testUser
+  }
+
+  /// Runs `arguments` as `user` (through setpriv), or as this user when nil.
+  static func run(_ user: String?, _ arguments: [String]) throws -> Binary.Result {
+    let process = Process()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    if let user, let entry = getpwnam(user) {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      process.arguments =
+        ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", "--clear-groups"]
+        + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: arguments[0])
+      process.arguments = Array(arguments.dropFirst())
+    }
+    let home = try Binary.makeTemporaryDirectory()
+    chmod(home, 0o777)
+    process.environment = Binary.environment(home: home)
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Binary.Result(
+      status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+      stderr: String(decoding: errors, as: UTF8.self))
   }
 }

@@ -87,6 +87,40 @@ struct TranscriptTests {
         + " archsh> set greeting hello\n archsh> echo $greeting world\n-hello there\n+hello world\n"
         + " archsh> echo took #.## ms\n took #.## ms\n")
   }
+
+  @Test("every walkthrough passes with --atomic, and prints what it prints without it")
+  func walkthroughsAtomic() throws {
+    for example in TranscriptTests.examples {
+      let result = try Binary.run(
+        ["--atomic", "--echo", "--no-rc", "--db", ":memory:", "-f", "examples/" + example],
+        merge: true)
+      let expected = try String(
+        contentsOfFile: Binary.root + "/examples/" + example.dropLast(4) + ".out", encoding: .utf8)
+      #expect(result.status == 0, "\(example): \(result.stdout.suffix(600))")
+      // An atomic run opens the workspace before the script's first line, so the factory shows
+      // that one singleton as built earlier ('factory graph', 'factory get workspace'); nothing
+      // else may differ.
+      // A replay names the walkthrough and its files from the walkthrough's folder; this plain
+      // run names them from the repository's root.
+      func unbuilt(_ text: String) -> String {
+        normalizeDurations(text)
+          .replacingOccurrences(
+            of: #"examples/([A-Za-z0-9_-]+\.ash):(\d)"#, with: "$1:$2", options: .regularExpression
+          )
+          .replacingOccurrences(of: "'examples/", with: "'")
+          .replacingOccurrences(of: "script's folder, 'examples')", with: "script's folder)")
+          .replacingOccurrences(of: "comes from examples/lib/", with: "comes from lib/")
+          .replacingOccurrences(
+            of: "workspace: Workspace (singleton, built)", with: "workspace: Workspace (singleton)"
+          )
+          .replacingOccurrences(
+            of: "type:     Workspace\nscope:    singleton\n"
+              + "instance: built now, shared from here on",
+            with: "type:     Workspace\nscope:    singleton\ninstance: the shared instance")
+      }
+      #expect(unbuilt(result.stdout) == unbuilt(expected), "\(example)")
+    }
+  }
 }
 
 /// Durations, clock times, the embedded API's port and its random tokens vary from run to run;

@@ -106,6 +106,32 @@ struct SourceRulesTests {
       "outside #ifdef __linux__ (or, for libedit.so, __APPLE__'s #else): \(unguarded)")
   }
 
+  @Test(
+    "the interpreter names none of its observers: the board, the recorder, the exercise and the log book register with it"
+  )
+  func interpreterNamesNoObserver() throws {
+    let files = try Self.files(endingWith: ["Shell/Running/Interpreter.swift"])
+    let interpreter = try #require(files.first)
+    var named: [String] = []
+    for (index, line) in interpreter.lines.enumerated() {
+      let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0]
+      for name in [
+        "session.board", "session.recorder", "Board", "SessionRecorder", "afterLessonLine",
+        "LogBook", "logBook",
+      ]
+      where code.contains(name) && !code.contains("LogBookFlusher()") {
+        named.append("Interpreter.swift:\(index + 1): \(name)")
+      }
+    }
+    // The one call by name left: leaving archsh writes a recording still running.
+    #expect(named == ["Interpreter.swift:\(Self.finishLine(interpreter.lines)): session.recorder"])
+  }
+
+  /// The line of `finishRecordingOnExit`'s check for a running recording.
+  static func finishLine(_ lines: [Substring]) -> Int {
+    (lines.firstIndex { $0.contains("guard session.recorder != nil") } ?? -1) + 1
+  }
+
   @Test("no C library is bound by hand: nothing in Sources calls dlopen or dlsym")
   func noHandBoundLibraries() throws {
     let files = try Self.files(endingWith: [".c", ".h", ".swift"])

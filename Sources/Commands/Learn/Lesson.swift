@@ -166,8 +166,9 @@ extension Interpreter {
     let previous = self.lesson
     session.handBoard(to: lesson.session)
     session = lesson.session
-    logBook = nil
+    if let previous { unregister(previous) }
     self.lesson = lesson
+    register(lesson)
     previous?.session.factory.shutdown()
     lesson.session.board?.show(lesson.goalView)
   }
@@ -182,7 +183,7 @@ extension Interpreter {
     }
     lesson.session.handBoard(to: lesson.home)
     session = lesson.home
-    logBook = nil
+    unregister(lesson)
     self.lesson = nil
     lesson.session.factory.shutdown()
   }

@@ -100,8 +100,9 @@ public final class Interpreter {
   /// Step mode carries it over to the interpreter a rebuild makes, so that the board's numbers go
   /// on after a step back instead of starting again from 1.
   var commandCount = 0
-  /// The session's log book, once its factory has built it.
-  var logBook: LogBook?
+  /// What observes this interpreter besides its session's observers: the exercise in progress
+  /// and the log book.
+  private var ownObservers: [any InterpreterObserver] = [LogBookFlusher()]
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   /// Whether the line running is followed by `expect fails`: its error is shown as expected.
@@ -112,6 +113,32 @@ public final class Interpreter {
   var lesson: Lesson?
   /// Whether commands are shown on the board; false for an exercise's quiet check.
   var publishes = true
+
+  /// Registers `observer` with this interpreter alone (its session's observers are told too).
+  func register(_ observer: any InterpreterObserver) {
+    guard !ownObservers.contains(where: { $0 === observer }) else { return }
+    ownObservers.append(observer)
+  }
+
+  /// Stops telling `observer`.
+  func unregister(_ observer: any InterpreterObserver) {
+    ownObservers.removeAll { $0 === observer }
+  }
+
+  /// Tells every observer, the session's first.
+  private func notify(_ call: (any InterpreterObserver) -> Void) {
+    for observer in session.observers { call(observer) }
+    for observer in ownObservers { call(observer) }
+  }
+
+  /// Whether an observer reads what is printed (the recorder), so that it is rendered for it.
+  private var wantsPrintedText: Bool {
+    session.observers.contains { $0.readsPrintedText }
+      || ownObservers.contains { $0.readsPrintedText }
+  }
+
+  /// Whether the line running was typed at the prompt (or nothing runs).
+  var isAtPrompt: Bool { frames.last?.isInteractive ?? true }
 
   /// What the previous command (other than `expect`) did.
   public private(set) var previous: CommandRecord?
@@ -161,10 +188,10 @@ public final class Interpreter {
   func run(_ source: inout some LineSource, frame: ScriptFrame) -> RunOutcome {
     frames.append(frame)
     defer { frames.removeLast() }
-    defer { if frames.count == 1, publishes { session.board?.settle(session) } }
+    defer { if frames.count == 1 { notify { $0.interpreterIsIdle(self) } } }
     while exitStatus == nil {
       if frame.isInteractive { failures.forgetPending() }
-      if publishes, let board = session.board, source.isIdle { board.settle(session) }
+      if source.isIdle { notify { $0.interpreterIsIdle(self) } }
       guard let read = source.nextLogicalLine() else { return .finished }
       guard let line = read else { continue }
       let prepared = PreparedLine(line.text, registry: registry, forHistory: source.recordsHistory)
@@ -177,14 +204,19 @@ public final class Interpreter {
       }
       if source.recordsHistory { source.accept(line.text, isSecret: prepared.containsSecret) }
       if settings.echo && frames.count == 1 { echo(line) }
-      // `record start` keeps what is typed at the prompt, with what it printed.
-      let recorder = frame.isInteractive && frames.count == 1 ? session.recorder : nil
-      recorder?.begin(line, prepared: prepared, registry: registry)
+      let topLevel = frames.count == 1
+      if topLevel {
+        notify {
+          $0.lineWillRun(line, prepared: prepared, interactive: frame.isInteractive, in: self)
+        }
+      }
       failureExpected = !frame.isInteractive && source.nextExpectsFailure
       let keepRunning = execute(prepared, line: line)
-      recorder?.end(interrupted: interruptRequested())
-      if frames.count == 1, lesson != nil, !Self.skipsGoalCheck(line.text) {
-        afterLessonLine(line.text)
+      if topLevel {
+        let interrupted = interruptRequested()
+        notify {
+          $0.lineDidRun(line, interactive: frame.isInteractive, interrupted: interrupted, in: self)
+        }
       }
       if !keepRunning { return exitStatus.map { .exit($0) } ?? .stopped }
     }
@@ -316,7 +348,7 @@ public final class Interpreter {
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
   /// such as `serve`, whose output must be seen while they run.
   public func announce(_ text: String) {
-    session.recorder?.output(text + "\n")
+    notify { $0.interpreterPrinted(text + "\n", in: self) }
     sink.standardOutput(text + "\n")
     sink.flush()
   }
@@ -397,9 +429,7 @@ public final class Interpreter {
             phase: phase, line: line, output: text, succeeded: error == nil, origin: origin))
       }
     }
-    if phase == .ended, publishes {
-      session.board?.commandEnded(session, command: commandCount)
-    }
+    if phase == .ended { notify { $0.commandDidEnd(commandCount, in: self) } }
   }
 
   private func traced(_ parsed: ParsedCommand) throws -> Output {
@@ -430,15 +460,8 @@ public final class Interpreter {
   /// `{}` for its empty output.
   private func emit(_ output: Output, failed: Bool = false) {
     defer { sink.flush() }
-    // Log lines logged on the event loops are written before the prompt returns; a script writes
-    // them in batches (`LogBook.flushIfDue`). The book, once built, stays the factory's
-    // (singletons are never discarded): it is asked for only until then.
-    if logBook == nil { logBook = session.factory.builtLogBook }
-    if frames.last?.isInteractive ?? true {
-      try? logBook?.flush()
-    } else {
-      try? logBook?.flushIfDue()
-    }
+    // Log lines logged on the event loops are written before the prompt returns (LogBookFlusher).
+    notify { $0.outputWillPrint(in: self) }
     let trees = session.tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map(TraceRendering.tree)
@@ -449,11 +472,17 @@ public final class Interpreter {
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
       for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }
-      if let recorder = session.recorder {
-        // A recording keeps what a script prints: no colour, no terminal width.
+      if wantsPrintedText {
+        // What observers are shown is what a script prints: no colour, no terminal width.
         let plain = TextRenderer(useColor: false)
-        if output != .empty { recorder.output(plain.render(output) + "\n") }
-        for tree in trees { recorder.output(plain.render(.tree(tree)) + "\n") }
+        if output != .empty {
+          let text = plain.render(output) + "\n"
+          notify { $0.interpreterPrinted(text, in: self) }
+        }
+        for tree in trees {
+          let text = plain.render(.tree(tree)) + "\n"
+          notify { $0.interpreterPrinted(text, in: self) }
+        }
       }
     case .json:
       let renderer = JSONRenderer()
@@ -463,7 +492,7 @@ public final class Interpreter {
         // line stays in step with the commands it sent.
         if output == .empty && failed { return }
         let text = (output == .empty ? "{}" : renderer.render(output)) + "\n"
-        session.recorder?.output(text)
+        notify { $0.interpreterPrinted(text, in: self) }
         sink.standardOutput(text)
         return
       }
@@ -473,7 +502,7 @@ public final class Interpreter {
       ])
       var text = ""
       JSONRenderer.write(document, into: &text)
-      session.recorder?.output(text + "\n")
+      notify { $0.interpreterPrinted(text + "\n", in: self) }
       sink.standardOutput(text + "\n")
     }
   }

@@ -96,9 +96,26 @@ public final class Session {
   /// recording it is compared with does.
   public let secretsGivenFromOutside = SecretValues()
   /// The recording of what is typed at the prompt, between `record start` and `record stop`.
-  public internal(set) var recorder: SessionRecorder?
-  /// The live board, while it is open.
-  public internal(set) var board: Board?
+  ///
+  /// While it is set, it observes every interpreter that runs this session's lines.
+  public internal(set) var recorder: SessionRecorder? {
+    didSet { replaceObserver(oldValue, with: recorder) }
+  }
+  /// The live board, while it is open; it observes the interpreters as the recorder does.
+  public internal(set) var board: Board? {
+    didSet { replaceObserver(oldValue, with: board) }
+  }
+  /// What observes every interpreter that runs this session's lines, in the order registered: the
+  /// board and the recorder, while they are open.
+  private(set) var observers: [any InterpreterObserver] = []
+
+  /// Registers `new` in the place of `old`.
+  private func replaceObserver(
+    _ old: (any InterpreterObserver)?, with new: (any InterpreterObserver)?
+  ) {
+    if let old { observers.removeAll { $0 === old } }
+    if let new, !observers.contains(where: { $0 === new }) { observers.append(new) }
+  }
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use, and starts the embedded demo API when the network is first needed without

@@ -1,0 +1,109 @@
+import Domain
+
+/// What watches the interpreter run lines: the board, the session recorder, the exercise in
+/// progress and the log book.
+///
+/// The interpreter runs lines and nothing else: at fixed points of its loop it tells its
+/// observers, first its session's (the board and the recorder, which a session holds while they
+/// are open and hands on with itself), then its own (the exercise, the log book), each list in
+/// the order they registered. It knows none of them by name. Every call has a default that does
+/// nothing, so an observer implements only what it watches.
+protocol InterpreterObserver: AnyObject {
+  /// Nothing is waiting to run: the prompt is about to show, or a run at the top level ended.
+  func interpreterIsIdle(_ interpreter: Interpreter)
+  /// A line read at the top level (the prompt, or the script archsh was given) is about to run;
+  /// `interactive` when it was typed at the prompt.
+  func lineWillRun(
+    _ line: LogicalLine, prepared: PreparedLine, interactive: Bool, in interpreter: Interpreter)
+  /// That line ran; `interrupted` when Ctrl-C was pressed while it ran.
+  func lineDidRun(
+    _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter)
+  /// Command number `number` ended, and its events were published.
+  func commandDidEnd(_ number: Int, in interpreter: Interpreter)
+  /// A command's output is about to be printed.
+  func outputWillPrint(in interpreter: Interpreter)
+  /// The interpreter printed `text` on standard output, without colour or terminal width, as a
+  /// script prints it.
+  func interpreterPrinted(_ text: String, in interpreter: Interpreter)
+  /// Whether this observer reads what is printed: the interpreter renders a command's output a
+  /// second time, without colour, only when one does.
+  var readsPrintedText: Bool { get }
+}
+
+extension InterpreterObserver {
+  func interpreterIsIdle(_ interpreter: Interpreter) {}
+  func lineWillRun(
+    _ line: LogicalLine, prepared: PreparedLine, interactive: Bool, in interpreter: Interpreter
+  ) {}
+  func lineDidRun(
+    _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter
+  ) {}
+  func commandDidEnd(_ number: Int, in interpreter: Interpreter) {}
+  func outputWillPrint(in interpreter: Interpreter) {}
+  func interpreterPrinted(_ text: String, in interpreter: Interpreter) {}
+  var readsPrintedText: Bool { false }
+}
+
+/// The board draws when the shell waits for its next line, and after commands end; an
+/// exercise's quiet check (`publishes` false) shows it nothing.
+extension Board: InterpreterObserver {
+  func interpreterIsIdle(_ interpreter: Interpreter) {
+    if interpreter.publishes { settle(interpreter.session) }
+  }
+
+  func commandDidEnd(_ number: Int, in interpreter: Interpreter) {
+    if interpreter.publishes { commandEnded(interpreter.session, command: number) }
+  }
+}
+
+/// `record start` keeps what is typed at the prompt, with what it printed.
+extension SessionRecorder: InterpreterObserver {
+  func lineWillRun(
+    _ line: LogicalLine, prepared: PreparedLine, interactive: Bool, in interpreter: Interpreter
+  ) {
+    if interactive { begin(line, prepared: prepared, registry: interpreter.registry) }
+  }
+
+  func lineDidRun(
+    _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter
+  ) {
+    if interactive { end(interrupted: interrupted) }
+  }
+
+  func interpreterPrinted(_ text: String, in interpreter: Interpreter) { output(text) }
+  var readsPrintedText: Bool { true }
+}
+
+/// After each line the learner runs, the exercise checks its rules and its goal.
+extension Lesson: InterpreterObserver {
+  func lineDidRun(
+    _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter
+  ) {
+    guard interpreter.lesson === self, !Interpreter.skipsGoalCheck(line.text) else { return }
+    interpreter.afterLessonLine(line.text)
+  }
+}
+
+/// Writes the Logger's lines kept in the session's log book before a command's output: at the
+/// prompt at once, in a script in batches (`LogBook.flushIfDue`).
+///
+/// The book, once the session's factory has built it, stays the factory's (singletons are never
+/// discarded): it is asked for only until then, and again when the interpreter's session changes
+/// (`learn start`, `learn stop`).
+final class LogBookFlusher: InterpreterObserver {
+  private var logBook: LogBook?
+  private weak var session: Session?
+
+  func outputWillPrint(in interpreter: Interpreter) {
+    if session !== interpreter.session {
+      session = interpreter.session
+      logBook = nil
+    }
+    if logBook == nil { logBook = interpreter.session.factory.builtLogBook }
+    if interpreter.isAtPrompt {
+      try? logBook?.flush()
+    } else {
+      try? logBook?.flushIfDue()
+    }
+  }
+}

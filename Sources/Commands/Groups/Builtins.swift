@@ -59,7 +59,7 @@ enum Builtins {
       .record(Help.commandFields), .rows(Help.commandFields), .message,
     ])
   ) { invocation in
-    let registry = invocation.interpreter.registry
+    let registry = invocation.context.registry
     if invocation[markdownFlag] { return .text(Help.markdown(registry)) }
     // Each help answers with its text for people and its fields for programs; --json prints the
     // fields whatever the output mode.
@@ -334,7 +334,7 @@ enum Builtins {
     result: .passthrough, isTransparent: true
   ) { invocation in
     let file = try invocation[fileArgument]
-    return try invocation.interpreter.source(
+    return try invocation.context.source(
       file, arguments: invocation[scriptArguments].map(\.text))
   }
 
@@ -367,7 +367,7 @@ enum Builtins {
   ) { invocation in
     let check = try invocation[checkArgument]
     let text = invocation[expectText]
-    guard let previous = invocation.interpreter.previous else {
+    guard let previous = invocation.context.previous else {
       throw ShellError(
         "nothing to check: no command has run yet", hint: "put expect after a command")
     }
@@ -386,7 +386,7 @@ enum Builtins {
     }
     if check == .fails {
       guard let error = previous.error else {
-        let output = invocation.interpreter.plainText(previous.output)
+        let output = invocation.context.plainText(previous.output)
         throw ShellError(
           "expectation failed: expected the previous command to fail, but it succeeded with output \(quoted(output))"
         )
@@ -403,7 +403,7 @@ enum Builtins {
         "expectation failed: expected the previous command to succeed, but it failed with \(quoted(error))"
       )
     }
-    let output = invocation.interpreter.plainText(previous.output)
+    let output = invocation.context.plainText(previous.output)
     switch check {
     case .contains:
       let wanted = try needText()
@@ -444,7 +444,7 @@ enum Builtins {
       throw ShellError("missing argument COMMAND for 'time'", hint: "usage: time COMMAND...")
     }
     let start = ContinuousClock.now
-    let output = try invocation.interpreter.perform(timed)
+    let output = try invocation.context.perform(timed)
     let elapsed = ContinuousClock.now - start
     let nanoseconds =
       elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
@@ -629,9 +629,9 @@ extension Builtins {
     } catch {
       throw ShellError(String(describing: error), hint: "is the port in use? try --port 0")
     }
-    invocation.interpreter.announce(
+    invocation.context.announce(
       "serving the demo API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
-    while !invocation.interpreter.interruptRequested() { Thread.sleep(forTimeInterval: 0.1) }
+    while !invocation.context.interruptRequested() { Thread.sleep(forTimeInterval: 0.1) }
     server.stop()
     return .sentence(
       "stopped",

@@ -47,7 +47,7 @@ enum LearnGroup {
 
   /// The learner's own session: the one an exercise was started from.
   static func home(_ invocation: Invocation) -> Session {
-    invocation.interpreter.lesson?.home ?? invocation.session
+    invocation.context.lesson?.home ?? invocation.session
   }
 
   /// The exercise a word names, or an error at that word.
@@ -61,7 +61,7 @@ enum LearnGroup {
 
   /// The running exercise, or an error saying how to start one.
   static func lesson(_ invocation: Invocation) throws(ShellError) -> Lesson {
-    guard let lesson = invocation.interpreter.lesson else {
+    guard let lesson = invocation.context.lesson else {
       throw ShellError(
         "no exercise is running", hint: "'learn list' shows them; 'learn start NAME' starts one")
     }
@@ -80,9 +80,9 @@ enum LearnGroup {
   ) { invocation in
     let exercises = try ExerciseBook.all()
     let progress = Lesson.progress(in: home(invocation))
-    let lesson = invocation.interpreter.lesson
+    let lesson = invocation.context.lesson
     let nameWidth = exercises.map(\.name.count).max() ?? 0
-    let width = invocation.interpreter.terminalWidth()
+    let width = invocation.context.terminalWidth()
     var lines: [String] = []
     var data: [Value] = []
     var seed: Origin?
@@ -155,14 +155,14 @@ enum LearnGroup {
         hint: "'record stop' writes the recording first")
     }
     let earlier = Lesson.progress(in: home)[exercise.name]
-    let current = invocation.interpreter.lesson
+    let current = invocation.context.lesson
     let lesson = try Lesson.prepare(
       exercise, home: home,
       tries: keepingCounts ? current?.tries ?? 0 : earlier?.tries ?? 0,
       hints: keepingCounts ? current?.hintsShown ?? 0 : 0)
-    invocation.interpreter.begin(lesson)
+    invocation.context.startLesson(lesson)
     lesson.saveProgress()
-    return introduction(lesson, width: invocation.interpreter.terminalWidth())
+    return introduction(lesson, width: invocation.context.terminalWidth())
   }
 
   static let start = Command(
@@ -201,7 +201,7 @@ enum LearnGroup {
       text += "\nhint \(index + 1): \(hint)"
     }
     return .sentence(
-      wrappedForTerminal(text, width: invocation.interpreter.terminalWidth()),
+      wrappedForTerminal(text, width: invocation.context.terminalWidth()),
       [
         Field("name", .string(exercise.name)), Field("goal", .string(exercise.goal)),
         Field("met", .bool(lesson.isMet)), Field("lines", .int(lines)),
@@ -230,7 +230,7 @@ enum LearnGroup {
     return .sentence(
       wrappedForTerminal(
         "hint \(number) of \(hints.count): \(hints[number - 1])",
-        width: invocation.interpreter.terminalWidth()),
+        width: invocation.context.terminalWidth()),
       [
         Field("number", .int(number)), Field("of", .int(hints.count)),
         Field("hint", .string(hints[number - 1])),
@@ -273,7 +273,7 @@ enum LearnGroup {
   ) { invocation in
     let all = try ExerciseBook.all()
     let following: Exercise?
-    if let running = invocation.interpreter.lesson?.exercise {
+    if let running = invocation.context.lesson?.exercise {
       let index = all.firstIndex { $0.name == running.name }
       following = index.flatMap { $0 + 1 < all.count ? all[$0 + 1] : nil }
     } else {
@@ -282,7 +282,7 @@ enum LearnGroup {
     }
     guard let following else {
       throw ShellError(
-        invocation.interpreter.lesson == nil
+        invocation.context.lesson == nil
           ? "every exercise's goal is met" : "this is the last exercise",
         hint: "'learn list' shows them all; 'learn stop' goes back to your workspace")
     }
@@ -294,7 +294,7 @@ enum LearnGroup {
     examples: ["learn stop"], result: .record(["name", "met"])
   ) { invocation in
     let lesson = try lesson(invocation)
-    invocation.interpreter.endLesson()
+    invocation.context.endLesson()
     return .sentence(
       "left '\(lesson.exercise.name)' (\(lesson.isMet ? "met" : "not met")); commands run in your workspace again",
       [Field("name", .string(lesson.exercise.name)), Field("met", .bool(lesson.isMet))])
@@ -324,7 +324,7 @@ enum LearnGroup {
     var rows: [[Value]] = []
     var failed = 0
     for (name, path) in course.files(in: course.walkthroughs) {
-      invocation.interpreter.progress("replaying the walkthrough \(name)")
+      invocation.context.progress("replaying the walkthrough \(name)")
       let check = WalkthroughReplay.check(
         path: path, accept: false, apiURL: invocation.session.options.apiURL)
       var problem: String?
@@ -343,7 +343,7 @@ enum LearnGroup {
         problem.map(Value.string) ?? .null,
       ])
     }
-    invocation.interpreter.progress(nil)
+    invocation.context.progress(nil)
     let loaded = CourseCommands.load([course], taken: AllGroups.ownNames)
     for command in loaded.commands {
       rows.append([.string("command"), .string(command.name), .string("ok"), .null])
@@ -450,7 +450,7 @@ enum LearnGroup {
     var data: [Value] = []
     var failed = 0
     for (index, exercise) in exercises.enumerated() {
-      invocation.interpreter.progress(
+      invocation.context.progress(
         "verifying \(index + 1) of \(exercises.count): \(exercise.name)")
       let verdict = verdict(exercise, home: home)
       if !verdict.passed { failed += 1 }
@@ -466,7 +466,7 @@ enum LearnGroup {
       data.append(.object(fields))
       rows.append(fields.map(\.value))
     }
-    invocation.interpreter.progress(nil)
+    invocation.context.progress(nil)
     // The problem column is shown only when an exercise has one.
     var columns = ["name", "seed", "untouched", "solution", "wrong", "cheat", "verdict", "problem"]
     if !rows.contains(where: { $0.last != .null }) {
@@ -474,7 +474,7 @@ enum LearnGroup {
       rows = rows.map { Array($0.dropLast()) }
     }
     var output = Output.view(
-      text: TextRenderer(useColor: false, maxWidth: invocation.interpreter.terminalWidth()).render(
+      text: TextRenderer(useColor: false, maxWidth: invocation.context.terminalWidth()).render(
         .table(Table(columns: columns, rows: rows))),
       data: .list(data))
     if let course {

@@ -38,13 +38,13 @@ enum RecordGroup {
         "already recording to \(recorder.path)", hint: "'record stop' writes it first",
         at: file.offset)
     }
-    if let lesson = invocation.interpreter.lesson {
+    if let lesson = invocation.context.lesson {
       throw ShellError(
         "the exercise '\(lesson.exercise.name)' is running, in a workspace of its own",
         hint: "'learn stop' leaves it; then 'record start' records your own session",
         at: file.offset)
     }
-    guard invocation.interpreter.frames.count == 1, invocation.interpreter.frames[0].isInteractive
+    guard invocation.context.isTypedAtPrompt
     else {
       throw ShellError(
         "'record start' records what is typed at the prompt",
@@ -97,7 +97,7 @@ enum RecordGroup {
       "first_difference",
     ])
   ) { invocation in
-    try finish(invocation.session, settings: invocation.interpreter.settings)
+    try finish(invocation.session, settings: invocation.context.settings)
   }
 
   /// Writes the walkthrough being recorded and its transcript, and replays it to check it: what

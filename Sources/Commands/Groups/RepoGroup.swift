@@ -150,7 +150,7 @@ enum RepoGroup {
     var results: [FetchResult] = []
     let started = Date()
     // --all shows its progress on a terminal: pages, elements and the rate.
-    defer { if invocation[allFlag] { invocation.interpreter.progress(nil) } }
+    defer { if invocation[allFlag] { invocation.context.progress(nil) } }
     func cancelled(elements: Int) -> ShellError {
       ShellError(
         "the fetch of '\(name.text)' was cancelled after \(plural(results.count, "page")) this run",
@@ -175,7 +175,7 @@ enum RepoGroup {
         let seconds = max(Date().timeIntervalSince(started), 0.001)
         let count = result.record.count
         let total = result.record.total.map { " of \($0)" } ?? ""
-        invocation.interpreter.progress(
+        invocation.context.progress(
           "repo fetch \(name.text): \(plural(results.count, "page")), \(count)\(total) elements, \(Int(Double(results.count) / seconds)) pages/s (Ctrl-C stops, keeping what was fetched)"
         )
       }

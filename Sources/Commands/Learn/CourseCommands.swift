@@ -97,7 +97,7 @@ enum CourseCommands {
     ) { invocation in
       let parsed = invocation.parsed
       let words = parsed.words[parsed.resolution.argumentStart...].map(\.text)
-      return try invocation.interpreter.source(file, arguments: Array(words))
+      return try invocation.context.source(file, arguments: Array(words))
     }
   }
 

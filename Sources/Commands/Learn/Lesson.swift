@@ -162,7 +162,7 @@ extension Interpreter {
   /// Starts `lesson`: its session becomes the one commands run in, and the board follows it.
   ///
   /// An exercise already running is left first; its in-memory workspace is dropped.
-  func begin(_ lesson: Lesson) {
+  func startLesson(_ lesson: Lesson) {
     let previous = self.lesson
     session.handBoard(to: lesson.session)
     session = lesson.session

@@ -1,18 +1,19 @@
 import Domain
 
-/// What a command is given when it runs: the session, its parsed line, and the interpreter.
+/// What a command is given when it runs: the session, its parsed line, and what it may ask of
+/// the interpreter running it (`CommandContext`).
 public struct Invocation {
   /// The session: variables, settings, and the application factory.
   public let session: Session
   /// The command line, resolved and parsed.
   public let parsed: ParsedCommand
-  /// The interpreter running the command, for builtins that run other commands.
-  public let interpreter: Interpreter
+  /// What the command may ask of the interpreter running it.
+  let context: any CommandContext
 
-  init(session: Session, parsed: ParsedCommand, interpreter: Interpreter) {
+  init(session: Session, parsed: ParsedCommand, context: any CommandContext) {
     self.session = session
     self.parsed = parsed
-    self.interpreter = interpreter
+    self.context = context
   }
 
   /// The arguments, checked against the command's signature and converted.
@@ -21,7 +22,7 @@ public struct Invocation {
   public var commandName: String { parsed.resolution.name }
   /// Where the relative paths the command reads or writes start: the running script's folder,
   /// or the current directory at the prompt.
-  var paths: RelativePaths { interpreter.paths }
+  var paths: RelativePaths { context.paths }
 }
 
 /// One command: its name, its declared signature, its help, and what it does.

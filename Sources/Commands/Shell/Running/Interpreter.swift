@@ -376,7 +376,7 @@ public final class Interpreter {
   /// A Domain error it throws becomes a shell error with the shell's hint, at the word that gave
   /// its subject.
   public func perform(_ parsed: ParsedCommand) throws -> Output {
-    let invocation = Invocation(session: session, parsed: parsed, interpreter: self)
+    let invocation = Invocation(session: session, parsed: parsed, context: self)
     do {
       return try parsed.resolution.command.run(invocation)
     } catch let error as ShellError {

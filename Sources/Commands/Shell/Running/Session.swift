@@ -2,6 +2,7 @@ import DemoAPI
 import Domain
 import Foundation
 import Plumbing
+import Synchronization
 
 /// How command output is printed.
 public enum OutputMode: String, Sendable, CaseIterable {
@@ -189,9 +190,16 @@ public final class Session {
 }
 
 /// The factory, for the embedded API's start-up closure, which is made before the factory is.
-private final class RootHolder: @unchecked Sendable {
-  // @unchecked: Session.init sets `factory` before the factory can run the closure that reads it.
-  weak var factory: ApplicationFactory?
+///
+/// It holds the factory weakly (the factory holds the closure), behind a lock.
+private final class RootHolder: Sendable {
+  private struct Reference { weak var factory: ApplicationFactory? }
+  private let reference = Mutex(Reference())
+
+  var factory: ApplicationFactory? {
+    get { reference.withLock { $0.factory } }
+    set { reference.withLock { $0.factory = newValue } }
+  }
 }
 
 /// The demo API's tokens in the workspace's `embedded_api` table.

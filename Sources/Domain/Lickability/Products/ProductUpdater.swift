@@ -146,8 +146,7 @@ public final class ProductUpdater: Sendable {
 
 /// The coders an updater is built with: the cached form of a model is its own JSON, keys sorted,
 /// with the wire's field names (JSONFactory's encoder).
-struct ModelCoders: @unchecked Sendable {
-  // @unchecked: immutable; the coders are set up before init and nothing reconfigures them.
+struct ModelCoders: Sendable {
   let decoder: JSONDecoder
   let encoder: JSONEncoder
 }

@@ -181,7 +181,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
           state.marks[product.product] = .reused
         }
       case .navigation: state.navigated = true
-      case .command(let command) where command.phase == .began: state.line = command.line
+      case .command(let command as CommandEvent) where command.phase == .began:
+        state.line = command.line
       case .dataSource(let change):
         if let name = change.name {
           // A command that touches two data sources shows the last one.
@@ -465,7 +466,8 @@ public final class Board: EventSubscriber, @unchecked Sendable {
         Field("tag", .string(line.tag)), Field("level", .string(line.level.description)),
         Field("message", .string(line.message)),
       ]
-    case .command(let command):
+    case .command(let event):
+      guard let command = event as? CommandEvent else { return [] }
       return [
         Field("phase", .string(command.phase.rawValue)), Field("line", .string(command.line)),
         Field("output", .string(command.output)), Field("ok", .bool(command.succeeded)),

@@ -60,8 +60,8 @@ public enum ArchPayload: EventPayload {
   case store(StoreChange)
   /// A Logger line.
   case log(LoggedLine)
-  /// The shell began or ended a command.
-  case command(CommandEvent)
+  /// The shell began or ended a command (a shell's own fact).
+  case command(any ShellEvent)
 
   /// The kind of the fact.
   public var kind: EventKinds {
@@ -264,31 +264,8 @@ public struct LoggedLine: Sendable, Equatable {
   public var message: String
 }
 
-/// A command the shell began or ended.
-public struct CommandEvent: Sendable, Equatable {
-  /// Began or ended.
-  public enum Phase: String, Sendable {
-    case began, ended
-  }
-  /// Began or ended.
-  public var phase: Phase
-  /// The line as history would keep it: a secret argument replaced.
-  public var line: String
-  /// Its output as text, once ended.
-  public var output: String
-  /// Whether it succeeded, once ended.
-  public var succeeded: Bool
-  /// Where it came from: a script's `file:line`, or `prompt`.
-  public var origin: String
-
-  /// Creates a command event.
-  public init(
-    phase: Phase, line: String, output: String = "", succeeded: Bool = true, origin: String
-  ) {
-    self.phase = phase
-    self.line = line
-    self.output = output
-    self.succeeded = succeeded
-    self.origin = origin
-  }
-}
+/// A fact of the shell that runs the architecture, such as a command that began or ended.
+///
+/// The shell defines its facts (`CommandEvent`, in Commands); the stream only carries them, so
+/// that a reader sees each in order with the facts the command caused.
+public protocol ShellEvent: Sendable {}

@@ -127,8 +127,9 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags(
           [
-            // The modules are compiled against the shared runtime's interfaces, whose Foundation
-            // names ICU as a library of its own rather than linking it in.
+            // The modules are compiled against the shared runtime's interfaces, and the shared
+            // Foundation carries CoreFoundation, ICU, its collections and C shims inside itself,
+            // so those interfaces name none of them: the static link names them here.
             "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
             "-l_FoundationCShims", "-lswiftSynchronization",
             "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now",
@@ -165,7 +166,7 @@ let package = Package(
 // unit tests are built on the very modules the shipped binary is linked from: `make test` compiles
 // the test targets in `.build-release` beside `make run`'s build, and no debug build of every
 // dependency is needed (it took 4 min 30 s of CI's 13). The dependencies are compiled as before.
-// docs/performance.md measures what testability costs the release binary.
+// docs/performance.md ("The release build compiled for testing") says what it cost.
 for target in package.targets
 where ["Plumbing", "Domain", "Commands", "ArchShell"].contains(target.name) {
   target.swiftSettings =

@@ -110,6 +110,15 @@ final class PseudoTerminal {
     _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
   }
 
+  /// Types each of `lines` at the prompt, with Return, and waits for the prompt that follows it.
+  func typeAtPrompt(_ lines: [String]) throws {
+    for line in lines {
+      let mark = self.mark
+      type(line + "\r")
+      try waitFor("archsh> ", after: waitFor("\r\n", after: mark))
+    }
+  }
+
   /// Reads until the screen output since `mark` contains `text`, or throws after `seconds`.
   @discardableResult
   func waitFor(_ text: String, after mark: String.Index? = nil, seconds: Double = 10) throws

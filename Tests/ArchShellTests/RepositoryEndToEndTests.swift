@@ -58,14 +58,10 @@ struct RepositoryEndToEndTests {
       [Binary.path, "--no-rc", "--db", home + "/work.sqlite"],
       environment: terminalEnvironment(home: home))
     try terminal.waitFor("archsh> ")
-    for line in [
+    try terminal.typeAtPrompt([
       "auth login ada@example.com lovelace", "net locations 1000000",
       "repo new all /users/me/locations --limit 50",
-    ] {
-      let mark = terminal.mark
-      terminal.type(line + "\r")
-      try terminal.waitFor("archsh> ", after: terminal.waitFor("\r\n", after: mark))
-    }
+    ])
     var mark = terminal.mark
     terminal.type("repo fetch all --all\r")
     mark = try terminal.waitFor("repo fetch all: ", after: mark, seconds: 10)

@@ -139,15 +139,11 @@ struct SecretFormsTests {
     let terminal = try PseudoTerminal(
       [Binary.path, "--no-rc", "--db", ":memory:"], environment: terminalEnvironment(home: home))
     try terminal.waitFor("archsh> ")
-    for line in [
+    try terminal.typeAtPrompt([
       "set tok supersecret999 --secret",
       "session request GET /echo -H 'Authorization:Bearer literalsecret777'",
       "session request GET /echo -H \"Authorization:Bearer $tok\"",
-    ] {
-      let mark = terminal.mark
-      terminal.type(line + "\r")
-      try terminal.waitFor("archsh> ", after: terminal.waitFor("\r\n", after: mark))
-    }
+    ])
     var mark = terminal.mark
     terminal.type("history\r")
     mark = try terminal.waitFor("history\r\n", after: mark)

@@ -100,9 +100,8 @@ public final class Interpreter {
   /// Step mode carries it over to the interpreter a rebuild makes, so that the board's numbers go
   /// on after a step back instead of starting again from 1.
   var commandCount = 0
-  /// What observes this interpreter besides its session's observers: the exercise in progress
-  /// and the log book.
-  private var ownObservers: [any InterpreterObserver] = [LogBookFlusher()]
+  /// What observes this interpreter besides its session's observers: the exercise in progress.
+  private var ownObservers = ObserverList()
   var failures = FailurePolicy()
   var lastErrorDescription = ""
   /// Whether the line running is followed by `expect fails`: its error is shown as expected.
@@ -115,30 +114,19 @@ public final class Interpreter {
   var publishes = true
 
   /// Registers `observer` with this interpreter alone (its session's observers are told too).
-  func register(_ observer: any InterpreterObserver) {
-    guard !ownObservers.contains(where: { $0 === observer }) else { return }
-    ownObservers.append(observer)
-  }
+  func register(_ observer: any InterpreterObserver) { ownObservers.add(observer) }
 
   /// Stops telling `observer`.
-  func unregister(_ observer: any InterpreterObserver) {
-    ownObservers.removeAll { $0 === observer }
-  }
+  func unregister(_ observer: any InterpreterObserver) { ownObservers.remove(observer) }
 
   /// Tells every observer, the session's first.
   private func notify(_ call: (any InterpreterObserver) -> Void) {
-    for observer in session.observers { call(observer) }
-    for observer in ownObservers { call(observer) }
+    for observer in session.observers.all { call(observer) }
+    for observer in ownObservers.all { call(observer) }
   }
 
-  /// Whether an observer reads what is printed (the recorder), so that it is rendered for it.
-  private var wantsPrintedText: Bool {
-    session.observers.contains { $0.readsPrintedText }
-      || ownObservers.contains { $0.readsPrintedText }
-  }
-
-  /// Whether the line running was typed at the prompt (or nothing runs).
-  var isAtPrompt: Bool { frames.last?.isInteractive ?? true }
+  /// Whether the innermost script frame reads from the prompt (or nothing runs).
+  var readsFromPrompt: Bool { frames.last?.isInteractive ?? true }
 
   /// What the previous command (other than `expect`) did.
   public private(set) var previous: CommandRecord?
@@ -472,7 +460,9 @@ public final class Interpreter {
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
       for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }
-      if wantsPrintedText {
+      if output != .empty || !trees.isEmpty,
+        session.observers.readPrintedText || ownObservers.readPrintedText
+      {
         // What observers are shown is what a script prints: no colour, no terminal width.
         let plain = TextRenderer(useColor: false)
         if output != .empty {

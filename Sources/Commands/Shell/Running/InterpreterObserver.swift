@@ -4,10 +4,10 @@ import Domain
 /// progress and the log book.
 ///
 /// The interpreter runs lines and nothing else: at fixed points of its loop it tells its
-/// observers, first its session's (the board and the recorder, which a session holds while they
-/// are open and hands on with itself), then its own (the exercise, the log book), each list in
-/// the order they registered. It knows none of them by name. Every call has a default that does
-/// nothing, so an observer implements only what it watches.
+/// observers, first its session's (the log book's flusher, and the board and the recorder while
+/// they are open, which a session hands on with itself), then its own (the exercise in progress),
+/// each list in the order they registered. It knows none of them by name. Every call has a
+/// default that does nothing, so an observer implements only what it watches.
 protocol InterpreterObserver: AnyObject {
   /// Nothing is waiting to run: the prompt is about to show, or a run at the top level ended.
   func interpreterIsIdle(_ interpreter: Interpreter)
@@ -84,26 +84,39 @@ extension Lesson: InterpreterObserver {
   }
 }
 
-/// Writes the Logger's lines kept in the session's log book before a command's output: at the
-/// prompt at once, in a script in batches (`LogBook.flushIfDue`).
+/// Writes the Logger's lines kept in its session's log book before a command's output.
 ///
-/// The book, once the session's factory has built it, stays the factory's (singletons are never
-/// discarded): it is asked for only until then, and again when the interpreter's session changes
-/// (`learn start`, `learn stop`).
+/// At the prompt they are written at once, in a script in batches (`LogBook.flushIfDue`). Each
+/// session registers one. The book, once the session's factory has built it, stays the factory's (singletons are never
+/// discarded): it is asked for only until then.
 final class LogBookFlusher: InterpreterObserver {
   private var logBook: LogBook?
-  private weak var session: Session?
 
   func outputWillPrint(in interpreter: Interpreter) {
-    if session !== interpreter.session {
-      session = interpreter.session
-      logBook = nil
-    }
     if logBook == nil { logBook = interpreter.session.factory.builtLogBook }
-    if interpreter.isAtPrompt {
+    if interpreter.readsFromPrompt {
       try? logBook?.flush()
     } else {
       try? logBook?.flushIfDue()
     }
   }
+}
+
+/// Observers in the order they registered, each once.
+struct ObserverList {
+  private(set) var all: [any InterpreterObserver] = []
+
+  /// Adds `observer`, unless it is there already.
+  mutating func add(_ observer: any InterpreterObserver) {
+    guard !all.contains(where: { $0 === observer }) else { return }
+    all.append(observer)
+  }
+
+  /// Removes `observer`.
+  mutating func remove(_ observer: any InterpreterObserver) {
+    all.removeAll { $0 === observer }
+  }
+
+  /// Whether one of them reads what is printed.
+  var readPrintedText: Bool { all.contains { $0.readsPrintedText } }
 }

@@ -107,21 +107,22 @@ public final class Session {
     didSet { replaceObserver(oldValue, with: board) }
   }
   /// What observes every interpreter that runs this session's lines, in the order registered: the
-  /// board and the recorder, while they are open.
-  private(set) var observers: [any InterpreterObserver] = []
+  /// log book's flusher, and the board and the recorder while they are open.
+  private(set) var observers = ObserverList()
 
   /// Registers `new` in the place of `old`.
   private func replaceObserver(
     _ old: (any InterpreterObserver)?, with new: (any InterpreterObserver)?
   ) {
-    if let old { observers.removeAll { $0 === old } }
-    if let new, !observers.contains(where: { $0 === new }) { observers.append(new) }
+    if let old { observers.remove(old) }
+    if let new { observers.add(new) }
   }
 
   /// Creates a session; its factory opens the workspace at `options.databasePath` (in memory when
   /// nil) on first use, and starts the embedded demo API when the network is first needed without
   /// `options.apiURL`.
   public init(options: SessionOptions = SessionOptions()) {
+    observers.add(LogBookFlusher())
     let root = RootHolder()
     self.factory = ApplicationFactory(
       configuration: ApplicationConfiguration(

@@ -375,7 +375,7 @@ public enum Launcher {
       "archsh \(Options.version): type 'help' for commands, Ctrl-D to leave\n", to: 1)
     let outcome = interpreter.run(&editor, name: nil, interactive: true)
     editor.saveHistory()
-    interpreter.finishRecordingOnExit()
+    interpreter.sessionWillEnd()
     if let signal = editor.endingSignal { return 128 + signal }
     if case .exit(let status) = outcome { return status }
     return 0

@@ -241,7 +241,7 @@ public final class Interpreter {
     if !isExpect, settlePendingFailure() { return false }
     var isTransparent = false
     var isParsed = false
-    let events = session.tracer.events
+    let events = session.events
     commandCount += 1
     events.command = commandCount
     defer { events.command = 0 }
@@ -251,7 +251,7 @@ public final class Interpreter {
       isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
       publishCommand(.began, parsed.displayLine)
-      let output = try traced(parsed)
+      let output = try observed(parsed)
       publishCommand(.ended, parsed.displayLine, output: output)
       emit(output)
       if isExpect { failures.examined() }
@@ -320,18 +320,14 @@ public final class Interpreter {
     failures.settle(outermost: frames.count <= 1, keepGoing: settings.keepGoing)
   }
 
-  /// Writes the recording still running when the session ends (Ctrl-D, quit, exit, a signal),
-  /// as `record stop` would, and says so: leaving never throws a recording away.
-  public func finishRecordingOnExit() {
-    guard session.recorder != nil else { return }
-    sink.standardError(
-      "archsh: a recording was running: it is written as 'record stop' writes it\n")
-    do {
-      emit(try RecordGroup.finish(session, settings: settings))
-    } catch {
-      sink.standardError("archsh: error: the recording could not be written: \(error)\n")
-    }
+  /// Tells the observers that the session is ending (Ctrl-D, quit, exit, a signal), so that what
+  /// must not be lost is written: a recording still running is written as `record stop` would.
+  public func sessionWillEnd() {
+    notify { $0.sessionWillEnd(in: self) }
   }
+
+  /// Prints `output` as a command's output is printed.
+  func show(_ output: Output) { emit(output) }
 
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
   /// such as `serve`, whose output must be seen while they run.
@@ -392,7 +388,7 @@ public final class Interpreter {
     _ phase: CommandEvent.Phase, _ line: @autoclosure () -> String, output: Output = .empty,
     error: Error? = nil
   ) {
-    let events = session.tracer.events
+    let events = session.events
     if publishes, events.wants(.command) {
       let line = line()
       let origin: String
@@ -420,10 +416,17 @@ public final class Interpreter {
     if phase == .ended { notify { $0.commandDidEnd(commandCount, in: self) } }
   }
 
-  private func traced(_ parsed: ParsedCommand) throws -> Output {
-    let tracer = session.tracer
-    guard tracer.isEnabled else { return try perform(parsed) }
-    return try tracer.withSpan("archsh", parsed.traceLabel) { _ in try perform(parsed) }
+  /// Runs `parsed` inside what every observer wraps around a command (the tracer's span), the
+  /// first registered outermost.
+  private func observed(_ parsed: ParsedCommand) throws -> Output {
+    let first = session.observers.all
+    let second = ownObservers.all
+    func wrapped(from index: Int) throws -> Output {
+      guard index < first.count + second.count else { return try perform(parsed) }
+      let observer = index < first.count ? first[index] : second[index - first.count]
+      return try observer.run(parsed, in: self) { try wrapped(from: index + 1) }
+    }
+    return try wrapped(from: 0)
   }
 
   // MARK: - Output
@@ -450,16 +453,15 @@ public final class Interpreter {
     defer { sink.flush() }
     // Log lines logged on the event loops are written before the prompt returns (LogBookFlusher).
     notify { $0.outputWillPrint(in: self) }
-    let trees = session.tracer.drainCompleted()
-      .filter { !$0.children.isEmpty || !$0.events.isEmpty }
-      .map(TraceRendering.tree)
+    var trees: [Output] = []
+    notify { trees += $0.trees(in: self) }
     switch session.outputMode {
     case .table:
       let width = terminalWidth()
       let renderer = TextRenderer(useColor: settings.colorOutput, maxWidth: width)
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
-      for tree in trees { sink.standardOutput(renderer.render(.tree(tree)) + "\n") }
+      for tree in trees { sink.standardOutput(renderer.render(tree) + "\n") }
       if output != .empty || !trees.isEmpty,
         session.observers.readPrintedText || ownObservers.readPrintedText
       {
@@ -470,7 +472,7 @@ public final class Interpreter {
           notify { $0.interpreterPrinted(text, in: self) }
         }
         for tree in trees {
-          let text = plain.render(.tree(tree)) + "\n"
+          let text = plain.render(tree) + "\n"
           notify { $0.interpreterPrinted(text, in: self) }
         }
       }
@@ -488,7 +490,7 @@ public final class Interpreter {
       }
       let document = Value.object([
         Field("output", renderer.value(of: output) ?? .null),
-        Field("trace", .list(trees.compactMap { renderer.value(of: .tree($0)) })),
+        Field("trace", .list(trees.compactMap { renderer.value(of: $0) })),
       ])
       var text = ""
       JSONRenderer.write(document, into: &text)

@@ -1,7 +1,7 @@
 import Domain
 
 /// What watches the interpreter run lines: the board, the session recorder, the exercise in
-/// progress and the log book.
+/// progress, the log book and the tracer.
 ///
 /// The interpreter runs lines and nothing else: at fixed points of its loop it tells its
 /// observers, first its session's (the log book's flusher, and the board and the recorder while
@@ -18,16 +18,26 @@ protocol InterpreterObserver: AnyObject {
   /// That line ran; `interrupted` when Ctrl-C was pressed while it ran.
   func lineDidRun(
     _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter)
+  /// Runs a parsed command: `body` runs it. An observer that wraps it (the tracer's span) calls
+  /// `body` inside what it wraps, and returns what `body` returned.
+  func run(
+    _ command: ParsedCommand, in interpreter: Interpreter, _ body: () throws -> Output
+  ) throws -> Output
   /// Command number `number` ended, and its events were published.
   func commandDidEnd(_ number: Int, in interpreter: Interpreter)
   /// A command's output is about to be printed.
   func outputWillPrint(in interpreter: Interpreter)
+  /// The trees to print after a command's output: the spans that ended while it ran. In JSON mode
+  /// they are the document's `trace`.
+  func trees(in interpreter: Interpreter) -> [Output]
   /// The interpreter printed `text` on standard output, without colour or terminal width, as a
   /// script prints it.
   func interpreterPrinted(_ text: String, in interpreter: Interpreter)
   /// Whether this observer reads what is printed: the interpreter renders a command's output a
   /// second time, without colour, only when one does.
   var readsPrintedText: Bool { get }
+  /// The session is ending (Ctrl-D, quit, exit, a signal): what must not be lost is written.
+  func sessionWillEnd(in interpreter: Interpreter)
 }
 
 extension InterpreterObserver {
@@ -38,10 +48,15 @@ extension InterpreterObserver {
   func lineDidRun(
     _ line: LogicalLine, interactive: Bool, interrupted: Bool, in interpreter: Interpreter
   ) {}
+  func run(
+    _ command: ParsedCommand, in interpreter: Interpreter, _ body: () throws -> Output
+  ) throws -> Output { try body() }
   func commandDidEnd(_ number: Int, in interpreter: Interpreter) {}
   func outputWillPrint(in interpreter: Interpreter) {}
+  func trees(in interpreter: Interpreter) -> [Output] { [] }
   func interpreterPrinted(_ text: String, in interpreter: Interpreter) {}
   var readsPrintedText: Bool { false }
+  func sessionWillEnd(in interpreter: Interpreter) {}
 }
 
 /// The board draws when the shell waits for its next line, and after commands end; an
@@ -72,6 +87,20 @@ extension SessionRecorder: InterpreterObserver {
 
   func interpreterPrinted(_ text: String, in interpreter: Interpreter) { output(text) }
   var readsPrintedText: Bool { true }
+
+  /// Leaving never throws a recording away: it is written as `record stop` writes it, and the
+  /// user is told.
+  func sessionWillEnd(in interpreter: Interpreter) {
+    guard interpreter.session.recorder === self else { return }
+    interpreter.sink.standardError(
+      "archsh: a recording was running: it is written as 'record stop' writes it\n")
+    do {
+      interpreter.show(try RecordGroup.finish(interpreter.session, settings: interpreter.settings))
+    } catch {
+      interpreter.sink.standardError(
+        "archsh: error: the recording could not be written: \(error)\n")
+    }
+  }
 }
 
 /// After each line the learner runs, the exercise checks its rules and its goal.
@@ -99,6 +128,24 @@ final class LogBookFlusher: InterpreterObserver {
     } else {
       try? logBook?.flushIfDue()
     }
+  }
+}
+
+/// Wraps each command in a span while anyone reads spans (`trace on`, the board), and prints the
+/// trees of the spans that ended after the command's output. Each session registers one.
+final class CommandTracer: InterpreterObserver {
+  func run(
+    _ command: ParsedCommand, in interpreter: Interpreter, _ body: () throws -> Output
+  ) throws -> Output {
+    let tracer = interpreter.session.tracer
+    guard tracer.isEnabled else { return try body() }
+    return try tracer.withSpan("archsh", command.traceLabel) { _ in try body() }
+  }
+
+  func trees(in interpreter: Interpreter) -> [Output] {
+    interpreter.session.tracer.drainCompleted()
+      .filter { !$0.children.isEmpty || !$0.events.isEmpty }
+      .map { .tree(TraceRendering.tree($0)) }
   }
 }
 

@@ -107,7 +107,7 @@ public final class Session {
     didSet { replaceObserver(oldValue, with: board) }
   }
   /// What observes every interpreter that runs this session's lines, in the order registered: the
-  /// log book's flusher, and the board and the recorder while they are open.
+  /// log book's flusher, the command tracer, and the board and the recorder while they are open.
   private(set) var observers = ObserverList()
 
   /// Registers `new` in the place of `old`.
@@ -123,6 +123,7 @@ public final class Session {
   /// `options.apiURL`.
   public init(options: SessionOptions = SessionOptions()) {
     observers.add(LogBookFlusher())
+    observers.add(CommandTracer())
     let root = RootHolder()
     self.factory = ApplicationFactory(
       configuration: ApplicationConfiguration(
@@ -151,6 +152,8 @@ public final class Session {
 
   /// The tracer that controllers report to.
   public var tracer: Tracer { factory.tracer }
+  /// The stream every controller, and the shell, publishes its facts to.
+  public var events: EventStream { factory.tracer.events }
 
   /// Trusts the CA certificates in a PEM file for `https://`, besides the system's, for every
   /// session of the process (`--cacert FILE`).

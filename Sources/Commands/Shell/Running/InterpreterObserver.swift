@@ -131,8 +131,10 @@ final class LogBookFlusher: InterpreterObserver {
   }
 }
 
-/// Wraps each command in a span while anyone reads spans (`trace on`, the board), and prints the
-/// trees of the spans that ended after the command's output. Each session registers one.
+/// Wraps each command in a span while anyone reads spans: `trace on`, or the board.
+///
+/// The trees of the spans that ended are printed after the command's output. Each session
+/// registers one.
 final class CommandTracer: InterpreterObserver {
   func run(
     _ command: ParsedCommand, in interpreter: Interpreter, _ body: () throws -> Output

@@ -50,8 +50,9 @@ output table
 ## Factories and tracing
 # The application factory is the composition root (BDModules): it creates the other factories,
 # and they build every controller. Singletons are built once and shared; prototypes are built per
-# request. The graph shows who builds what, and what is injected into what.
-factory graph
+# request. The graph shows who builds what, and what is injected into what: here the part around
+# the product updater ('factory graph' alone draws every product).
+factory graph productUpdater
 factory get productTranslator
 factory get productTranslator
 expect contains "#2"

@@ -8,7 +8,9 @@
 # type shown is the Swift type's own name. The arrows are declared nowhere: archsh builds every
 # product once in a scratch composition root, and the factories record what each builder asked
 # them for. This session has built nothing yet but the tracer, which the shell hands the root.
-factory graph
+# 'factory graph' alone draws every product; with a name, the part around it: what it is built
+# from, all the way down, and what it is injected into.
+factory graph oAuth2Authorization
 
 ## Singletons and prototypes
 # The original's singletons are OAuth2Authorization, AccountUserProvider and the Logger (lazy vars
@@ -43,12 +45,13 @@ screen show
 
 ## What this session built
 # The list counts what this session has built: 1 for each singleton built, and one for each
-# instance of a prototype. Its origin column tells the seeds' products from archsh's own.
-factory list
+# instance of a prototype. Its origin column tells the seeds' products from archsh's own. With
+# --built it shows only what was built ('factory list' alone lists every product).
+factory list --built
 expect contains "navigationController"
 expect contains "archsh's own"
 
 # The graph marks the same: a singleton 'built', a prototype how many times it was made. What this
 # session's own builds asked for is drawn too: the shell's start of the embedded API read the
 # workspace (where it keeps its port), so embeddedAPI now depends on it.
-factory graph
+factory graph --built

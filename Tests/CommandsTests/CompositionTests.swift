@@ -118,6 +118,59 @@ struct CompositionTests {
       ))
   }
 
+  @Test(
+    "factory graph NAME draws the product, what it is built from all the way down and what it is injected into; --built only what was built"
+  )
+  func graphParts() throws {
+    let graph = ApplicationFactory().graph()
+    let byName = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.component.name, $0) })
+    // Computed from the whole graph, so that a new product changes nothing here.
+    var expected: Set<String> = ["productUpdater"]
+    var pending = ["productUpdater"]
+    while let next = pending.popLast() {
+      for dependency in byName[next]?.dependencies ?? [] where expected.insert(dependency).inserted
+      {
+        pending.append(dependency)
+      }
+    }
+    let dependents = graph.nodes.filter { $0.dependencies.contains("productUpdater") }
+    #expect(!dependents.isEmpty, "nothing is injected with productUpdater: pick another product")
+    expected.formUnion(dependents.map(\.component.name))
+    let text = run("factory graph productUpdater").stdout
+    let drawn = Set(
+      text.split(separator: "\n").compactMap { line -> String? in
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        return String(line[..<colon].split(separator: " ").last ?? "")
+      })
+    #expect(drawn == expected)
+    #expect(expected.count < graph.nodes.count)
+    // Only the factories with something drawn are, under the root.
+    #expect(text.contains("APIFactory") && !text.contains("MainFactory"))
+    // An arrow to a product not drawn is not drawn either.
+    for line in text.split(separator: "\n") where line.contains(" ← ") {
+      let injected = line.split(separator: "←")[1].split(separator: " ").map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+      }
+      for name in injected where byName[name] != nil {
+        #expect(expected.contains(name), "\(line) names \(name), which is not drawn")
+      }
+    }
+    let failed = run("factory graph productUpdatr")
+    #expect(
+      failed.stderr.contains("unknown component 'productUpdatr' (did you mean 'productUpdater'?)"))
+
+    let setup = "factory get navigationLog; factory get gameParser"
+    let built = run(setup + "; factory graph --built").stdout
+    for name in ["tracer", "navigationLog", "gameParser"] {
+      #expect(built.contains("\(name): "), "--built lacks \(name)")
+    }
+    #expect(!built.contains("appDelegate") && !built.contains("ModelFactory\n│  ├─ acknowParser"))
+    let list = run(setup + "; factory list --built").stdout
+    let table = try #require(list.range(of: "name  ").map { list[$0.lowerBound...] })
+    let rows = table.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ")[0] }
+    #expect(rows == ["tracer", "navigationLog", "gameParser"])
+  }
+
   @Test("factory get shows one identity for a singleton and a new one for each prototype")
   func identities() {
     let output = run(

@@ -1,4 +1,5 @@
 import Domain
+import Plumbing
 
 /// `factory`: the composition root that builds every controller, after BDModules' factories.
 enum FactoryGroup {
@@ -32,6 +33,12 @@ enum FactoryGroup {
     "format", Kind<GraphFormat>.choice, value: "FORMAT", "how to draw it", default: "text")
   /// `get NAME`: the product to ask for.
   static let nameArgument = Argument("NAME", .name, "the product", completion: componentNames)
+  /// `graph [NAME]`: the product to draw with what it is built from and what it is injected into.
+  static let focusArgument = Option.argument(
+    "NAME", .name, "draw only this product, what it is built from and what it is injected into",
+    completion: componentNames)
+  /// `list --built`, `graph --built`: only what this session has built.
+  static let builtFlag = Flag("built", "only the products this session has built")
 
   static let list = Command(
     "list", summary: "every product: its factory, scope, origin, type, times built, what it is",
@@ -40,13 +47,19 @@ enum FactoryGroup {
       asked for), and one for each instance of a prototype. 'origin' says whose the product is: \
       Lickability (000/001), DataSourceController (002), BDModules (003), MVC+C (004), or \
       archsh's own (the workspace, the tracer, the embedded API, the log book and the stores \
-      that keep state between runs), which no original factory had.
+      that keep state between runs), which no original factory had. With --built, only the \
+      products this session has built are listed.
       """,
-    examples: ["factory list"],
+    signature: Signature([builtFlag]),
+    examples: ["factory list", "factory list --built"],
     result: .rows(["name", "factory", "scope", "origin", "type", "built", "summary"])
   ) { invocation in
     let factory = invocation.session.factory
-    let rows = factory.components.map { component -> [Value] in
+    let onlyBuilt = invocation[builtFlag]
+    let components = factory.components.filter {
+      !onlyBuilt || factory.constructionCount($0.name) > 0
+    }
+    let rows = components.map { component -> [Value] in
       [
         .string(component.name), .string(component.factory), .string(component.lifetime.rawValue),
         .string(component.origin.label), .string(component.typeName),
@@ -72,24 +85,56 @@ enum FactoryGroup {
       built: a singleton 'built', a prototype how many times it was made. Singletons are drawn \
       as boxes, prototypes as rounded boxes, and what was built in bold. Each product says \
       whose it is: the text names its origin, and the pictures draw archsh's own products \
-      dashed and grey, apart from the seeds' (a legend gives each origin's colour).
+      dashed and grey, apart from the seeds' (a legend gives each origin's colour). With NAME, \
+      only that product is drawn, with everything it is built from (all the way down) and the \
+      products it is injected into; with --built, only what this session has built. A part of \
+      the graph draws only the arrows between the products it shows.
       """,
-    signature: Signature([formatOption]),
+    signature: Signature([focusArgument, builtFlag, formatOption]),
     examples: [
-      "factory graph", "factory graph --format mermaid", "factory graph --format dot",
-      "factory graph --format svg",
+      "factory graph", "factory graph productUpdater", "factory graph --built",
+      "factory graph --format mermaid", "factory graph --format dot", "factory graph --format svg",
     ],
     result: .oneOf([
       .tree(["factory", "product", "type", "scope", "origin", "built", "injected"]), .diagram,
     ])
   ) { invocation in
-    let graph = invocation.session.factory.graph()
+    var graph = invocation.session.factory.graph()
+    if let name = invocation[focusArgument] {
+      graph = try around(name, in: graph)
+    }
+    if invocation[builtFlag] { graph = graph.restricted { $0.constructions > 0 } }
     switch invocation[formatOption] ?? .text {
     case .mermaid: return .diagram(format: "mermaid", text: FactoryDrawing.mermaid(graph))
     case .dot: return .diagram(format: "dot", text: FactoryDrawing.dot(graph))
     case .svg: return .diagram(format: "svg", text: FactoryPicture.svg(graph))
     case .text: return .tree(FactoryDrawing.tree(graph))
     }
+  }
+
+  /// The part of `graph` around the product `name`: it, what it is built from (all the way down),
+  /// and what it is injected into.
+  static func around(_ name: Word, in graph: FactoryGraph) throws(ShellError) -> FactoryGraph {
+    let byName = Dictionary(
+      graph.nodes.map { ($0.component.name, $0) }, uniquingKeysWith: { first, _ in first })
+    guard byName[name.text] != nil else {
+      let nearest = Suggestion.nearest(to: name.text, among: graph.nodes.map(\.component.name))
+      throw ShellError(
+        "unknown component '\(name.text)'",
+        hint: nearest.map { "did you mean '\($0)'?" } ?? "'factory list' lists them",
+        at: name.offset)
+    }
+    var kept: Set<String> = [name.text]
+    var pending = [name.text]
+    while let next = pending.popLast() {
+      for dependency in byName[next]?.dependencies ?? [] where kept.insert(dependency).inserted {
+        pending.append(dependency)
+      }
+    }
+    for node in graph.nodes where node.dependencies.contains(name.text) {
+      kept.insert(node.component.name)
+    }
+    return graph.restricted { kept.contains($0.component.name) }
   }
 
   static let get = Command(

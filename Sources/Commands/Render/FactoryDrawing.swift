@@ -3,10 +3,12 @@ import Domain
 /// The factories' products drawn as a tree for people, for Mermaid and for Graphviz, each with
 /// what its builder resolved and what this session has built.
 enum FactoryDrawing {
-  /// The factories in order, each with its products.
+  /// The factories in order, each with its products; a factory none of whose products is drawn
+  /// (in a part of the graph) is left out, but for the root.
   static func byFactory(_ graph: FactoryGraph) -> [(String, [FactoryGraph.Node])] {
-    ApplicationFactory.factoryNames.map { name in
-      (name, graph.nodes.filter { $0.component.factory == name })
+    ApplicationFactory.factoryNames.compactMap { name in
+      let nodes = graph.nodes.filter { $0.component.factory == name }
+      return nodes.isEmpty && name != "ApplicationFactory" ? nil : (name, nodes)
     }
   }
 

@@ -19,6 +19,19 @@ public struct FactoryGraph: Sendable {
   public let nodes: [Node]
   /// The products the survey could not build, with why (the embedded API under `--api`).
   public let unbuilt: [(name: String, reason: String)]
+
+  /// The part of the graph made of the products `keeps` accepts, with the arrows between them.
+  public func restricted(to keeps: (Node) -> Bool) -> FactoryGraph {
+    let kept = nodes.filter(keeps)
+    let names = Set(kept.map(\.component.name))
+    return FactoryGraph(
+      nodes: kept.map { node in
+        Node(
+          component: node.component, dependencies: node.dependencies.filter(names.contains),
+          constructions: node.constructions)
+      },
+      unbuilt: unbuilt.filter { names.contains($0.name) })
+  }
 }
 
 /// What building every product once recorded.

@@ -66,6 +66,7 @@ format:
 # declarations (Sources/ArchShell/OptionTable.swift); tests compare each with what the binary says.
 docs: release
 	$(ARCHSH_RELEASE) help --markdown > docs/commands.md
+	NO_COLOR=1 $(ARCHSH_RELEASE) --db :memory: -c 'factory graph' > docs/factory-graph.txt
 	scripts/readme-groups $(ARCHSH_RELEASE) README.md
 	scripts/walkthrough-pictures $(ARCHSH_RELEASE)
 	scripts/option-table $(ARCHSH_RELEASE) > Sources/ArchShell/OptionTable.swift.new

@@ -216,6 +216,17 @@ struct EndToEndTests {
     #expect(try run("stor --help").stderr.contains("unknown command 'stor'"))
   }
 
+  @Test(
+    "docs/factory-graph.txt is what 'factory graph' prints: what each product is injected with, reviewed in its diff"
+  )
+  func factoryGraphUpToDate() throws {
+    let result = try Binary.run(["--db", ":memory:", "-c", "factory graph"])
+    let checkedIn = try String(
+      contentsOfFile: Binary.root + "/docs/factory-graph.txt", encoding: .utf8)
+    #expect(result.status == 0)
+    #expect(result.stdout == checkedIn, "run 'make docs' to regenerate docs/factory-graph.txt")
+  }
+
   @Test("docs/commands.md is what 'archsh help --markdown' prints")
   func docsUpToDate() throws {
     let result = try Binary.run(["help", "--markdown"])

@@ -65,56 +65,39 @@ struct FactoryTests {
     try await offPool { try Self.buildEveryProduct() }
   }
 
-  /// What each product's builder resolves: reviewed by hand, so that a change to what a product
-  /// is injected with is a change to this list.
-  static let expectedDependencies: [String: Set<String>] = [
-    "persistenceController": ["workspace"],
-    "appDependencies": ["navigationLog", "sessionStore", "mediaLibrary", "favouritesStore"],
-    "appStateStore": ["workspace", "jsonDecoder", "jsonEncoder"],
-    "appConfigurator": ["appDependencies", "navigationController"],
-    "alertController": ["tableViewProvider"],
-    "appDelegate": ["appDependencies", "appStateStore", "appConfigurator"],
-    "networkController": ["embeddedAPI"],
-    "productUpdater": ["persistenceController", "networkController", "jsonDecoder", "jsonEncoder"],
-    "magazineIssueUpdater": [
-      "persistenceController", "networkController", "jsonDecoder", "jsonEncoder",
-    ],
-    "productCatalog": ["persistenceController", "productUpdater", "jsonDecoder"],
-    "logBook": ["workspace"],
-    "logger": ["logBook"],
-    "apiSessionManager": ["embeddedAPI", "logger"],
-    "oAuth2SessionManager": ["apiSessionManager", "accountUserProvider"],
-    "oAuth2Authorization": ["logBook", "oAuth2SessionManager", "accountUserProvider"],
-    "accountUserProvider": [
-      "persistenceController", "jsonDecoder", "jsonEncoder", "jsonSerializer",
-    ],
+  /// The arrows the seeds themselves draw: what each of their objects is handed when it is made.
+  ///
+  /// Every product's whole list is reviewed where it is printed, `docs/factory-graph.txt`
+  /// (`make docs`), so that a new product is one more line in a regenerated file; these are the
+  /// arrows that must never go, whatever is added.
+  static let seedArrows: [String: Set<String>] = [
+    // Lickability (000/001): the updaters persist what NetworkController fetched.
+    "productUpdater": ["persistenceController", "networkController"],
+    "magazineIssueUpdater": ["persistenceController", "networkController"],
+    // DataSourceController (002): a table view's data source is a DataSourceController.
+    "tableViewProvider": ["dataSourceController"],
+    "dataSourceController": ["productTranslator"],
+    // BDModules (003): the session managers, the authorization that queues 401s, and the clients.
+    "apiSessionManager": ["logger"],
+    "oAuth2SessionManager": ["apiSessionManager"],
+    "oAuth2Authorization": ["oAuth2SessionManager", "accountUserProvider"],
     "apiServiceClient": ["apiSessionManager", "oAuth2Authorization"],
     "userAPI": ["oAuth2SessionManager", "accountUserProvider", "apiServiceClient"],
-    "repositoryStore": ["workspace", "jsonDecoder", "jsonEncoder", "dataSourceController"],
-    "repository": [
-      "apiSessionManager", "oAuth2Authorization", "repositoryStore", "jsonSerializer",
-    ],
-    "dataSourceController": ["productTranslator"],
-    "dataSourceLibrary": ["workspace", "jsonDecoder", "jsonEncoder", "dataSourceController"],
-    "openDataSource": ["recordingDelegate"],
-    "tableViewProvider": ["dataSourceController"],
-    "sessionStore": ["persistenceController"],
+    "repository": ["apiSessionManager", "oAuth2Authorization"],
+    // MVC+C (004): each coordinator gets a navigation controller, each screen a table view.
+    "appConfigurator": ["navigationController"],
     "loginFlowCoordinator": ["navigationController"],
-    "loginController": ["tableViewProvider"],
-    "signUpController": ["tableViewProvider"],
-    "mediaLibrary": ["productCatalog"],
-    "favouritesStore": ["persistenceController", "jsonDecoder", "jsonEncoder"],
-    "tabBarContainer": ["navigationController"],
     "discoverFlowCoordinator": ["navigationController"],
-    "favouritesFlowCoordinator": ["navigationController"],
-    "profileFlowCoordinator": ["navigationController"],
-    "tabBarController": ["tableViewProvider"],
     "discoverController": ["tableViewProvider"],
-    "mediaItemController": ["tableViewProvider"],
-    "favouritesController": ["tableViewProvider"],
-    "profileController": ["tableViewProvider"],
-    "settingsController": ["tableViewProvider"],
   ]
+
+  /// Each product the graph draws with dependencies, with them.
+  static func drawnDependencies(_ graph: FactoryGraph) -> [String: Set<String>] {
+    Dictionary(
+      uniqueKeysWithValues: graph.nodes.filter { !$0.dependencies.isEmpty }.map {
+        ($0.component.name, Set($0.dependencies))
+      })
+  }
 
   private static func buildEveryProduct() throws {
     // Given a factory with the embedded demo API and an in-memory workspace
@@ -141,12 +124,15 @@ struct FactoryTests {
       #expect(ApplicationFactory.factoryNames.contains(component.factory))
       #expect(factory.constructionCount(component.name) >= 1, "\(component.name) never built")
     }
+    // and what the core recorded while building them is what the graph's survey draws, and
+    // holds the seeds' own arrows
     let recorded = factory.resolvedDependencies
-    #expect(recorded == expectedDependencies)
-    for name in Set(recorded.keys).union(expectedDependencies.keys) {
+    let surveyed = Self.drawnDependencies(ApplicationFactory().graph())
+    #expect(recorded == surveyed)
+    for (name, arrows) in Self.seedArrows {
       #expect(
-        recorded[name] == expectedDependencies[name],
-        "\(name) resolved \(recorded[name, default: []].sorted()), expected \(expectedDependencies[name, default: []].sorted())"
+        arrows.isSubset(of: recorded[name, default: []]),
+        "\(name) resolved \(recorded[name, default: []].sorted()), the seeds draw \(arrows.sorted())"
       )
     }
     #expect(factory.components.map(\.typeName).contains("ScreenController<DiscoverEvent>"))
@@ -167,11 +153,10 @@ struct FactoryTests {
 
     // Then the scratch root built every product, and its records are the expected dependencies
     #expect(graph.unbuilt.map(\.name).isEmpty, "\(graph.unbuilt)")
-    let drawn = Dictionary(
-      uniqueKeysWithValues: graph.nodes.filter { !$0.dependencies.isEmpty }.map {
-        ($0.component.name, Set($0.dependencies))
-      })
-    #expect(drawn == Self.expectedDependencies)
+    let drawn = Self.drawnDependencies(graph)
+    for (name, arrows) in Self.seedArrows {
+      #expect(arrows.isSubset(of: drawn[name, default: []]), "\(name) lacks \(arrows)")
+    }
     #expect(graph.nodes.map(\.component.name) == ApplicationFactory.components.map(\.name))
     // and nothing was built in this session but the tracer it holds
     #expect(graph.nodes.filter { $0.constructions > 0 }.map(\.component.name) == ["tracer"])

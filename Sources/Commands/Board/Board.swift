@@ -10,14 +10,17 @@ import Synchronization
 /// the page, and after each command draws the pictures that changed (the coordinator tree, the
 /// visible screen, the factory graph with what the command built or reused, the data source it
 /// touched, and its trace as a sequence diagram). Secrets were redacted where the events were made.
-public final class Board: EventSubscriber, @unchecked Sendable {
-  // @unchecked: `events` and `lastDrawn` stay on the command thread; the rest is in `state`.
+public final class Board: EventSubscriber, Sendable {
   let server: BoardServer
-  private var events: EventStream
-  /// The session's secrets, hidden from every string the page is sent.
-  private var secrets: SecretValues
+  /// The stream followed, and the session's secrets, hidden from every string the page is sent:
+  /// step mode moves the board to a fresh session.
+  private let followed: Mutex<(events: EventStream, secrets: SecretValues)>
   private let start: UInt64
-  private var lastDrawn: UInt64 = 0
+  /// When the pictures were last drawn, in uptime nanoseconds.
+  private let lastDrawn = Atomic<UInt64>(0)
+
+  private var events: EventStream { followed.withLock { $0.events } }
+  private var secrets: SecretValues { followed.withLock { $0.secrets } }
 
   /// What the events tell, which the pictures are drawn from; events arrive on any thread.
   private struct State {
@@ -38,8 +41,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
 
   private init(server: BoardServer, events: EventStream, secrets: SecretValues) {
     self.server = server
-    self.events = events
-    self.secrets = secrets
+    self.followed = Mutex((events, secrets))
     self.start = DispatchTime.now().uptimeNanoseconds
   }
 
@@ -62,8 +64,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
   /// state in a fresh session when it goes back.
   func move(to session: Session) {
     events.unsubscribe(self)
-    events = session.tracer.events
-    secrets = session.tracer.secrets
+    followed.withLock { $0 = (session.tracer.events, session.tracer.secrets) }
     events.subscribe(self, to: EventKinds.all)
     drawAll(session, command: 0)
   }
@@ -263,7 +264,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       state.lastCommand = command
     }
     let now = DispatchTime.now().uptimeNanoseconds
-    if now &- lastDrawn >= 100_000_000 { settle(session) }
+    if now &- lastDrawn.load(ordering: .relaxed) >= 100_000_000 { settle(session) }
   }
 
   /// Draws the pictures that changed since they were last drawn: the last traced command's
@@ -278,7 +279,7 @@ public final class Board: EventSubscriber, @unchecked Sendable {
       }
       return (state.marks, state.touched, state.navigated, state.lastCommand, state.lastTrace)
     }
-    lastDrawn = DispatchTime.now().uptimeNanoseconds
+    lastDrawn.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     muted {
       if let trace {
         panel(

@@ -51,8 +51,9 @@ extension DataSourceControllerDelegate {
 /// Where the original and its documentation disagree, archsh follows the code: `add(row:at:)` into
 /// a section that does not exist appends a new one-row section and notifies a whole reload (the
 /// documentation says it notifies the section).
-public final class DataSourceController: @unchecked Sendable {
-  // @unchecked: no lock: only the thread running commands builds, mutates and reads it.
+///
+/// It is not Sendable: the compiler keeps it where it was made, the thread that runs commands.
+public final class DataSourceController {
   /// What the last mutation changed, so that the store can write only that.
   enum Change: Equatable {
     case none
@@ -314,8 +315,9 @@ public protocol TableViewDataSourceDelegate: AnyObject {
 /// Lickability's generic single-section data source (seed 000): the delegate hears about the
 /// collection's state only on empty↔non-empty transitions, and out-of-range access logs an
 /// assertion message and gives a blank cell instead of crashing.
-public final class TableViewDataSource<Element: Sendable>: @unchecked Sendable {
-  // @unchecked: no lock: `collection`, `delegate` and `log` must be used from one thread at a time.
+///
+/// It is not Sendable: the compiler keeps it where it was made, the thread that runs commands.
+public final class TableViewDataSource<Element: Sendable> {
   /// The elements, in row order.
   public private(set) var collection: [Element]
   /// Hears about transitions.

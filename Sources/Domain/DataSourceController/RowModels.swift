@@ -165,8 +165,9 @@ public final class SectionDataController: Sendable {
 }
 
 /// A section: its rows and its optional header and footer; a class, as in the seed.
-public final class Section: @unchecked Sendable {
-  // @unchecked: no lock: `rows` and `sectionData` are only used on the thread running commands.
+///
+/// It is not Sendable: the compiler keeps it where it was made, the thread that runs commands.
+public final class Section {
   /// The rows' model objects.
   public var rows: [RowModel]
   /// The header and footer.

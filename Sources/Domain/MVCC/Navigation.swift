@@ -134,8 +134,9 @@ public struct NavigationRecord: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Collects what presenters and coordinators do, and reports each step to the tracer too.
-public final class NavigationLog: @unchecked Sendable {
-  // @unchecked: `records` is only touched on the command thread; archsh runs one command at a time.
+///
+/// It is not Sendable: the compiler keeps it where it was made, the thread that runs commands.
+public final class NavigationLog {
   /// The tracer each step is reported to, as an event on the running span.
   public let tracer: Tracing
   /// The steps since the last `drain()`.

@@ -19,8 +19,9 @@ struct DataSourceMaterials {
 /// Rows are stored in blocks of up to `blockLimit` rows, ordered by a fractional position, so a
 /// row mutation rewrites one block (a few hundred rows) whatever the size of the data source, and
 /// no mutation renumbers every row. A block that grows past the limit splits in two.
-public final class DataSourceDocument: @unchecked Sendable {
-  // @unchecked: no lock: its `var`s (`layout`, ...) are only touched on the command thread.
+///
+/// It is not Sendable: the compiler keeps it where it was made, the thread that runs commands.
+public final class DataSourceDocument {
   /// The data source's name.
   public let name: String
   /// The controller, with its sections and registrations.

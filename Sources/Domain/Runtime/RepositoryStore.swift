@@ -128,13 +128,11 @@ public enum RepositoryError: Error, Equatable, CustomStringConvertible, SubjectE
 /// Elements are appended in one transaction per page; a duplicate (same type and uuid) is
 /// ignored by a unique index, so de-duplication costs one index probe per element, whatever the
 /// repository holds. The seed rebuilds an ordered set of every element on each page instead.
-public final class RepositoryStore: @unchecked Sendable {
-  // @unchecked: `makeDataSourceController` is not Sendable (it captures the factory); it is only
-  // called on the thread that reads a repository. The rest are `let`s and a Mutex.
+public final class RepositoryStore: Sendable {
   private let workspace: Workspace
   private let decoder: JSONDecoder
   private let encoder: JSONEncoder
-  private let makeDataSourceController: ([Section]) -> DataSourceController
+  private let makeDataSourceController: @Sendable ([Section]) -> DataSourceController
   /// The repositories with a fetch in flight.
   private let inFlight = Mutex<Set<String>>([])
 
@@ -143,7 +141,7 @@ public final class RepositoryStore: @unchecked Sendable {
   /// show its elements (DataSourceFactory's).
   init(
     workspace: Workspace, decoder: JSONDecoder, encoder: JSONEncoder,
-    makeDataSourceController: @escaping ([Section]) -> DataSourceController
+    makeDataSourceController: @escaping @Sendable ([Section]) -> DataSourceController
   ) {
     self.workspace = workspace
     self.decoder = decoder

@@ -5,6 +5,11 @@ import Synchronization
 /// The networking half, after BDModules' APIFactory: the API in use, NetworkController, and the
 /// updaters that fetch through it.
 public final class APIFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
+
   private let storedTimeout = Mutex<Double>(5)
   private let storedCancellation = Mutex<@Sendable () -> Bool>({ false })
   /// `--api` once it has been checked: it does not change while the process runs.
@@ -319,12 +324,14 @@ public final class APIFactory: Factory {
   public var repositoryStore: RepositoryStore {
     get throws {
       try core.singleton(Self.repositoryStoreComponent) {
-        RepositoryStore(
+        let make: @Sendable ([Section]) -> DataSourceController = { [unowned root] sections in
+          root.dataSource.dataSourceController(sections: sections)
+        }
+        return RepositoryStore(
           workspace: try root.workspace, decoder: root.json.decoder(),
           encoder: root.json.encoder(),
           makeDataSourceController: core.provider(
-            of: DataSourceFactory.dataSourceControllerComponent
-          ) { [unowned root] sections in root.dataSource.dataSourceController(sections: sections) })
+            of: DataSourceFactory.dataSourceControllerComponent, make))
       }
     }
   }

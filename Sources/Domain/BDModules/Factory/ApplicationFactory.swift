@@ -1,5 +1,6 @@
 import Foundation
 import Plumbing
+import Synchronization
 
 /// The composition root, after BDModules' ApplicationFactory: it creates the other factories and,
 /// through them, every controller the shell drives.
@@ -10,8 +11,7 @@ import Plumbing
 /// reads those declarations. What each product is injected with is not declared: the core records
 /// what its builder resolves, and `factory graph` draws that (`graph()`). A singleton's
 /// construction is reported to the tracer under the name of the factory that built it.
-public final class ApplicationFactory: @unchecked Sendable {
-  // @unchecked: `core`, `handedOut` are locked; the lazy factories are made on the command thread.
+public final class ApplicationFactory: Sendable {
   let core: FactoryCore
   /// What the factory was built with.
   public let configuration: ApplicationConfiguration
@@ -43,17 +43,47 @@ public final class ApplicationFactory: @unchecked Sendable {
   // MARK: - The factories
 
   /// NetworkController, the updaters and the API services.
-  public private(set) lazy var api = APIFactory(root: self)
+  public var api: APIFactory { factories.api }
   /// Decoding and mapping: the translator and the parsers.
-  public private(set) lazy var model = ModelFactory(root: self)
+  public var model: ModelFactory { factories.model }
   /// JSON encoding and decoding.
-  public private(set) lazy var json = JSONFactory(root: self)
+  public var json: JSONFactory { factories.json }
   /// The data sources the shell opens, and their delegates.
-  public private(set) lazy var dataSource = DataSourceFactory(root: self)
+  public var dataSource: DataSourceFactory { factories.dataSource }
   /// The MVC+C app's login flow.
-  public private(set) lazy var entry = EntryFactory(root: self)
+  public var entry: EntryFactory { factories.entry }
   /// The MVC+C app's main flow.
-  public private(set) lazy var main = MainFactory(root: self)
+  public var main: MainFactory { factories.main }
+
+  /// The factories the root creates, each once, on first use (lazy vars in BDModules).
+  private struct Factories: Sendable {
+    let api: APIFactory
+    let model: ModelFactory
+    let json: JSONFactory
+    let dataSource: DataSourceFactory
+    let entry: EntryFactory
+    let main: MainFactory
+
+    init(root: ApplicationFactory) {
+      api = APIFactory(root: root)
+      model = ModelFactory(root: root)
+      json = JSONFactory(root: root)
+      dataSource = DataSourceFactory(root: root)
+      entry = EntryFactory(root: root)
+      main = MainFactory(root: root)
+    }
+  }
+
+  private let made = Mutex<Factories?>(nil)
+
+  private var factories: Factories {
+    made.withLock { made in
+      if let factories = made { return factories }
+      let factories = Factories(root: self)
+      made = factories
+      return factories
+    }
+  }
 
   /// The factories under the root, in the order `factory graph` draws them.
   public static let factoryNames: [String] =
@@ -112,15 +142,18 @@ public final class ApplicationFactory: @unchecked Sendable {
   /// is never reused for another object.
   private func identity(of instance: Any) -> String {
     let object = instance as AnyObject
-    return identityLock.withLock {
-      if let index = handedOut.firstIndex(where: { $0 === object }) { return "#\(index + 1)" }
-      handedOut.append(object)
-      return "#\(handedOut.count)"
+    let key = ObjectIdentifier(object)
+    let (number, isNew) = handedOut.withLock { handedOut in
+      if let index = handedOut.firstIndex(of: key) { return (index + 1, false) }
+      handedOut.append(key)
+      return (handedOut.count, true)
     }
+    // Kept for the session's life, so that its number is never another object's.
+    if isNew { _ = Unmanaged.passRetained(object) }
+    return "#\(number)"
   }
 
-  private let identityLock = NSLock()
-  private var handedOut: [AnyObject] = []
+  private let handedOut = Mutex<[ObjectIdentifier]>([])
 
   /// What each product's builders resolved through the factories in this session, by product.
   public var resolvedDependencies: [String: Set<String>] { core.resolvedDependencies }

@@ -4,6 +4,10 @@ import Foundation
 /// DataSourceController (seed 002): the controllers themselves, the library that loads the stored
 /// ones, the delegate each one reports to, and the table view providers of the screens.
 public final class DataSourceFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
 
   static let dataSourceControllerComponent = ComponentDeclaration<DataSourceController>(
     "dataSourceController", of: DataSourceFactory.self, .prototype, from: .dataSourceController,

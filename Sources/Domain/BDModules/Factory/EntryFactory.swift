@@ -3,6 +3,10 @@ import Foundation
 /// The MVC+C app's login flow, after BDModules' EntryFactory: the session store, the login flow's
 /// coordinator, and the controllers of its screens with their presenters.
 public final class EntryFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
 
   static let sessionStoreComponent = ComponentDeclaration<SessionStore>(
     "sessionStore", of: EntryFactory.self, .singleton, from: .mvcc,

@@ -100,8 +100,7 @@ extension ComponentDeclaration {
 }
 
 /// What `ApplicationFactory.make(_:)` hands back: the object and how it was obtained.
-public struct FactoryProduct: @unchecked Sendable {
-  // @unchecked: all `let`s; the `Any` in `instance` is only read on the thread that called `make`.
+public struct FactoryProduct {
   /// The component that was requested.
   public let component: FactoryComponent
   /// The object itself.

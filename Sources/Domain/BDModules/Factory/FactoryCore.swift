@@ -260,9 +260,11 @@ extension FactoryCore {
 
 /// A factory that ApplicationFactory creates: it builds its products through the root's shared
 /// machinery, so that every factory's singletons, traces and records are kept in one place.
-public class Factory {
-  unowned let root: ApplicationFactory
-  var core: FactoryCore { root.core }
+public protocol Factory: AnyObject, Sendable {
+  /// The root that created it.
+  var root: ApplicationFactory { get }
+}
 
-  init(root: ApplicationFactory) { self.root = root }
+extension Factory {
+  var core: FactoryCore { root.core }
 }

@@ -7,6 +7,10 @@ import Foundation
 /// request (they are cheap, and a Foundation coder's options are mutable), so each object that
 /// encodes or decodes is given its own when it is built.
 public final class JSONFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
 
   static let decoderComponent = ComponentDeclaration<JSONDecoder>(
     "jsonDecoder", of: JSONFactory.self, .prototype, from: .archsh, "decodes models from their JSON"

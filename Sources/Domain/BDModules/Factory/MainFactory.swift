@@ -4,6 +4,10 @@ import Foundation
 /// Favourites and Profile flows, the controllers of their screens with their presenters, and the
 /// providers those presenters read (the media library and the favourites).
 public final class MainFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
 
   static let mediaLibraryComponent = ComponentDeclaration<ProductMediaLibrary>(
     "mediaLibrary", of: MainFactory.self, .singleton, from: .archsh,

@@ -4,6 +4,10 @@ import Plumbing
 /// Decoding and mapping, after BDModules' ModelFactory: the translator that turns products into
 /// cell view models, and the parsers that turn files and JSON into models.
 public final class ModelFactory: Factory {
+  /// The root that created it.
+  public unowned let root: ApplicationFactory
+
+  init(root: ApplicationFactory) { self.root = root }
 
   static let productTranslatorComponent =
     ComponentDeclaration<ProductToProductCellViewModelTranslator>(

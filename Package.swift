@@ -40,12 +40,25 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
+    // archsh's own runtime, which no seed has: the SQLite workspace (its engine, WAL, sidecar
+    // repair, atomic runs, kept statements), the access-time log, the per-connection byte bounds and
+    // totals, the learner's progress and the embedded API's state. Domain calls it through named
+    // operations, and hands it the schema (every feature's migrations).
+    .target(
+      name: "Runtime",
+      dependencies: [
+        "Plumbing",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]
+    ),
     // The architecture itself: controllers, factories, coordinators, data sources. No terminal,
     // no shell words.
     .target(
       name: "Domain",
       dependencies: [
         "Plumbing",
+        "Runtime",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
@@ -84,7 +97,7 @@ let package = Package(
     // time relative to its executable (Installation): `make install` copies them to
     // share/archsh/exercises. A new exercise is a new file, with no Swift to edit.
     .target(
-      name: "Commands", dependencies: ["Plumbing", "Domain", "DemoAPI", "BoardServer"],
+      name: "Commands", dependencies: ["Plumbing", "Runtime", "Domain", "DemoAPI", "BoardServer"],
       exclude: ["Learn/Exercises"]),
     // libedit, linked as the system ships it and called through its readline-compatible header
     // (<editline/readline.h>, from Debian's libedit-dev or macOS's SDK); with the signal flags and
@@ -146,14 +159,14 @@ let package = Package(
     .testTarget(
       name: "DomainTests",
       dependencies: [
-        "Plumbing", "Domain", "DemoAPI", "TestSupport",
+        "Plumbing", "Runtime", "Domain", "DemoAPI", "TestSupport",
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "CommandsTests",
       dependencies: [
-        "Commands", "Plumbing", "Domain", "BoardServer", "TestSupport",
+        "Commands", "Plumbing", "Runtime", "Domain", "BoardServer", "TestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(
@@ -168,7 +181,7 @@ let package = Package(
 // dependency is needed (it took 4 min 30 s of CI's 13). The dependencies are compiled as before.
 // docs/performance.md ("The release build compiled for testing") says what it cost.
 for target in package.targets
-where ["Plumbing", "Domain", "Commands", "ArchShell"].contains(target.name) {
+where ["Plumbing", "Runtime", "Domain", "Commands", "ArchShell"].contains(target.name) {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .unsafeFlags(["-enable-testing"], .when(configuration: .release)),
@@ -191,7 +204,7 @@ if ProcessInfo.processInfo.environment["ARCHSH_FUZZ"] == "1" {
   let coverage = SwiftSetting.unsafeFlags([
     "-sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp"
   ])
-  for target in package.targets where ["Domain", "Commands"].contains(target.name) {
+  for target in package.targets where ["Runtime", "Domain", "Commands"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [coverage]
   }
   package.targets.append(

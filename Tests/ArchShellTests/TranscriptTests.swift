@@ -2,6 +2,8 @@ import Commands
 import Foundation
 import Testing
 
+@testable import Runtime
+
 /// Every `examples/*.ash` runs with `--echo`, and its whole output (results and errors, in order) is compared with the checked-in `examples/NAME.out`.
 ///
 /// Durations are compared as `#.## ms`. Set `ARCHSH_RECORD=1` to re-record the expected files; the

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Commands
+@testable import Runtime
 
 @Suite("The composition root")
 struct CompositionTests {

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 @Suite("access times, logged and folded in")
 struct AccessLogTests {

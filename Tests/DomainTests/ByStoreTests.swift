@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 @Suite("values kept by store, the last store held apart")
 struct ByStoreTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 @Suite("the BDModules Logger")
 struct LoggerTests {

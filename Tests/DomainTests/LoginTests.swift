@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 struct Carried<T>: @unchecked Sendable {
   let value: T

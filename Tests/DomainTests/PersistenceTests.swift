@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 /// A clock the tests move by hand.
 final class ManualClock: @unchecked Sendable {

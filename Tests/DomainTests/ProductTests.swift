@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 /// An updater over the test server and a fresh in-memory workspace.
 private struct Fixture: @unchecked Sendable {

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Domain
+@testable import Runtime
 
 /// The reads waiting in the `entry_touch_log`, and one entry's stored access count.
 func logged(_ workspace: Workspace, key: String) throws -> (rows: Int, count: Int) {
@@ -190,7 +191,7 @@ struct WorkspaceTests {
     let path = try temporaryPath()
     do {
       let queue = try DatabaseQueue(path: path)
-      try WorkspaceSchema.migrator.migrate(queue, upTo: version)
+      try WorkspaceSchema.archsh.migrator.migrate(queue, upTo: version)
       try queue.write(fill)
     }
     let workspace = try Workspace(path: path)

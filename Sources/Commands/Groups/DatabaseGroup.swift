@@ -1,4 +1,5 @@
 import Domain
+import Runtime
 
 /// `db`: the SQLite workspace that holds everything a session builds.
 enum DatabaseGroup {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Runtime
 
 /// An exercise in progress: its own in-memory session, what the learner has done, and whether
 /// the goal is met.

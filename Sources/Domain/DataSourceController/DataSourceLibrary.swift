@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 
 /// A data source loaded in the session, and the delegate that records what its mutations notify.
 public final class OpenDataSource {

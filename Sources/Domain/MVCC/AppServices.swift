@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Runtime
 
 /// Where presenters get media items: catalog products.
 public protocol MediaLibrary: AnyObject {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Runtime
 
 /// What a stored data source is built with, handed over by DataSourceFactory: the way to make its
 /// DataSourceController, and the coders of its product rows.

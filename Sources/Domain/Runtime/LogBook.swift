@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Runtime
 import Synchronization
 
 /// One kept log line.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Runtime
 import Synchronization
 
 /// How a repository pages, after BDModules' `Repository`.

@@ -1,4 +1,5 @@
 import Domain
+import Runtime
 
 /// How a Domain error reaches the user: one line with the shell's hint, at the column of the word
 /// that gave the input it concerns.

@@ -2,6 +2,7 @@ import DemoAPI
 import Domain
 import Foundation
 import Plumbing
+import Runtime
 import Synchronization
 
 /// How command output is printed.

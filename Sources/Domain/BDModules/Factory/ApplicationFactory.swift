@@ -1,5 +1,6 @@
 import Foundation
 import Plumbing
+import Runtime
 import Synchronization
 
 /// The composition root, after BDModules' ApplicationFactory: it creates the other factories and,

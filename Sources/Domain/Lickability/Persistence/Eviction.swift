@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Runtime
 
 /// Eviction: trimming a store by size, by date or by age, and the one rule that decides when an
 /// entry has expired.

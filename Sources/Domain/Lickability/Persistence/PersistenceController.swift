@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Plumbing
+import Runtime
 
 /// Persists and retrieves values by key in named stores, with PINCache's semantics, on SQLite.
 ///
@@ -105,26 +106,8 @@ public final class PersistenceController: Sendable {
     }
   }
 
-  /// A store's limits.
-  public struct Limits: Equatable, Sendable {
-    /// The most bytes the store holds; a write beyond it trims the least recently accessed.
-    public var byteLimit: Int
-    /// Seconds an entry lives after its creation; 0 means no limit.
-    public var ageLimit: Double
-    /// Whether an expired entry reads as missing.
-    public var ttl: Bool
-
-    /// PINCache's defaults: 50 MB, 30 days, no TTL.
-    public static let `default` = Limits(
-      byteLimit: 50 * 1024 * 1024, ageLimit: 30 * 24 * 3600, ttl: false)
-
-    /// Creates limits.
-    public init(byteLimit: Int, ageLimit: Double, ttl: Bool) {
-      self.byteLimit = byteLimit
-      self.ageLimit = ageLimit
-      self.ttl = ttl
-    }
-  }
+  /// A store's limits: the workspace's (`StoreLimits`).
+  public typealias Limits = StoreLimits
 
   /// The store this controller reads and writes.
   public let identifier: String

@@ -1,4 +1,5 @@
 import GRDB
+import Runtime
 
 extension PersistenceController {
   /// The triggers archsh ever made, by v1, until v12 dropped them: a workspace opened before v12

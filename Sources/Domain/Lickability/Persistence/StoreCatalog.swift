@@ -1,4 +1,5 @@
 import GRDB
+import Runtime
 
 /// The store catalog: which stores exist, creating them, and each store's limits.
 extension PersistenceController {

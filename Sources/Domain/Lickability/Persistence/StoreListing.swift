@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Runtime
 
 /// Listing a store: its keys, values, entries' metadata and byte counts. In TTL mode expired
 /// entries are left out, as they read as missing.

@@ -20,7 +20,7 @@ extension Workspace {
   public func info() throws -> Info {
     try read { db in
       let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
-      let applied = try Self.migrator.appliedMigrations(db).last ?? "none"
+      let applied = try schema.migrator.appliedMigrations(db).last ?? "none"
       let stores = try allStoreTotals(db).sorted { $0.key < $1.key }
         .map { (store: $0.key, entries: $0.value.entries) }
       let size = path == ":memory:" ? 0 : Self.fileSize(path)

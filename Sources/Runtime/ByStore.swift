@@ -5,13 +5,13 @@ import Foundation
 ///
 /// Names are the same when their bytes are, as SQLite compares them. The last store's value is
 /// written to the dictionary when another store is used.
-struct ByStore<Value> {
+package struct ByStore<Value> {
   private var values: [ExactName: Value] = [:]
   /// The store used last and its value, nil when it has none; newer than `values`.
   private var last: (store: String, value: Value?)?
 
   /// The value for `store`, or nil.
-  subscript(store: String) -> Value? {
+  package subscript(store: String) -> Value? {
     mutating get {
       if let last, last.store.hasSameBytes(as: store) { return last.value }
       use(store)
@@ -24,7 +24,7 @@ struct ByStore<Value> {
   }
 
   /// Forgets every value.
-  mutating func removeAll() {
+  package mutating func removeAll() {
     values.removeAll(keepingCapacity: true)
     last = nil
   }
@@ -44,21 +44,21 @@ struct ByStore<Value> {
 
 /// A name that is equal to another only when their bytes are, as SQLite compares text: Swift's
 /// `==` takes a name written with a combining accent for the same name precomposed.
-struct ExactName: Hashable {
-  let text: String
+package struct ExactName: Hashable {
+  package let text: String
 
-  init(_ text: String) { self.text = text }
+  package init(_ text: String) { self.text = text }
 
-  static func == (left: ExactName, right: ExactName) -> Bool {
+  package static func == (left: ExactName, right: ExactName) -> Bool {
     left.text.hasSameBytes(as: right.text)
   }
 
-  func hash(into hasher: inout Hasher) { text.hashBytes(into: &hasher) }
+  package func hash(into hasher: inout Hasher) { text.hashBytes(into: &hasher) }
 }
 
 extension String {
   /// Whether the two hold the same UTF-8 bytes.
-  func hasSameBytes(as other: String) -> Bool {
+  package func hasSameBytes(as other: String) -> Bool {
     let compared = utf8.withContiguousStorageIfAvailable { left in
       other.utf8.withContiguousStorageIfAvailable { right in
         guard left.count == right.count else { return false }
@@ -71,7 +71,7 @@ extension String {
   }
 
   /// Feeds the UTF-8 bytes, and their count, to `hasher`.
-  func hashBytes(into hasher: inout Hasher) {
+  package func hashBytes(into hasher: inout Hasher) {
     var text = self
     text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     hasher.combine(utf8.count)

@@ -11,14 +11,14 @@ extension Workspace {
   /// Reads that cannot be written for a long time (another process holds the write lock) are
   /// combined in memory once they are many, so that they take the room of the values read, not
   /// of the reads.
-  struct Touches {
+  package struct Touches {
     /// Reads of `key` in `store`, whose value was stored at `created`: the last at `time`.
-    struct Touch {
-      var store: String
-      var key: String
-      var created: Double
-      var time: Double
-      var reads: Int
+    package struct Touch {
+      package var store: String
+      package var key: String
+      package var created: Double
+      package var time: Double
+      package var reads: Int
     }
 
     /// The reads, oldest first.
@@ -27,13 +27,13 @@ extension Workspace {
     private(set) var count = 0
 
     /// How many touches are kept before the reads of each value are combined.
-    static let combinedAbove = 64 * Workspace.touchBatch
+    package static let combinedAbove = 64 * Workspace.touchBatch
     /// The size past which they are combined next: twice what the last combining left, so that
     /// many values read do not combine again at every read.
     private var combineAt = Touches.combinedAbove
 
     /// Adds one read at `time` of `key` in `store`, whose value was stored at `created`.
-    mutating func record(store: String, key: String, created: Double, time: Double) {
+    package mutating func record(store: String, key: String, created: Double, time: Double) {
       if touches.isEmpty { touches.reserveCapacity(Workspace.touchBatch) }
       touches.append(Touch(store: store, key: key, created: created, time: time, reads: 1))
       count += 1
@@ -41,7 +41,7 @@ extension Workspace {
     }
 
     /// Adds every read of `other`.
-    mutating func merge(_ other: Touches) {
+    package mutating func merge(_ other: Touches) {
       // The usual case, taking the pending reads into an empty set, is a move, not a copy.
       if touches.isEmpty {
         self = other
@@ -53,14 +53,14 @@ extension Workspace {
     }
 
     /// Returns the reads and leaves the set empty.
-    mutating func take() -> Touches {
+    package mutating func take() -> Touches {
       let taken = self
       self = Touches()
       return taken
     }
 
     /// Keeps one touch for each value read: the latest time and the sum of the reads.
-    mutating func combine() {
+    package mutating func combine() {
       var combined: [LoggedKey: Int] = [:]
       var kept: [Touch] = []
       for touch in touches {
@@ -79,7 +79,7 @@ extension Workspace {
 
     /// The reads of each store, encoded for the log (`TouchLog`), in the order the stores were
     /// first read.
-    func encodedByStore() -> [(store: String, reads: Int, log: [UInt8])] {
+    package func encodedByStore() -> [(store: String, reads: Int, log: [UInt8])] {
       var batches: [(store: String, reads: Int, log: [UInt8])] = []
       var current = -1
       for touch in touches {
@@ -111,12 +111,12 @@ extension Workspace {
   /// The times are kept as their bits, not as text: a read counts for an entry only if its
   /// creation time is exactly the entry's `created_at`, and text would have to be parsed back by
   /// SQLite, which may round the last bit.
-  enum TouchLog {
+  package enum TouchLog {
     /// The bytes of a touch before its numbers.
-    static let fixedBytes = 16
+    package static let fixedBytes = 16
 
     /// Appends one touch to `log`.
-    static func append(_ touch: Touches.Touch, to log: inout [UInt8]) {
+    package static func append(_ touch: Touches.Touch, to log: inout [UInt8]) {
       appendBits(touch.created.bitPattern, to: &log)
       appendBits(touch.time.bitPattern, to: &log)
       appendNumber(UInt(touch.reads), to: &log)
@@ -139,7 +139,7 @@ extension Workspace {
 
     /// Calls `each` with every touch in `log`, in order; a log cut short ends at the last whole
     /// touch (only access times are lost, never an entry).
-    static func decode(
+    package static func decode(
       _ log: UnsafeRawBufferPointer,
       _ each: (_ key: String, _ created: Double, _ time: Double, _ reads: Int) -> Void
     ) {
@@ -183,17 +183,23 @@ extension Workspace {
   ///
   /// Names are equal when their bytes are, as SQLite compares them: Swift's `==` would take a
   /// key written with a combining accent for the same key precomposed.
-  struct LoggedKey: Hashable {
-    var store: String
-    var key: String
-    var created: Double
+  package struct LoggedKey: Hashable {
+    package var store: String
+    package var key: String
+    package var created: Double
 
-    static func == (left: LoggedKey, right: LoggedKey) -> Bool {
+    package init(store: String, key: String, created: Double) {
+      self.store = store
+      self.key = key
+      self.created = created
+    }
+
+    package static func == (left: LoggedKey, right: LoggedKey) -> Bool {
       left.created == right.created && left.store.hasSameBytes(as: right.store)
         && left.key.hasSameBytes(as: right.key)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
       hasher.combine(created)
       store.hashBytes(into: &hasher)
       key.hashBytes(into: &hasher)
@@ -201,14 +207,16 @@ extension Workspace {
   }
 
   /// The reads logged of one value: the latest time and how many.
-  struct LoggedReads {
-    var time: Double
-    var reads: Int
+  package struct LoggedReads {
+    package var time: Double
+    package var reads: Int
   }
 
   /// The reads in the `entry_touch_log`, combined by store, key and value, for `store` or for
   /// every store.
-  static func loggedReads(_ db: Database, store: String? = nil) throws -> [LoggedKey: LoggedReads] {
+  package static func loggedReads(_ db: Database, store: String? = nil) throws -> [LoggedKey:
+    LoggedReads]
+  {
     let select: FastStatement
     if let store {
       select = try FastStatement(db, "SELECT store, touches FROM entry_touch_log WHERE store = ?")
@@ -245,7 +253,7 @@ extension Workspace {
   /// Like PINDiskCache, which updates access dates asynchronously, a read then costs a SELECT
   /// instead of a write transaction. A crash loses at most the last reads' access times, never
   /// data. A read-only workspace records nothing.
-  func recordTouch(store: String, key: String, created: Double, time: Double) {
+  package func recordTouch(store: String, key: String, created: Double, time: Double) {
     guard !isReadOnly else { return }
     shared.withLock {
       $0.pendingTouches.record(store: store, key: key, created: created, time: time)
@@ -253,7 +261,7 @@ extension Workspace {
   }
 
   /// How many reads are waiting to be written.
-  var pendingTouchTotal: Int { shared.withLock { $0.pendingTouches.count } }
+  package var pendingTouchTotal: Int { shared.withLock { $0.pendingTouches.count } }
 
   /// Writes the remembered access times now, waiting for the write lock like any write.
   public func flushPendingTouches() throws {
@@ -265,7 +273,7 @@ extension Workspace {
   /// waits or fails for them; `compacting` also folds the log into the entries.
   ///
   /// What cannot be written now stays for the next attempt.
-  func flushTouchesIfFree(compacting: Bool = false) {
+  package func flushTouchesIfFree(compacting: Bool = false) {
     _ = try? queue.inDatabase { db in
       guard !db.isInsideTransaction, let connection = db.sqliteConnection else { return }
       sqlite3_busy_timeout(connection, 0)
@@ -279,7 +287,7 @@ extension Workspace {
   ///
   /// A listing never waits or fails for them. Inside an atomic run, which holds the lock, they go
   /// into its transaction.
-  func foldTouchesIfFree() {
+  package func foldTouchesIfFree() {
     guard !isReadOnly else { return }
     if shared.withLock({ $0.atomicDepth }) > 0 {
       _ = try? write("recording access times") { db in try Self.compactTouches(db) }
@@ -290,7 +298,7 @@ extension Workspace {
 
   /// Writes the pending touches in a transaction of their own, and with `compacting` folds the
   /// log into the entries; if it fails, the touches are kept.
-  func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
+  package func writeTouchesAlone(_ db: Database, compacting: Bool = false) throws {
     try writeTouches(db) {
       if compacting { try Self.compactTouches(db) }
     }
@@ -298,7 +306,7 @@ extension Workspace {
 
   /// Writes the recorded reads and runs `body` in one transaction; if it rolls back, the reads
   /// are kept for the next write.
-  func writeTouches<T>(_ db: Database, with body: () throws -> T) throws -> T {
+  package func writeTouches<T>(_ db: Database, with body: () throws -> T) throws -> T {
     do {
       let result = try transaction(db, writing: true) {
         try flushTouches(db)
@@ -313,7 +321,7 @@ extension Workspace {
   }
 
   /// Puts the flushed touches back with the pending ones, after their transaction rolled back.
-  func restoreTouches() {
+  package func restoreTouches() {
     shared.withLock { shared in
       let flushed = shared.flushingTouches.take()
       shared.pendingTouches.merge(flushed)
@@ -321,7 +329,7 @@ extension Workspace {
   }
 
   /// Forgets the flushed touches once their transaction has committed.
-  func touchesCommitted() {
+  package func touchesCommitted() {
     shared.withLock { $0.flushingTouches = Touches() }
   }
 
@@ -336,7 +344,7 @@ extension Workspace {
   /// together lie anywhere in the entries' B-tree. The log is folded into the entries
   /// (`compactTouches`) when access times are needed, and once it holds more reads than twice
   /// the entries, so that it never grows without bound.
-  func flushTouches(_ db: Database) throws {
+  package func flushTouches(_ db: Database) throws {
     let touches = shared.withLock { shared in
       let taken = shared.pendingTouches.take()
       shared.flushingTouches.merge(taken)
@@ -371,7 +379,7 @@ extension Workspace {
   /// Folds the `entry_touch_log` into the entries, in the open transaction: each entry takes the
   /// latest access time and the sum of the reads logged for its current value (a read of a value
   /// since stored again, or of a key since removed, is dropped), and the log is emptied.
-  static func compactTouches(_ db: Database) throws {
+  package static func compactTouches(_ db: Database) throws {
     let logged = try loggedReads(db)
     if logged.isEmpty {
       // Rows that hold no whole touch are removed all the same.

@@ -66,11 +66,12 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
 /// The SQLite database that holds everything a session builds: one file per workspace.
 ///
 /// It runs in WAL mode with `synchronous=NORMAL` and a busy timeout of 5 s, so several archsh
-/// processes can share it. Every schema change is a named migration, registered in
-/// `WorkspaceSchema.migrations`. SQL lives in the workspace (transactions, access times, `db info`)
-/// and in each feature's storage type, always with bound parameters: `PersistenceController`
-/// (Persistence/), `DataSourceDocument` (DataSource/DataSourceStore.swift) and `AppStateStore`
-/// (Coordinators/AppServices.swift). Each declares its migrations next to its SQL.
+/// processes can share it. Every schema change is a named migration, in the schema it is opened
+/// with (archsh's is `WorkspaceSchema.archsh`, in Domain). SQL lives in the workspace
+/// (transactions, access times, `db info`) and in each feature's storage type, always with bound
+/// parameters: `PersistenceController` (Domain/Lickability/Persistence), `DataSourceDocument`
+/// (Domain/Runtime/DataSourceStore.swift) and `AppStateStore` (Domain/MVCC/AppServices.swift).
+/// Each declares its migrations next to its SQL.
 ///
 /// Each operation is its own transaction, unless an atomic transaction (`--atomic`) is open: then
 /// every operation joins it, and `endAtomic(commit:)` commits or rolls back the lot.
@@ -88,51 +89,51 @@ public final class Workspace: @unchecked Sendable {
   /// credentials, say), and a view with archsh's reads.
   public let foreignSchema: [String]
 
-  let queue: DatabaseQueue
+  package let queue: DatabaseQueue
   /// What async forms reach from other threads: the write-behind touches, the age trims and the
   /// atomic flag.
-  struct SharedState {
-    var atomicDepth = 0
+  package struct SharedState {
+    package var atomicDepth = 0
     /// Access times and counts of reads not yet written (see `recordTouch`).
-    var pendingTouches = Touches()
+    package var pendingTouches = Touches()
     /// The touches taken by the last `flushTouches`, kept until its transaction commits.
-    var flushingTouches = Touches()
+    package var flushingTouches = Touches()
     /// When each store last had its expired entries removed, by this process.
-    var lastAgeTrim = ByStore<Double>()
+    package var lastAgeTrim = ByStore<Double>()
   }
 
-  let shared = Mutex(SharedState())
+  package let shared = Mutex(SharedState())
 
   /// The places for the statements that run on every line.
-  enum HotStatement: Int, CaseIterable {
+  package enum HotStatement: Int, CaseIterable {
     case begin, commit, storeLimits, persist, fetchOne
   }
 
   /// The statements kept by `HotStatement`; used on the queue.
-  let hotStatements = StatementSlots(count: HotStatement.allCases.count)
+  package let hotStatements = StatementSlots(count: HotStatement.allCases.count)
 
   /// Each store's limits as they were last read.
   ///
   /// Emptied with the store bounds (another connection's commit, a rollback), and by every write
   /// to the `store` table (`storesChanged`): creating, dropping, changing limits.
-  var limitsCache = ByStore<PersistenceController.Limits>()
+  package var limitsCache = ByStore<StoreLimits>()
 
   /// Forgets the cached limits, after a write to the `store` table.
-  func storesChanged() {
+  package func storesChanged() {
     limitsCache.removeAll()
   }
 
   /// For each store, a number of bytes it cannot exceed (StoreTotals.swift).
   ///
   /// This and the next two are read and set only on the queue.
-  var storeBounds = ByStore<Int>()
+  package var storeBounds = ByStore<Int>()
   /// About how many entries the workspace holds, once counted (`estimatedEntries`).
-  var entryEstimate: Int?
+  package var entryEstimate: Int?
   /// SQLite's data version when this connection last looked or committed.
-  var seenDataVersion: UInt32 = 0
+  package var seenDataVersion: UInt32 = 0
   /// How many times a transaction of this connection found that another connection had committed
   /// since this one last looked (`foreignCommits`).
-  var foreignCommitCount: UInt64 = 0
+  package var foreignCommitCount: UInt64 = 0
 
   /// A count that grows whenever this connection finds that another connection (another archsh
   /// process) has committed since it last looked.
@@ -167,7 +168,7 @@ public final class Workspace: @unchecked Sendable {
 
   /// Whether a write to `store` at `time` should remove expired entries: the first time, then at
   /// most once a minute.
-  func claimAgeTrim(store: String, at time: Double) -> Bool {
+  package func claimAgeTrim(store: String, at time: Double) -> Bool {
     shared.withLock { shared in
       if let last = shared.lastAgeTrim[store], time - last < 60 { return false }
       shared.lastAgeTrim[store] = time
@@ -176,24 +177,20 @@ public final class Workspace: @unchecked Sendable {
   }
 
   /// How many reads are remembered before their access times are written in one transaction.
-  static let touchBatch = 1000
+  package static let touchBatch = 1000
   /// The reads in the `entry_touch_log` below which it is never folded for its size alone (tests
   /// lower it before the first read).
-  var touchLogFloor = 10_000
+  package var touchLogFloor = 10_000
 
-  /// The migrations, in order: `WorkspaceSchema.migrator`.
-  ///
-  /// Their identifiers are the schema versions `db info` shows.
-  static var migrator: DatabaseMigrator { WorkspaceSchema.migrator }
-
-  /// The newest schema version this archsh knows.
-  public static var schemaVersion: String { WorkspaceSchema.schemaVersion }
+  /// What the workspace was opened with: every feature's migrations, in order (their
+  /// identifiers are the schema versions `db info` shows), and the triggers archsh made itself.
+  public let schema: WorkspaceSchema
 
   /// How many SQLite virtual-machine instructions run between two looks at `interruptCheck`.
   ///
   /// About a millisecond of work. Every 1,000 made a repository fetch with 1,000,000 elements held
   /// four times slower (docs/performance.md).
-  static let progressInterval: Int32 = 100_000
+  package static let progressInterval: Int32 = 100_000
 
   /// Sets what says that the user asked to stop (Ctrl-C, SIGTERM, SIGHUP).
   ///
@@ -204,8 +201,9 @@ public final class Workspace: @unchecked Sendable {
   }
 
   /// Opens the workspace at `path` (`:memory:` for one in memory), creating it with mode 0600.
-  public init(path: String) throws(WorkspaceError) {
+  public init(path: String, schema: WorkspaceSchema) throws(WorkspaceError) {
     self.path = path
+    self.schema = schema
     var configuration = Configuration()
     configuration.busyMode = .timeout(5)
     configuration.label = "archsh.workspace"
@@ -245,8 +243,8 @@ public final class Workspace: @unchecked Sendable {
     // Opened without touching the journal mode: a file is checked before anything is written to
     // it, and switched to WAL only once it is known to be an archsh workspace.
     let opened = try Self.openQueue(path, configuration)
-    try Self.checkSchema(opened, path: path)
-    let foreign = try Self.foreignObjects(opened, path: path)
+    try Self.checkSchema(opened, path: path, schema: schema)
+    let foreign = try Self.foreignObjects(opened, path: path, schema: schema)
     foreignSchema = foreign
     isReadOnly = writeProtected || !foreign.isEmpty
     if foreign.isEmpty || writeProtected {
@@ -320,7 +318,7 @@ public final class Workspace: @unchecked Sendable {
   /// BEGIN and COMMIT are kept statements: GRDB's inTransaction prepares both anew each time. A
   /// writing transaction notes other connections' commits when it begins and its own when it
   /// commits (StoreTotals).
-  func transaction<T>(_ db: Database, writing: Bool, _ body: () throws -> T) throws -> T {
+  package func transaction<T>(_ db: Database, writing: Bool, _ body: () throws -> T) throws -> T {
     if writing {
       try FastStatement(db, "BEGIN IMMEDIATE", slot: .begin, in: self).step()
       noteForeignCommits(db)
@@ -342,7 +340,7 @@ public final class Workspace: @unchecked Sendable {
   /// Runs `body`, which runs one statement, without a transaction of its own: SQLite runs a
   /// single statement in a read transaction anyway, so the BEGIN and COMMIT that `read` adds
   /// would be two more statements for nothing.
-  func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
+  package func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
     let result: T
     do {
       result = try queue.inDatabase(body)
@@ -354,7 +352,7 @@ public final class Workspace: @unchecked Sendable {
   }
 
   /// Why `operation` cannot write: the file is read-only, or holds SQL archsh did not write.
-  func refusal(_ operation: String) -> WorkspaceError {
+  package func refusal(_ operation: String) -> WorkspaceError {
     foreignSchema.isEmpty
       ? .readOnly(path: path, operation: operation)
       : .foreignSchema(path: path, objects: foreignSchema, operation: operation)
@@ -478,13 +476,14 @@ public final class Workspace: @unchecked Sendable {
     var attempt = 0
     while true {
       do {
-        try Self.migrator.migrate(queue)
+        try schema.migrator.migrate(queue)
         return
       } catch {
         // Two processes that open a new workspace at once both try to migrate it; the loser
         // fails and finds the work done when it looks again.
         attempt += 1
-        let done = (try? queue.read { db in try Self.migrator.hasCompletedMigrations(db) }) ?? false
+        let done =
+          (try? queue.read { db in try schema.migrator.hasCompletedMigrations(db) }) ?? false
         if done { return }
         if attempt >= 3 {
           if let error = error as? DatabaseError, Self.isNotADatabase(error) {
@@ -512,14 +511,14 @@ public final class Workspace: @unchecked Sendable {
   /// The triggers and views in the database that archsh did not create: `trigger 'name'`.
   ///
   /// archsh creates no view, and its only triggers are the ones v1 made and v12 dropped
-  /// (`PersistenceController.ownTriggers`), recognised by their whole text.
-  static func foreignObjects(_ queue: DatabaseQueue, path: String) throws(WorkspaceError)
-    -> [String]
-  {
+  /// (`schema.ownTriggers`), recognised by their whole text.
+  package static func foreignObjects(
+    _ queue: DatabaseQueue, path: String, schema: WorkspaceSchema
+  ) throws(WorkspaceError) -> [String] {
     func normalized(_ sql: String) -> String {
       sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
-    let own = Set(PersistenceController.ownTriggers.map(normalized))
+    let own = Set(schema.ownTriggers.map(normalized))
     do {
       return try queue.inDatabase { db in
         try Row.fetchAll(
@@ -539,7 +538,9 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  private static func checkSchema(_ queue: DatabaseQueue, path: String) throws(WorkspaceError) {
+  private static func checkSchema(
+    _ queue: DatabaseQueue, path: String, schema: WorkspaceSchema
+  ) throws(WorkspaceError) {
     do {
       try queue.inDatabase { db in
         // Reading the schema is what reveals a file that is not a database.
@@ -549,10 +550,10 @@ public final class Workspace: @unchecked Sendable {
           if tables > 0 { throw WorkspaceError.foreignDatabase(path: path) }
           return
         }
-        let known = Set(Self.migrator.migrations)
-        let unknown = try Self.migrator.appliedIdentifiers(db).subtracting(known).sorted()
+        let known = Set(schema.migrator.migrations)
+        let unknown = try schema.migrator.appliedIdentifiers(db).subtracting(known).sorted()
         if !unknown.isEmpty {
-          throw WorkspaceError.newerSchema(path: path, unknown: unknown, known: Self.schemaVersion)
+          throw WorkspaceError.newerSchema(path: path, unknown: unknown, known: schema.version)
         }
       }
     } catch let error as WorkspaceError {
@@ -620,7 +621,7 @@ public final class Workspace: @unchecked Sendable {
   /// write still failed as read-only until the file was deleted by hand. Both files belong to the
   /// database (the `-shm` is rebuilt from the log), so their owner may give them the
   /// database's mode.
-  static func repairSidecars(of path: String) {
+  package static func repairSidecars(of path: String) {
     var database = stat()
     guard stat(path, &database) == 0 else { return }
     for suffix in ["-wal", "-shm"] {
@@ -666,7 +667,7 @@ private func closeDescriptor(_ descriptor: Int32) {
 
 extension FastStatement {
   /// The statement for `sql`, kept in the workspace's `slot`.
-  init(_ db: Database, _ sql: String, slot: Workspace.HotStatement, in workspace: Workspace)
+  package init(_ db: Database, _ sql: String, slot: Workspace.HotStatement, in workspace: Workspace)
     throws
   {
     try self.init(db, sql, slot: slot.rawValue, in: workspace.hotStatements)

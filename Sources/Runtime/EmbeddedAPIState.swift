@@ -60,7 +60,7 @@ extension EmbeddedAPIState {
   }
 
   /// Re-keys every entry under `http://127.0.0.1:OTHER/…` to `origin…`, the newest copy winning.
-  static func moveKeys(_ db: Database, toOrigin origin: String) throws {
+  package static func moveKeys(_ db: Database, toOrigin origin: String) throws {
     let rows = try Row.fetchAll(
       db,
       sql: """
@@ -93,7 +93,7 @@ extension EmbeddedAPIState {
   }
 
   /// The `embedded_api_address` table: the port of the last run, one row.
-  static let addressMigration = Migration(identifier: "v8-embedded-api-address") { db in
+  package static let addressMigration = Migration(identifier: "v8-embedded-api-address") { db in
     try db.execute(
       sql: """
         CREATE TABLE embedded_api_address (
@@ -104,7 +104,7 @@ extension EmbeddedAPIState {
   }
 
   /// The `embedded_api` table: one row.
-  static let migration = Migration(identifier: "v6-embedded-api") { db in
+  package static let migration = Migration(identifier: "v6-embedded-api") { db in
     try db.execute(
       sql: """
         CREATE TABLE embedded_api (

@@ -66,7 +66,7 @@ public struct LearnerProgress: Sendable {
   }
 
   /// The `learner_progress` table.
-  static let migration = Migration(
+  package static let migration = Migration(
     identifier: "v14-learner-progress", foreignKeyChecks: .immediate
   ) { db in
     try db.execute(

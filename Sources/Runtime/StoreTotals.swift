@@ -25,6 +25,12 @@ extension Workspace {
     public var bytes: Int
     /// How many entries it holds.
     public var entries: Int
+
+    /// Totals of `bytes` in `entries` entries.
+    public init(bytes: Int, entries: Int) {
+      self.bytes = bytes
+      self.entries = entries
+    }
   }
 
   /// Forgets the bounds when another connection has committed since this one last looked; call
@@ -32,7 +38,7 @@ extension Workspace {
   ///
   /// SQLite's data version (`SQLITE_FCNTL_DATA_VERSION`) changes when the connection sees
   /// another's commit, and at its own commits, which `noteOwnCommit` records.
-  func noteForeignCommits(_ db: Database) {
+  package func noteForeignCommits(_ db: Database) {
     let version = dataVersion(db)
     if version != seenDataVersion {
       forgetStoreBounds()
@@ -43,27 +49,27 @@ extension Workspace {
 
   /// Records the data version after this connection committed, in a transaction that called
   /// `noteForeignCommits` after it began: the change since is this connection's own.
-  func noteOwnCommit(_ db: Database) {
+  package func noteOwnCommit(_ db: Database) {
     seenDataVersion = dataVersion(db)
   }
 
   /// Forgets every bound, and the stores' limits: after a rollback, a store may hold what a trim
   /// had taken away; after another connection's commit, anything may have changed.
-  func forgetStoreBounds() {
+  package func forgetStoreBounds() {
     storeBounds.removeAll()
     limitsCache.removeAll()
     entryEstimate = nil
   }
 
   /// The pager's data version, without a statement: a PRAGMA is prepared again at every step.
-  func dataVersion(_ db: Database) -> UInt32 {
+  package func dataVersion(_ db: Database) -> UInt32 {
     var version: UInt32 = 0
     _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_DATA_VERSION, &version)
     return version
   }
 
   /// The counted totals of `store`.
-  func storeTotals(_ db: Database, store: String) throws -> StoreTotals {
+  package func storeTotals(_ db: Database, store: String) throws -> StoreTotals {
     let count = try FastStatement(
       db, "SELECT coalesce(sum(bytes), 0), count(*) FROM entry WHERE store = ?")
     try count.bind(1, store)
@@ -73,7 +79,7 @@ extension Workspace {
   }
 
   /// The counted totals of every store, by name; a store without entries counts zero.
-  func allStoreTotals(_ db: Database) throws -> [String: StoreTotals] {
+  package func allStoreTotals(_ db: Database) throws -> [String: StoreTotals] {
     var totals: [String: StoreTotals] = [:]
     for name in try String.fetchAll(db, sql: "SELECT name FROM store") {
       totals[name] = StoreTotals(bytes: 0, entries: 0)
@@ -88,7 +94,9 @@ extension Workspace {
 
   /// Whether `store` may hold more than `limit` bytes, after a persist of `added` bytes in this
   /// write transaction: false at once while its bound is within the limit, otherwise counted.
-  func mayHoldMore(_ db: Database, store: String, than limit: Int, added: Int) throws -> Bool {
+  package func mayHoldMore(_ db: Database, store: String, than limit: Int, added: Int) throws
+    -> Bool
+  {
     if let known = storeBounds[store] {
       let bound = known + added
       storeBounds[store] = bound
@@ -106,13 +114,13 @@ extension Workspace {
   }
 
   /// Records that `store` holds exactly `bytes` bytes, as a trim that counted them leaves it.
-  func noteCounted(store: String, bytes: Int) {
+  package func noteCounted(store: String, bytes: Int) {
     storeBounds[store] = bytes
   }
 
   /// About how many entries the workspace holds, for deciding when to fold the access log: counted
   /// once, then raised by one at each persist; removals are not taken off.
-  func estimatedEntries(_ db: Database) throws -> Int {
+  package func estimatedEntries(_ db: Database) throws -> Int {
     if let entryEstimate { return entryEstimate }
     let count = try FastStatement(db, "SELECT count(*) FROM entry")
     try count.step()
@@ -122,7 +130,7 @@ extension Workspace {
   }
 
   /// Raises the entry estimate by one, for a persist.
-  func notePersisted() {
+  package func notePersisted() {
     if let estimate = entryEstimate { entryEstimate = estimate + 1 }
   }
 

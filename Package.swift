@@ -50,6 +50,13 @@ let package = Package(
         "Plumbing",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      // Its hot paths (a persist's kept statements, its store's limits, the per-store caches,
+      // which are generic) are called from Domain: compiled for cross-module optimization, they
+      // are inlined and specialized there as they were when they lived in Domain
+      // (docs/performance.md, "The runtime as a target of its own").
+      swiftSettings: [
+        .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
       ]
     ),
     // The architecture itself: controllers, factories, coordinators, data sources. No terminal,

@@ -419,8 +419,15 @@ public final class Interpreter {
   /// Runs `parsed` inside what every observer wraps around a command (the tracer's span), the
   /// first registered outermost.
   private func observed(_ parsed: ParsedCommand) throws -> Output {
-    let first = session.observers.all
-    let second = ownObservers.all
+    let first = session.observers.wrappers
+    let second = ownObservers.wrappers
+    // Most lines meet one wrapper (the session's tracer), idle: it is not even called.
+    if second.isEmpty {
+      if first.isEmpty || (first.count == 1 && !first[0].isWrappingNow) {
+        return try perform(parsed)
+      }
+      if first.count == 1 { return try first[0].run(parsed, in: self) { try perform(parsed) } }
+    }
     func wrapped(from index: Int) throws -> Output {
       guard index < first.count + second.count else { return try perform(parsed) }
       let observer = index < first.count ? first[index] : second[index - first.count]
@@ -454,7 +461,12 @@ public final class Interpreter {
     // Log lines logged on the event loops are written before the prompt returns (LogBookFlusher).
     notify { $0.outputWillPrint(in: self) }
     var trees: [Output] = []
-    notify { trees += $0.trees(in: self) }
+    for observer in session.observers.wrappers where observer.isWrappingNow {
+      trees += observer.trees(in: self)
+    }
+    for observer in ownObservers.wrappers where observer.isWrappingNow {
+      trees += observer.trees(in: self)
+    }
     switch session.outputMode {
     case .table:
       let width = terminalWidth()

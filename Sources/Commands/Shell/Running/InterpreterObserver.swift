@@ -36,6 +36,15 @@ protocol InterpreterObserver: AnyObject {
   /// Whether this observer reads what is printed: the interpreter renders a command's output a
   /// second time, without colour, only when one does.
   var readsPrintedText: Bool { get }
+  /// Whether this observer wraps commands (`run`) or adds trees (`trees`): the interpreter asks
+  /// only those, so that a command costs nothing more for the observers that do neither.
+  var wrapsCommands: Bool { get }
+  /// Whether it wraps the next command and may add trees after it (the tracer: while spans are
+  /// built); asked before each command, so that one that would only run `body` is skipped.
+  var isWrappingNow: Bool { get }
+  /// Whether this observer is told of lines, commands and output (every call but `run` and
+  /// `trees`); one that only wraps commands says no, and costs a line nothing more.
+  var observesLines: Bool { get }
   /// The session is ending (Ctrl-D, quit, exit, a signal): what must not be lost is written.
   func sessionWillEnd(in interpreter: Interpreter)
 }
@@ -56,6 +65,9 @@ extension InterpreterObserver {
   func trees(in interpreter: Interpreter) -> [Output] { [] }
   func interpreterPrinted(_ text: String, in interpreter: Interpreter) {}
   var readsPrintedText: Bool { false }
+  var wrapsCommands: Bool { false }
+  var isWrappingNow: Bool { wrapsCommands }
+  var observesLines: Bool { true }
   func sessionWillEnd(in interpreter: Interpreter) {}
 }
 
@@ -136,16 +148,26 @@ final class LogBookFlusher: InterpreterObserver {
 /// The trees of the spans that ended are printed after the command's output. Each session
 /// registers one.
 final class CommandTracer: InterpreterObserver {
+  private let tracer: Tracer
+
+  /// The tracer of the session that registers it.
+  init(tracer: Tracer) { self.tracer = tracer }
+
+  var wrapsCommands: Bool { true }
+  var isWrappingNow: Bool { tracer.isEnabled }
+  var observesLines: Bool { false }
+
   func run(
     _ command: ParsedCommand, in interpreter: Interpreter, _ body: () throws -> Output
   ) throws -> Output {
-    let tracer = interpreter.session.tracer
     guard tracer.isEnabled else { return try body() }
     return try tracer.withSpan("archsh", command.traceLabel) { _ in try body() }
   }
 
+  /// While no span is built, none can have ended: the recorder is not asked.
   func trees(in interpreter: Interpreter) -> [Output] {
-    interpreter.session.tracer.drainCompleted()
+    guard tracer.isEnabled else { return [] }
+    return tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map { .tree(TraceRendering.tree($0)) }
   }
@@ -153,17 +175,23 @@ final class CommandTracer: InterpreterObserver {
 
 /// Observers in the order they registered, each once.
 struct ObserverList {
+  /// Those told of lines, commands and output.
   private(set) var all: [any InterpreterObserver] = []
+  /// Those that wrap commands or add trees, in the same order.
+  private(set) var wrappers: [any InterpreterObserver] = []
 
   /// Adds `observer`, unless it is there already.
   mutating func add(_ observer: any InterpreterObserver) {
-    guard !all.contains(where: { $0 === observer }) else { return }
-    all.append(observer)
+    guard !all.contains(where: { $0 === observer }), !wrappers.contains(where: { $0 === observer })
+    else { return }
+    if observer.observesLines { all.append(observer) }
+    if observer.wrapsCommands { wrappers.append(observer) }
   }
 
   /// Removes `observer`.
   mutating func remove(_ observer: any InterpreterObserver) {
     all.removeAll { $0 === observer }
+    wrappers.removeAll { $0 === observer }
   }
 
   /// Whether one of them reads what is printed.

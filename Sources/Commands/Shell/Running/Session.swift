@@ -124,7 +124,6 @@ public final class Session {
   /// `options.apiURL`.
   public init(options: SessionOptions = SessionOptions()) {
     observers.add(LogBookFlusher())
-    observers.add(CommandTracer())
     let root = RootHolder()
     self.factory = ApplicationFactory(
       configuration: ApplicationConfiguration(
@@ -149,6 +148,7 @@ public final class Session {
         }))
     root.factory = factory
     self.options = options
+    observers.add(CommandTracer(tracer: factory.tracer))
   }
 
   /// The tracer that controllers report to.

@@ -4,10 +4,10 @@ import Domain
 /// progress, the log book and the tracer.
 ///
 /// The interpreter runs lines and nothing else: at fixed points of its loop it tells its
-/// observers, first its session's (the log book's flusher, and the board and the recorder while
-/// they are open, which a session hands on with itself), then its own (the exercise in progress),
-/// each list in the order they registered. It knows none of them by name. Every call has a
-/// default that does nothing, so an observer implements only what it watches.
+/// observers, first its session's (the log book's flusher, the tracer, and the board and the
+/// recorder while they are open, which a session hands on with itself), then its own (the
+/// exercise in progress), each list in the order they registered. It knows none of them by name.
+/// Every call has a default that does nothing, so an observer implements only what it watches.
 protocol InterpreterObserver: AnyObject {
   /// Nothing is waiting to run: the prompt is about to show, or a run at the top level ended.
   func interpreterIsIdle(_ interpreter: Interpreter)

@@ -461,12 +461,8 @@ public final class Interpreter {
     // Log lines logged on the event loops are written before the prompt returns (LogBookFlusher).
     notify { $0.outputWillPrint(in: self) }
     var trees: [Output] = []
-    for observer in session.observers.wrappers where observer.isWrappingNow {
-      trees += observer.trees(in: self)
-    }
-    for observer in ownObservers.wrappers where observer.isWrappingNow {
-      trees += observer.trees(in: self)
-    }
+    for observer in session.observers.wrappers { trees += observer.trees(in: self) }
+    for observer in ownObservers.wrappers { trees += observer.trees(in: self) }
     switch session.outputMode {
     case .table:
       let width = terminalWidth()

@@ -39,8 +39,8 @@ protocol InterpreterObserver: AnyObject {
   /// Whether this observer wraps commands (`run`) or adds trees (`trees`): the interpreter asks
   /// only those, so that a command costs nothing more for the observers that do neither.
   var wrapsCommands: Bool { get }
-  /// Whether it wraps the next command and may add trees after it (the tracer: while spans are
-  /// built); asked before each command, so that one that would only run `body` is skipped.
+  /// Whether it wraps the next command (the tracer: while spans are built); asked before each
+  /// command, so that one that would only run `body` is skipped.
   var isWrappingNow: Bool { get }
   /// Whether this observer is told of lines, commands and output (every call but `run` and
   /// `trees`); one that only wraps commands says no, and costs a line nothing more.
@@ -164,10 +164,10 @@ final class CommandTracer: InterpreterObserver {
     return try tracer.withSpan("archsh", command.traceLabel) { _ in try body() }
   }
 
-  /// While no span is built, none can have ended: the recorder is not asked.
+  /// Asked after every command, even once spans are no longer built: a span that work on another
+  /// thread ended before `trace off` is printed after `trace off`'s output, as it was.
   func trees(in interpreter: Interpreter) -> [Output] {
-    guard tracer.isEnabled else { return [] }
-    return tracer.drainCompleted()
+    tracer.drainCompleted()
       .filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map { .tree(TraceRendering.tree($0)) }
   }

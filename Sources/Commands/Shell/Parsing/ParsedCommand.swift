@@ -37,7 +37,7 @@ public final class ParsedCommand {
     // `echo hi > file` would print the `>`: a POSIX shell's operator, unquoted, is refused with
     // what to use instead.
     if let operation = words[resolution.argumentStart...].first(where: {
-      !$0.isQuoted && shellOperators.contains($0.text)
+      !$0.isQuoted && isShellOperator($0.text)
     }) {
       throw ShellError(
         "archsh has no redirection or pipes: '\(operation.text)' would be a word of "
@@ -67,6 +67,16 @@ public final class ParsedCommand {
 
   /// The words a POSIX shell reads as redirections and pipes.
   static let shellOperators: Set<String> = [">", ">>", "<", "|", "2>", "&>", "2>&1"]
+
+  /// Whether `text` is one of `shellOperators`; every argument of every command is asked, so a
+  /// word that cannot be one (the most) is not hashed.
+  static func isShellOperator(_ text: String) -> Bool {
+    guard let first = text.utf8.first, text.utf8.count <= 4,
+      first == UInt8(ascii: ">") || first == UInt8(ascii: "<") || first == UInt8(ascii: "|")
+        || first == UInt8(ascii: "2") || first == UInt8(ascii: "&")
+    else { return false }
+    return shellOperators.contains(text)
+  }
 
   /// Whether any value given is declared secret, here or in the command it runs.
   public var containsSecret: Bool {

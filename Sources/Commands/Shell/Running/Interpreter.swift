@@ -104,8 +104,6 @@ public final class Interpreter {
   private var ownObservers = ObserverList()
   var failures = FailurePolicy()
   var lastErrorDescription = ""
-  /// Whether the line running is followed by `expect fails`: its error is shown as expected.
-  var failureExpected = false
   private var exitStatus: Int32?
 
   /// The exercise in progress, whose goal is checked after each line.
@@ -119,11 +117,14 @@ public final class Interpreter {
   /// Stops telling `observer`.
   func unregister(_ observer: any InterpreterObserver) { ownObservers.remove(observer) }
 
+  /// The session's observers and this interpreter's own, as they are now.
+  ///
+  /// A command reads them once, after it ran (it may have registered one: `record start`), for
+  /// its end and its output.
+  private var observersNow: Observers { Observers(first: session.observers, second: ownObservers) }
+
   /// Tells every observer, the session's first.
-  private func notify(_ call: (any InterpreterObserver) -> Void) {
-    for observer in session.observers.all { call(observer) }
-    for observer in ownObservers.all { call(observer) }
-  }
+  private func notify(_ call: (any InterpreterObserver) -> Void) { observersNow.notify(call) }
 
   /// Whether the innermost script frame reads from the prompt (or nothing runs).
   var readsFromPrompt: Bool { frames.last?.isInteractive ?? true }
@@ -176,7 +177,9 @@ public final class Interpreter {
   func run(_ source: inout some LineSource, frame: ScriptFrame) -> RunOutcome {
     frames.append(frame)
     defer { frames.removeLast() }
-    defer { if frames.count == 1 { notify { $0.interpreterIsIdle(self) } } }
+    // Lines are shown to the observers only in the outermost frame, not in a sourced file.
+    let topLevel = frames.count == 1
+    defer { if topLevel { notify { $0.interpreterIsIdle(self) } } }
     while exitStatus == nil {
       if frame.isInteractive { failures.forgetPending() }
       if source.isIdle { notify { $0.interpreterIsIdle(self) } }
@@ -191,15 +194,17 @@ public final class Interpreter {
         return .stopped
       }
       if source.recordsHistory { source.accept(line.text, isSecret: prepared.containsSecret) }
-      if settings.echo && frames.count == 1 { echo(line) }
-      let topLevel = frames.count == 1
+      if topLevel && settings.echo { echo(line) }
       if topLevel {
         notify {
           $0.lineWillRun(line, prepared: prepared, interactive: frame.isInteractive, in: self)
         }
       }
-      failureExpected = !frame.isInteractive && source.nextExpectsFailure
-      let keepRunning = execute(prepared, line: line)
+      // Whether the line is followed by `expect fails` is read only when it fails: its error is
+      // then shown as expected.
+      let keepRunning = execute(prepared, line: line) {
+        !frame.isInteractive && source.nextExpectsFailure
+      }
       if topLevel {
         let interrupted = interruptRequested()
         notify {
@@ -212,26 +217,36 @@ public final class Interpreter {
   }
 
   /// Runs one logical line; returns false when the run must stop.
-  private func execute(_ prepared: PreparedLine, line: LogicalLine) -> Bool {
+  private func execute(
+    _ prepared: PreparedLine, line: LogicalLine, expectsFailure: () -> Bool
+  ) -> Bool {
     let commands: [RawCommand]
     switch prepared.commands {
     case .success(let lexed): commands = lexed
-    case .failure(let error): return failed(error, line: line, fallbackOffset: 0)
+    case .failure(let error):
+      return failed(error, line: line, fallbackOffset: 0, expected: expectsFailure)
     }
     for index in commands.indices {
       if interruptRequested() {
         let error = ShellError("interrupted", hint: "Ctrl-C stopped the script")
         let keepRunning = failed(
-          error, line: line, fallbackOffset: commands[index].words[0].offset)
+          error, line: line, fallbackOffset: commands[index].words[0].offset,
+          expected: expectsFailure)
         return keepRunning && frames.last?.isInteractive == true
       }
-      if !execute(index, of: prepared, line: line) || exitStatus != nil { return false }
+      if !execute(index, of: prepared, line: line, expectsFailure: expectsFailure)
+        || exitStatus != nil
+      {
+        return false
+      }
     }
     return true
   }
 
   /// Runs one command of a line; returns false when the run must stop.
-  private func execute(_ index: Int, of prepared: PreparedLine, line: LogicalLine) -> Bool {
+  private func execute(
+    _ index: Int, of prepared: PreparedLine, line: LogicalLine, expectsFailure: () -> Bool
+  ) -> Bool {
     guard case .success(let commands) = prepared.commands else { return false }
     let raw = commands[index]
     let head = raw.words[0]
@@ -241,6 +256,7 @@ public final class Interpreter {
     if !isExpect, settlePendingFailure() { return false }
     var isTransparent = false
     var isParsed = false
+    let session = self.session
     let events = session.events
     commandCount += 1
     events.command = commandCount
@@ -250,10 +266,11 @@ public final class Interpreter {
       isParsed = true
       isExpect = parsed.resolution.command.isExpectation
       isTransparent = parsed.resolution.command.isTransparent
-      publishCommand(.began, parsed.displayLine)
-      let output = try observed(parsed)
-      publishCommand(.ended, parsed.displayLine, output: output)
-      emit(output)
+      publishCommand(.began, parsed.displayLine, in: session)
+      let output = try observed(parsed, in: session)
+      let observers = observersNow
+      publishCommand(.ended, parsed.displayLine, in: session, observers, output)
+      emit(output, to: observers)
       if isExpect { failures.examined() }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
       session.lastStatus = 0
@@ -265,7 +282,8 @@ public final class Interpreter {
     } catch {
       // A linter fails and still shows its findings.
       let shown = (error as? FailureWithOutput)?.output ?? .empty
-      emit(shown, failed: true)
+      let observers = observersNow
+      emit(shown, to: observers, failed: true)
       // A command that did not parse may still be an `expect`, which the failure policy treats
       // as the expectation failing.
       if !isParsed { isExpect = prepared.isExpectation(at: index, registry: registry) }
@@ -273,10 +291,10 @@ public final class Interpreter {
         .ended,
         prepared.containsSecret
           ? Span.redacted : raw.words.map { Lexer.quoted($0.text) }.joined(separator: " "),
-        output: shown, error: error)
+        in: session, observers, shown, error: error)
       return failed(
-        error, line: line, fallbackOffset: head.offset, isExpect: isExpect,
-        isTransparent: isTransparent, output: shown)
+        error, line: line, fallbackOffset: head.offset, expected: expectsFailure,
+        isExpect: isExpect, isTransparent: isTransparent, output: shown)
     }
   }
 
@@ -291,10 +309,11 @@ public final class Interpreter {
     return try ParsedCommand.parse(words, registry: registry)
   }
 
-  /// Records a failure, prints it unless it was printed already, and says whether to go on.
+  /// Records a failure, prints it unless it was printed already (as expected when `expected`
+  /// says the next line is `expect fails`), and says whether to go on.
   private func failed(
-    _ error: Error, line: LogicalLine, fallbackOffset: Int, isExpect: Bool = false,
-    isTransparent: Bool = false, output: Output = .empty
+    _ error: Error, line: LogicalLine, fallbackOffset: Int, expected: () -> Bool,
+    isExpect: Bool = false, isTransparent: Bool = false, output: Output = .empty
   ) -> Bool {
     let description: String
     if let reported = error as? AlreadyReported {
@@ -304,7 +323,7 @@ public final class Interpreter {
         (error as? ShellError) ?? (error as? FailureWithOutput)?.error
         ?? ShellError(describing: error, command: nil)
       description = shellError.description
-      report(shellError.located(at: fallbackOffset), line: line)
+      report(shellError.located(at: fallbackOffset), line: line, expected: expected())
     }
     lastErrorDescription = description
     session.lastStatus = 1
@@ -327,7 +346,7 @@ public final class Interpreter {
   }
 
   /// Prints `output` as a command's output is printed.
-  func show(_ output: Output) { emit(output) }
+  func show(_ output: Output) { emit(output, to: observersNow) }
 
   /// Prints a line at once, before the command finishes: for commands that run until stopped,
   /// such as `serve`, whose output must be seen while they run.
@@ -383,13 +402,17 @@ public final class Interpreter {
     }
   }
 
-  /// Publishes that a command began or ended, and after it ends lets the board draw.
+  /// Publishes that a command began or ended, and after it ends tells `observers` (the board
+  /// draws).
+  ///
+  /// The number the observers are told is the last command's: after `source`, the last that its
+  /// file ran.
   private func publishCommand(
-    _ phase: CommandEvent.Phase, _ line: @autoclosure () -> String, output: Output = .empty,
-    error: Error? = nil
+    _ phase: CommandEvent.Phase, _ line: @autoclosure () -> String, in session: Session,
+    _ observers: Observers? = nil, _ output: Output = .empty, error: Error? = nil
   ) {
     let events = session.events
-    if publishes, events.wants(.command) {
+    if events.wants(.command), publishes {
       let line = line()
       let origin: String
       if let frame = frames.last, !frame.isInteractive {
@@ -413,12 +436,14 @@ public final class Interpreter {
             phase: phase, line: line, output: text, succeeded: error == nil, origin: origin))
       }
     }
-    if phase == .ended { notify { $0.commandDidEnd(commandCount, in: self) } }
+    guard let observers else { return }
+    let number = commandCount
+    observers.notify { $0.commandDidEnd(number, in: self) }
   }
 
   /// Runs `parsed` inside what every observer wraps around a command (the tracer's span), the
   /// first registered outermost.
-  private func observed(_ parsed: ParsedCommand) throws -> Output {
+  private func observed(_ parsed: ParsedCommand, in session: Session) throws -> Output {
     let first = session.observers.wrappers
     let second = ownObservers.wrappers
     // Most lines meet one wrapper (the session's tracer), idle: it is not even called.
@@ -456,32 +481,30 @@ public final class Interpreter {
   ///
   /// A command that `failed` has its document on standard error: under `--json` it prints no
   /// `{}` for its empty output.
-  private func emit(_ output: Output, failed: Bool = false) {
+  private func emit(_ output: Output, to observers: Observers, failed: Bool = false) {
     defer { sink.flush() }
     // Log lines logged on the event loops are written before the prompt returns (LogBookFlusher).
-    notify { $0.outputWillPrint(in: self) }
-    var trees: [Output] = []
-    for observer in session.observers.wrappers { trees += observer.trees(in: self) }
-    for observer in ownObservers.wrappers { trees += observer.trees(in: self) }
+    observers.notify { $0.outputWillPrint(in: self) }
+    let trees = observers.trees(in: self)
     switch session.outputMode {
     case .table:
+      // `set`, `store persist` and most commands of a script print nothing.
+      if output == .empty && trees.isEmpty { return }
       let width = terminalWidth()
       let renderer = TextRenderer(useColor: settings.colorOutput, maxWidth: width)
       // `echo ""` prints an empty line; only `.empty` prints nothing.
       if output != .empty { sink.standardOutput(renderer.render(output) + "\n") }
       for tree in trees { sink.standardOutput(renderer.render(tree) + "\n") }
-      if output != .empty || !trees.isEmpty,
-        session.observers.readPrintedText || ownObservers.readPrintedText
-      {
+      if observers.readPrintedText {
         // What observers are shown is what a script prints: no colour, no terminal width.
         let plain = TextRenderer(useColor: false)
         if output != .empty {
           let text = plain.render(output) + "\n"
-          notify { $0.interpreterPrinted(text, in: self) }
+          observers.notify { $0.interpreterPrinted(text, in: self) }
         }
         for tree in trees {
           let text = plain.render(tree) + "\n"
-          notify { $0.interpreterPrinted(text, in: self) }
+          observers.notify { $0.interpreterPrinted(text, in: self) }
         }
       }
     case .json:
@@ -492,7 +515,7 @@ public final class Interpreter {
         // line stays in step with the commands it sent.
         if output == .empty && failed { return }
         let text = (output == .empty ? "{}" : renderer.render(output)) + "\n"
-        notify { $0.interpreterPrinted(text, in: self) }
+        observers.notify { $0.interpreterPrinted(text, in: self) }
         sink.standardOutput(text)
         return
       }
@@ -502,7 +525,7 @@ public final class Interpreter {
       ])
       var text = ""
       JSONRenderer.write(document, into: &text)
-      notify { $0.interpreterPrinted(text + "\n", in: self) }
+      observers.notify { $0.interpreterPrinted(text + "\n", in: self) }
       sink.standardOutput(text + "\n")
     }
   }

@@ -135,10 +135,11 @@ final class LogBookFlusher: InterpreterObserver {
 
   func outputWillPrint(in interpreter: Interpreter) {
     if logBook == nil { logBook = interpreter.session.factory.builtLogBook }
+    guard let logBook else { return }
     if interpreter.readsFromPrompt {
-      try? logBook?.flush()
+      try? logBook.flush()
     } else {
-      try? logBook?.flushIfDue()
+      try? logBook.flushIfDue()
     }
   }
 }
@@ -167,8 +168,9 @@ final class CommandTracer: InterpreterObserver {
   /// Asked after every command, even once spans are no longer built: a span that work on another
   /// thread ended before `trace off` is printed after `trace off`'s output, as it was.
   func trees(in interpreter: Interpreter) -> [Output] {
-    tracer.drainCompleted()
-      .filter { !$0.children.isEmpty || !$0.events.isEmpty }
+    let completed = tracer.drainCompleted()
+    guard !completed.isEmpty else { return [] }
+    return completed.filter { !$0.children.isEmpty || !$0.events.isEmpty }
       .map { .tree(TraceRendering.tree($0)) }
   }
 }
@@ -180,20 +182,54 @@ struct ObserverList {
   /// Those that wrap commands or add trees, in the same order.
   private(set) var wrappers: [any InterpreterObserver] = []
 
+  /// Whether one of them reads what is printed.
+  private(set) var readPrintedText = false
+
   /// Adds `observer`, unless it is there already.
   mutating func add(_ observer: any InterpreterObserver) {
     guard !all.contains(where: { $0 === observer }), !wrappers.contains(where: { $0 === observer })
     else { return }
     if observer.observesLines { all.append(observer) }
     if observer.wrapsCommands { wrappers.append(observer) }
+    readPrintedText = all.contains { $0.readsPrintedText }
   }
 
   /// Removes `observer`.
   mutating func remove(_ observer: any InterpreterObserver) {
     all.removeAll { $0 === observer }
     wrappers.removeAll { $0 === observer }
+    readPrintedText = all.contains { $0.readsPrintedText }
+  }
+}
+
+/// A session's observers and an interpreter's own, read once for a command.
+struct Observers {
+  /// The session's, told first.
+  let first: ObserverList
+  /// The interpreter's own (an exercise in progress).
+  let second: ObserverList
+
+  /// Tells every observer, the session's first.
+  func notify(_ call: (any InterpreterObserver) -> Void) {
+    for observer in first.all { call(observer) }
+    for observer in second.all { call(observer) }
+  }
+
+  /// The trees every observer adds after a command's output.
+  func trees(in interpreter: Interpreter) -> [Output] {
+    var trees: [Output] = []
+    // Most commands have none: no array is made for them.
+    for observer in first.wrappers {
+      let added = observer.trees(in: interpreter)
+      if !added.isEmpty { trees += added }
+    }
+    for observer in second.wrappers {
+      let added = observer.trees(in: interpreter)
+      if !added.isEmpty { trees += added }
+    }
+    return trees
   }
 
   /// Whether one of them reads what is printed.
-  var readPrintedText: Bool { all.contains { $0.readsPrintedText } }
+  var readPrintedText: Bool { first.readPrintedText || second.readPrintedText }
 }

@@ -199,8 +199,8 @@ extension Interpreter {
   }
 
   /// Prints an error: with a caret under its column at the prompt, or as `file:line:col` with the
-  /// include chain in a script.
-  func report(_ error: ShellError, line: LogicalLine) {
+  /// include chain in a script; `expected` when the next line is `expect fails`.
+  func report(_ error: ShellError, line: LogicalLine, expected: Bool) {
     if session.outputMode == .json {
       reportAsJSON(error, line: line)
       return
@@ -208,7 +208,7 @@ extension Interpreter {
     // An error the next line's `expect fails` is there for is no failure of the script: it is
     // labelled as expected, and not in red.
     let label =
-      failureExpected
+      expected
       ? (settings.colorErrors ? "\u{1B}[2mexpected error:\u{1B}[0m" : "expected error:")
       : (settings.colorErrors ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:")
     guard let frame = frames.last, let name = frame.name, !frame.isInteractive else {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Plumbing
 import Synchronization
 
 /// BDModules' log levels, from the most to the least talkative.
@@ -376,53 +377,12 @@ public enum Redaction {
   /// Whether any of `needles` occurs in `text`, comparing UTF-8 bytes: the text's bytes are
   /// reached once for them all.
   static func holdsAny(_ needles: [StaticString], in text: String) -> Bool {
-    var text = text
-    return text.withUTF8 { haystack in
-      guard let base = haystack.baseAddress else { return false }
-      for needle in needles
-      where occurs(needle.utf8Start, needle.utf8CodeUnitCount, in: base, count: haystack.count) {
-        return true
-      }
-      return false
-    }
+    ByteSearch.occursAny(needles, in: text)
   }
 
   /// Whether `needle` occurs in `text`, comparing UTF-8 bytes.
   static func holds(_ needle: String, in text: String) -> Bool {
-    var text = text
-    var needle = needle
-    return text.withUTF8 { haystack in
-      needle.withUTF8 { wanted in
-        guard let base = haystack.baseAddress, let start = wanted.baseAddress else { return false }
-        return occurs(start, wanted.count, in: base, count: haystack.count)
-      }
-    }
-  }
-
-  /// Whether the `length` bytes at `needle` occur in the `count` bytes at `base`.
-  private static func occurs(
-    _ needle: UnsafePointer<UInt8>, _ length: Int, in base: UnsafePointer<UInt8>, count: Int
-  ) -> Bool {
-    firstOccurrence(needle, length, in: base, count: count, from: 0) != nil
-  }
-
-  /// Where the `length` bytes at `needle` first occur in the `count` bytes at `base`, at or after
-  /// `start`.
-  private static func firstOccurrence(
-    _ needle: UnsafePointer<UInt8>, _ length: Int, in base: UnsafePointer<UInt8>, count: Int,
-    from start: Int
-  ) -> Int? {
-    guard length > 0, count - start >= length else { return nil }
-    // memchr finds each candidate first byte; memmem, a GNU extension, is not in Glibc's module.
-    let first = Int32(needle.pointee)
-    let last = base + (count - length)
-    var cursor = base + start
-    while cursor <= last, let found = memchr(cursor, first, last - cursor + 1) {
-      let candidate = UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
-      if memcmp(candidate, needle, length) == 0 { return candidate - base }
-      cursor = candidate + 1
-    }
-    return nil
+    ByteSearch.occurs(needle, in: text)
   }
 
   /// Replaces each value that follows `marker` (up to a terminator) by `…` and its last `keep`
@@ -442,7 +402,7 @@ public enum Redaction {
     var copied = 0
     var changed = false
     var index = 0
-    while let found = firstOccurrence(of: wanted, in: bytes, from: index) {
+    while let found = ByteSearch.firstOccurrence(of: wanted, in: bytes, from: index) {
       var end = found + wanted.count
       while end < bytes.count, !stops.contains(bytes[end]) { end += 1 }
       let value = bytes[(found + wanted.count)..<end]
@@ -458,18 +418,6 @@ public enum Redaction {
     guard changed else { return text }
     output += bytes[copied...]
     return String(decoding: output, as: UTF8.self)
-  }
-
-  /// Where `needle` first occurs in `bytes` at or after `start`.
-  private static func firstOccurrence(of needle: [UInt8], in bytes: [UInt8], from start: Int)
-    -> Int?
-  {
-    needle.withUnsafeBufferPointer { wanted in
-      bytes.withUnsafeBufferPointer { haystack in
-        guard let base = haystack.baseAddress, let first = wanted.baseAddress else { return nil }
-        return firstOccurrence(first, wanted.count, in: base, count: haystack.count, from: start)
-      }
-    }
   }
 
 }

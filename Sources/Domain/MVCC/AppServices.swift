@@ -276,16 +276,12 @@ public final class AppStateStore {
     let json = snapshot.jsonText
     try storage {
       try workspace.write("saving the app state") { db in
-        let upsert = try FastStatement(
-          db,
-          """
-          INSERT INTO app_state (id, snapshot, saved_at) VALUES (1, ?, ?)
-          ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, saved_at = excluded.saved_at
-          """)
-        try upsert.bind(1, json)
-        upsert.bind(2, Date().timeIntervalSince1970)
-        try upsert.step()
-        upsert.finish()
+        try db.cachedStatement(
+          sql: """
+            INSERT INTO app_state (id, snapshot, saved_at) VALUES (1, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot, saved_at = excluded.saved_at
+            """
+        ).execute(arguments: [json, Date().timeIntervalSince1970])
         seenForeignCommits = workspace.foreignCommits
       }
     }

@@ -13,7 +13,7 @@ extension WorkspaceSchema {
       PersistenceController.productCacheMigration,  // v2
       DataSourceDocument.migration,  // v3
       AppStateStore.migration,  // v4
-      LogBook.migration,  // v5
+      LogStore.migration,  // v5
       EmbeddedAPIState.migration,  // v6
       RepositoryStore.migration,  // v7
       EmbeddedAPIState.addressMigration,  // v8

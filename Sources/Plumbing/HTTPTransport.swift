@@ -11,6 +11,9 @@ public struct TransportResponse: Sendable {
   public var body: ByteBuffer
   /// Whether it came over a connection kept open from an earlier exchange.
   public var reusedConnection = false
+
+  /// The body's bytes, copied once.
+  public var bodyData: Data { body.withUnsafeReadableBytes { Data($0) } }
 }
 
 /// Why an exchange ended without a response.

@@ -9,8 +9,9 @@ extension WorkspaceSchema {
   /// from 1 without a gap.
   public static let archsh = WorkspaceSchema(
     migrations: [
-      PersistenceController.storesMigration,  // v1
-      PersistenceController.productCacheMigration,  // v2
+      EntryStorage.storesMigration(seedStores: PersistenceController.Identifier.seedStores),  // v1
+      EntryStorage.productCacheMigration(
+        store: PersistenceController.Identifier.productCache.rawValue),  // v2
       DataSourceDocument.migration,  // v3
       AppStateStore.migration,  // v4
       LogStore.migration,  // v5
@@ -19,12 +20,12 @@ extension WorkspaceSchema {
       EmbeddedAPIState.addressMigration,  // v8
       RepositoryStore.textPagingMigration,  // v9
       DataSourceDocument.emptyStateMigration,  // v10
-      PersistenceController.touchLogMigration,  // v11
-      PersistenceController.totalsPerConnectionMigration,  // v12
-      PersistenceController.touchLogBatchesMigration,  // v13
+      EntryStorage.touchLogMigration,  // v11
+      EntryStorage.totalsPerConnectionMigration,  // v12
+      EntryStorage.touchLogBatchesMigration,  // v13
       LearnerProgress.migration,  // v14
     ],
-    ownTriggers: PersistenceController.ownTriggers)
+    ownTriggers: EntryStorage.ownTriggers)
 }
 
 extension Workspace {

@@ -396,7 +396,7 @@ public final class APISessionManager: Sendable {
         url: hop.url, statusCode: Int(response.head.status.code),
         headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
         reusedConnection: response.reusedConnection)
-      let data = response.body.withUnsafeReadableBytes { Data($0) }
+      let data = response.bodyData
       guard Self.redirectStatuses.contains(head.statusCode),
         let location = head.value(forHTTPHeaderField: "Location")
       else {

@@ -360,7 +360,7 @@ public final class NetworkController: Sendable {
         url: url, statusCode: Int(response.head.status.code),
         headers: response.head.headers.map { NetworkHeader(name: $0.name, value: $0.value) },
         reusedConnection: response.reusedConnection)
-      return (head, response.body.withUnsafeReadableBytes { Data($0) }, nil, milliseconds)
+      return (head, response.bodyData, nil, milliseconds)
     case .failure(let error):
       return (nil, nil, Self.classify(error, url: url, timeout: timeout), milliseconds)
     }

@@ -114,6 +114,8 @@ public final class PersistenceController: Sendable {
 
   /// The workspace whose database holds the store.
   let workspace: Workspace
+  /// The store's entries in the workspace: what PINCache's disk cache is to PINCache.
+  let storage: EntryStorage
   /// Where the operations' spans go.
   let tracer: Tracing
   /// The clock that creation, access and expiry times come from.
@@ -128,6 +130,7 @@ public final class PersistenceController: Sendable {
   ) {
     self.identifier = identifier
     self.workspace = workspace
+    self.storage = EntryStorage(store: identifier, workspace: workspace)
     self.tracer = tracer
     self.now = now
   }
@@ -165,39 +168,21 @@ public final class PersistenceController: Sendable {
           )
         }
         let time = now().timeIntervalSince1970
-        let insert = try FastStatement(
-          db,
-          """
-          INSERT INTO entry (store, key, value, bytes, created_at, accessed_at, access_count, age_limit)
-          VALUES (?, ?, ?, ?, ?, ?, 0, ?)
-          ON CONFLICT (store, key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes,
-            created_at = excluded.created_at, accessed_at = excluded.accessed_at,
-            access_count = 0, age_limit = excluded.age_limit
-          """, slot: .persist, in: workspace)
-        guard value.count <= insert.maximumLength else {
+        let written = try storage.write(
+          db, key: key, value: value, ageLimit: ageLimit, time: time)
+        if case .tooLong(let maximum) = written {
           throw Error.objectFailedToPersist(
             store: identifier,
             reason:
-              "the value (\(value.count) bytes) is larger than SQLite's limit of \(insert.maximumLength) bytes"
+              "the value (\(value.count) bytes) is larger than SQLite's limit of \(maximum) bytes"
           )
         }
-        try insert.bindKept(identifier)
-        insert.bind(4, value.count)
-        insert.bind(5, time)
-        insert.bind(6, time)
-        insert.bind(7, ageLimit)
-        try insert.bindingInPlace(text: key, at: 2) {
-          try insert.bindingInPlace(blob: value, at: 3) { try insert.step() }
-        }
-        workspace.notePersisted()
         span.setAttribute("sql", "INSERT … ON CONFLICT UPDATE entry")
-        try trimExpiredPeriodically(db, limits: limits, time: time, span: span)
-        guard
-          !unlimited,
-          try workspace.mayHoldMore(
-            db, store: identifier, than: limits.byteLimit, added: value.count)
+        let expired = try storage.trimExpiredPeriodically(db, limits: limits, time: time)
+        if !expired.isEmpty { span.setAttribute("expired", expired.joined(separator: ", ")) }
+        guard !unlimited, try storage.mayHoldMore(db, than: limits.byteLimit, added: value.count)
         else { return [] }
-        let trimmed = try trimLeastRecentlyUsed(db, toBytes: limits.byteLimit)
+        let trimmed = try storage.trimLeastRecentlyUsed(db, toBytes: limits.byteLimit).map(\.key)
         if !trimmed.isEmpty { span.setAttribute("trimmed", trimmed.joined(separator: ", ")) }
         return trimmed
       }
@@ -242,11 +227,7 @@ public final class PersistenceController: Sendable {
       }
       guard let value else {
         // Absent, or expired in TTL mode: the second is said, since it is still stored.
-        let stored = try workspace.read { db in
-          try Bool.fetchOne(
-            db, sql: "SELECT 1 FROM entry WHERE store = ? AND key = ?",
-            arguments: [identifier, key]) ?? false
-        }
+        let stored = try workspace.read { db in try storage.contains(db, key: key) }
         span.setAttribute("result", stored ? "expired" : "objectNotFound")
         if stored { throw Error.expired(store: identifier, key: key) }
         throw Error.objectNotFound(store: identifier, keys: [key])
@@ -300,12 +281,9 @@ public final class PersistenceController: Sendable {
     ) { span in
       try workspace.write("removing keys") { db in
         _ = try storeLimits(db)
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM entry WHERE store = ? AND key = ?")
-        for key in keys where try Int.fetchOne(exists, arguments: [identifier, key]) == nil {
-          throw Error.objectNotFound(store: identifier, keys: [key])
+        if let missing = try storage.remove(db, keys: keys) {
+          throw Error.objectNotFound(store: identifier, keys: [missing])
         }
-        let delete = try db.cachedStatement(sql: "DELETE FROM entry WHERE store = ? AND key = ?")
-        for key in keys { try delete.execute(arguments: [identifier, key]) }
         span.setAttribute("sql", "DELETE entry")
       }
     }
@@ -315,6 +293,52 @@ public final class PersistenceController: Sendable {
   /// Removes asynchronously.
   public func remove(forKeys keys: [String]) async throws {
     try await offCooperativePool { try self.remove(forKeys: keys) }
+  }
+
+  // MARK: - Trims
+
+  /// What a trim removes.
+  public enum Trim: Equatable, Sendable {
+    /// Largest entries first, until the store holds at most this many bytes (PINCache trimToSize).
+    case toBytes(Int)
+    /// Least recently accessed first, until at most this many bytes (PINCache trimToSizeByDate).
+    case leastRecentlyUsed(toBytes: Int)
+    /// Entries created before the date, except those with an age limit of their own, as
+    /// PINCache's trimToDate code does (its header speaks of access dates; its code compares
+    /// creation dates and skips an object persisted with its own age limit).
+    case toDate(Date)
+    /// Entries past their age limit.
+    case expired
+  }
+
+  /// Removes entries as `trim` says; returns the removed keys.
+  public func trim(_ trim: Trim) throws -> [String] {
+    try tracer.withSpan("PersistenceController", "trim", attributes: [("store", identifier)]) {
+      span in
+      let removed = try workspace.write("trimming a store") { db -> [String] in
+        let limits = try storeLimits(db)
+        switch trim {
+        case .toBytes(let bytes):
+          return try storage.trimLargestFirst(db, toBytes: bytes).map(\.key)
+        case .leastRecentlyUsed(let bytes):
+          return try storage.trimLeastRecentlyUsed(db, toBytes: bytes).map(\.key)
+        case .toDate(let date):
+          return try storage.trimToDate(db, date)
+        case .expired:
+          return try storage.trimExpired(db, limits: limits, now: now().timeIntervalSince1970)
+        }
+      }
+      span.setAttribute("removed", String(removed.count))
+      span.setAttribute("sql", "DELETE entry")
+      publish(trim == .expired ? .expire : .trim, removed)
+      return removed
+    }
+  }
+
+  /// The SQL condition of an entry that reads as present now: every one, or in TTL mode those not
+  /// expired.
+  func liveFilter(_ limits: Limits) -> (condition: String, arguments: StatementArguments) {
+    storage.liveFilter(limits, now: now().timeIntervalSince1970)
   }
 
   // MARK: - Store state
@@ -333,63 +357,32 @@ public final class PersistenceController: Sendable {
   }
 
   /// The store's limits; `unknownStore` when no store has the controller's identifier.
-  ///
-  /// One cached statement: this runs on every command.
   func storeLimits(_ db: Database) throws -> Limits {
-    let select = try FastStatement(
-      db, "SELECT byte_limit, age_limit, ttl FROM store WHERE name = ?", slot: .storeLimits,
-      in: workspace)
-    try select.bindKept(identifier)
-    guard try select.step() else { throw try unknownStore(db) }
-    defer { select.finish() }
-    return Limits(byteLimit: select.int(0), ageLimit: select.double(1), ttl: select.int(2) != 0)
+    guard let limits = try storage.limits(db) else { throw try unknownStore(db) }
+    return limits
   }
 
   /// `unknownStore` for the controller's identifier, with the nearest store's name.
   private func unknownStore(_ db: Database) throws -> Error {
-    let names = try String.fetchAll(db, sql: "SELECT name FROM store")
-    return Error.unknownStore(
-      identifier, suggestion: Suggestion.nearest(to: identifier, among: names))
+    Error.unknownStore(
+      identifier, suggestion: Suggestion.nearest(to: identifier, among: try storage.storeNames(db)))
   }
 
-  /// The store's limits, from the workspace's cache (`Workspace.limitsCache`), inside a
-  /// transaction that has noted other connections' commits.
-  ///
-  /// Read and kept when they are not there; `unknownStore` when no store has the identifier.
+  /// The store's limits, from the workspace's cache, inside a transaction that has noted other
+  /// connections' commits; `unknownStore` when no store has the identifier.
   private func cachedLimits(_ db: Database) throws -> Limits {
-    if let limits = workspace.limitsCache[identifier] { return limits }
-    let limits = try storeLimits(db)
-    workspace.limitsCache[identifier] = limits
+    guard let limits = try storage.cachedLimits(db) else { throw try unknownStore(db) }
     return limits
   }
 
-  /// The value for `key`, read by its key alone as a plain key-value table's SELECT reads a row;
-  /// nil when it is missing or, in TTL mode, expired.
+  /// The value for `key`, its access recorded behind; nil when it is missing or, in TTL mode,
+  /// expired.
   ///
-  /// `limits` is asked after the read has begun, whether or not the key was found, so that an
-  /// unknown store is reported (`unknownStore`). The access time and count are recorded by the
-  /// workspace and written behind (`Workspace.recordTouch`).
+  /// Writing the access behind is PINCache's asynchronous date update. `limits` is asked once the
+  /// read has begun, so that an unknown store is reported.
   private func fetchAndTouch(_ db: Database, key: String, limits: () throws -> Limits) throws
     -> Data?
   {
-    let time = now().timeIntervalSince1970
-    let select = try FastStatement(
-      db, "SELECT value, created_at, age_limit FROM entry WHERE store = ? AND key = ?",
-      slot: .fetchOne, in: workspace)
-    try select.bindKept(identifier)
-    return try select.bindingInPlace(text: key, at: 2) {
-      let found = try select.step()
-      let limits = try limits()
-      guard found else { return nil }
-      let created = select.double(1)
-      if limits.ttl {
-        let entryAgeLimit = select.isNull(2) ? nil : select.double(2)
-        let expiry = Expiry(limits: limits, now: time)
-        if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
-      }
-      let value = select.data(0)
-      workspace.recordTouch(store: identifier, key: key, created: created, time: time)
-      return value
-    }
+    try storage.read(db, key: key, time: now().timeIntervalSince1970, limits: limits)
   }
 }

@@ -71,11 +71,7 @@ extension PersistenceController {
       try workspace.write("dropping a store") { db in
         let limits = try storeLimits(db)
         let totals = try workspace.storeTotals(db, store: name)
-        // The entries go first and explicitly, rather than through the foreign key's cascade,
-        // so that the drop never depends on a connection's foreign_keys setting.
-        try db.execute(sql: "DELETE FROM entry WHERE store = ?", arguments: [name])
-        try db.execute(sql: "DELETE FROM store WHERE name = ?", arguments: [name])
-        workspace.storesChanged()
+        try storage.drop(db)
         span.setAttribute("sql", "DELETE entry, store")
         span.setAttribute("entries", String(totals.entries))
         return StoreSummary(
@@ -109,11 +105,10 @@ extension PersistenceController {
         if let byteLimit { limits.byteLimit = byteLimit }
         if let ageLimit { limits.ageLimit = ageLimit }
         if let ttl { limits.ttl = ttl }
-        try db.execute(
-          sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
-          arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, identifier])
-        workspace.storesChanged()
-        let removed = try trimLeastRecentlyUsedEntries(db, toBytes: limits.byteLimit)
+        try storage.setLimits(db, limits)
+        let removed = try storage.trimLeastRecentlyUsed(db, toBytes: limits.byteLimit).map {
+          RemovedEntry(key: $0.key, bytes: $0.bytes)
+        }
         span.setAttribute("sql", "UPDATE store")
         if !removed.isEmpty {
           span.setAttribute("trimmed", removed.map(\.key).joined(separator: ", "))

@@ -1,10 +1,9 @@
 import GRDB
-import Runtime
 
-extension PersistenceController {
+extension EntryStorage {
   /// The triggers archsh ever made, by v1, until v12 dropped them: a workspace opened before v12
   /// runs holds them, and they are archsh's own SQL, not a stranger's.
-  static let ownTriggers = [
+  package static let ownTriggers = [
     """
     CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
       UPDATE store SET total_bytes = total_bytes + NEW.bytes, entry_count = entry_count + 1
@@ -25,39 +24,41 @@ extension PersistenceController {
   ]
 
   /// v1: the stores' and entries' tables, and the seed's stores.
-  static let storesMigration = Migration(identifier: "v1-stores-and-entries") { db in
-    try db.execute(
-      sql: """
-        CREATE TABLE store (
-          name TEXT NOT NULL PRIMARY KEY,
-          byte_limit INTEGER NOT NULL,
-          age_limit REAL NOT NULL,
-          ttl INTEGER NOT NULL DEFAULT 0,
-          total_bytes INTEGER NOT NULL DEFAULT 0,
-          entry_count INTEGER NOT NULL DEFAULT 0
-        ) WITHOUT ROWID;
-        CREATE TABLE entry (
-          store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
-          key TEXT NOT NULL,
-          value BLOB NOT NULL,
-          bytes INTEGER NOT NULL,
-          created_at REAL NOT NULL,
-          accessed_at REAL NOT NULL,
-          access_count INTEGER NOT NULL DEFAULT 0,
-          age_limit REAL,
-          PRIMARY KEY (store, key)
-        ) WITHOUT ROWID;
-        -- Least-recently-used trimming walks this index. Trims by creation date are rare
-        -- and scan the store instead, which keeps every write one index lighter.
-        CREATE INDEX entry_by_access ON entry(store, accessed_at);
-        """)
-    // The store row keeps its totals, so limits are checked without scanning entries.
-    for trigger in ownTriggers { try db.execute(sql: trigger) }
-    let defaults = PersistenceController.Limits.default
-    for name in PersistenceController.Identifier.seedStores {
+  package static func storesMigration(seedStores: [String]) -> Migration {
+    Migration(identifier: "v1-stores-and-entries") { db in
       try db.execute(
-        sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
-        arguments: [name, defaults.byteLimit, defaults.ageLimit])
+        sql: """
+          CREATE TABLE store (
+            name TEXT NOT NULL PRIMARY KEY,
+            byte_limit INTEGER NOT NULL,
+            age_limit REAL NOT NULL,
+            ttl INTEGER NOT NULL DEFAULT 0,
+            total_bytes INTEGER NOT NULL DEFAULT 0,
+            entry_count INTEGER NOT NULL DEFAULT 0
+          ) WITHOUT ROWID;
+          CREATE TABLE entry (
+            store TEXT NOT NULL REFERENCES store(name) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value BLOB NOT NULL,
+            bytes INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            accessed_at REAL NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            age_limit REAL,
+            PRIMARY KEY (store, key)
+          ) WITHOUT ROWID;
+          -- Least-recently-used trimming walks this index. Trims by creation date are rare
+          -- and scan the store instead, which keeps every write one index lighter.
+          CREATE INDEX entry_by_access ON entry(store, accessed_at);
+          """)
+      // The store row keeps its totals, so limits are checked without scanning entries.
+      for trigger in ownTriggers { try db.execute(sql: trigger) }
+      let defaults = StoreLimits.default
+      for name in seedStores {
+        try db.execute(
+          sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+          arguments: [name, defaults.byteLimit, defaults.ageLimit])
+      }
     }
   }
 
@@ -65,20 +66,22 @@ extension PersistenceController {
   ///
   /// The seed's own enum lacks it. A user may have created a store of that name already; it is
   /// kept as it is.
-  static let productCacheMigration = Migration(identifier: "v2-product-cache") { db in
-    let defaults = PersistenceController.Limits.default
-    try db.execute(
-      sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
-      arguments: [
-        PersistenceController.Identifier.productCache.rawValue, defaults.byteLimit,
-        defaults.ageLimit,
-      ])
+  package static func productCacheMigration(store: String) -> Migration {
+    Migration(identifier: "v2-product-cache") { db in
+      let defaults = StoreLimits.default
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, 0)",
+        arguments: [
+          store, defaults.byteLimit,
+          defaults.ageLimit,
+        ])
+    }
   }
 
   /// Reads appended their access times here, a row each, until v13.
   ///
   /// No index: rows are only appended, and read all at once.
-  static let touchLogMigration = Migration(identifier: "v11-entry-touch-log") { db in
+  package static let touchLogMigration = Migration(identifier: "v11-entry-touch-log") { db in
     try db.execute(
       sql: """
         CREATE TABLE entry_touch (
@@ -94,7 +97,9 @@ extension PersistenceController {
   /// The store's totals are kept per connection (StoreTotals.swift) instead of by triggers,
   /// and least-recently-used trims sort the store instead of walking an index: a persist then
   /// writes the entry's page alone, where it wrote the index's and the store's as well.
-  static let totalsPerConnectionMigration = Migration(identifier: "v12-totals-per-connection") {
+  package static let totalsPerConnectionMigration = Migration(
+    identifier: "v12-totals-per-connection"
+  ) {
     db in
     try db.execute(
       sql: """
@@ -109,7 +114,7 @@ extension PersistenceController {
 
   /// Reads are logged a batch of a store's reads to a row (`Workspace.TouchLog`) instead of a
   /// read to a row: the old log is folded into the entries first, as `compactTouches` did.
-  static let touchLogBatchesMigration = Migration(
+  package static let touchLogBatchesMigration = Migration(
     identifier: "v13-touch-log-batches", foreignKeyChecks: .immediate
   ) { db in
     try db.execute(

@@ -149,6 +149,37 @@ struct SourceRulesTests {
     #expect(offenders == [])
   }
 
+  @Test(
+    "Domain reads like the seeds: one folder per seed and Shared, each opening with its seed, and no raw SQLite or unsafe pointer"
+  )
+  func domainHoldsTheSeeds() throws {
+    let domain = try Self.files(endingWith: [".swift"]).filter { $0.path.hasPrefix("Domain/") }
+    #expect(domain.count > 30, "only \(domain.count) Domain files found: the path is wrong")
+    let folders = Set(domain.map { $0.path.split(separator: "/")[1] })
+    #expect(
+      folders == ["BDModules", "DataSourceController", "Lickability", "MVCC", "Shared"],
+      "Domain's folders: \(folders.sorted())")
+    // Each folder has a file that is only its comment, naming its seed (`BDModules.swift`,
+    // `DataSourceControllerSeed.swift`), or saying what the seeds share.
+    for folder in folders {
+      let opening = domain.first {
+        ["Domain/\(folder)/\(folder).swift", "Domain/\(folder)/\(folder)Seed.swift"]
+          .contains($0.path) && $0.lines.first?.hasPrefix("//") == true
+      }
+      let first = opening?.lines.first ?? ""
+      #expect(
+        first.contains("Seed") || first.contains("the seeds share"),
+        "Domain/\(folder) has no opening comment naming its seed")
+    }
+    let raw = ["sqlite3_", "FastStatement", "Unsafe", "withUnsafe"]
+    let offenders = domain.flatMap { file in
+      file.lines.enumerated().compactMap { index, line in
+        raw.contains { line.contains($0) } ? "\(file.path):\(index + 1)" : nil
+      }
+    }
+    #expect(offenders == [], "raw SQLite or unsafe pointers in Domain: \(offenders)")
+  }
+
   /// The folder of the targets' sources.
   static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../Sources").standardized.path

@@ -249,7 +249,7 @@ struct DataSourceTests {
       try document.mutate("add(row:at:)") { $0.add(row: .text("top\(index)"), at: path(0, 0)) }
     }
     // 2,000 rows were written 512 to a block; the first block reached 1,025 rows and split.
-    #expect(document.layout[0].blocks.map(\.count) == [599, 513, 512, 512, 464])
+    #expect(document.blocks.layout[0].blocks.map(\.count) == [599, 513, 512, 512, 464])
     var generator = SystemRandomNumberGenerator()
     for step in 0..<400 {
       let sections = document.controller.sections.count

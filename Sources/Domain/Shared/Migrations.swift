@@ -12,14 +12,14 @@ extension WorkspaceSchema {
       EntryStorage.storesMigration(seedStores: PersistenceController.Identifier.seedStores),  // v1
       EntryStorage.productCacheMigration(
         store: PersistenceController.Identifier.productCache.rawValue),  // v2
-      DataSourceDocument.migration,  // v3
+      DataSourceBlocks.migration,  // v3
       AppStateStore.migration,  // v4
       LogStore.migration,  // v5
       EmbeddedAPIState.migration,  // v6
       RepositoryStore.migration,  // v7
       EmbeddedAPIState.addressMigration,  // v8
       RepositoryStore.textPagingMigration,  // v9
-      DataSourceDocument.emptyStateMigration,  // v10
+      DataSourceBlocks.emptyStateMigration,  // v10
       EntryStorage.touchLogMigration,  // v11
       EntryStorage.totalsPerConnectionMigration,  // v12
       EntryStorage.touchLogBatchesMigration,  // v13

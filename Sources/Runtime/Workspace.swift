@@ -69,9 +69,9 @@ public enum WorkspaceError: Error, Equatable, CustomStringConvertible {
 /// processes can share it. Every schema change is a named migration, in the schema it is opened
 /// with (archsh's is `WorkspaceSchema.archsh`, in Domain). SQL lives in the workspace
 /// (transactions, access times, `db info`) and in each feature's storage type, always with bound
-/// parameters: `PersistenceController` (Domain/Lickability/Persistence), `DataSourceDocument`
-/// (Domain/Runtime/DataSourceStore.swift) and `AppStateStore` (Domain/MVCC/AppServices.swift).
-/// Each declares its migrations next to its SQL.
+/// parameters: `EntryStorage` (the stores' entries), `DataSourceBlocks` (the data sources),
+/// `LogStore` (the log) and `LearnerProgress`, here, and `AppStateStore` and `RepositoryStore` in
+/// Domain, on GRDB. Each declares its migrations next to its SQL.
 ///
 /// Each operation is its own transaction, unless an atomic transaction (`--atomic`) is open: then
 /// every operation joins it, and `endAtomic(commit:)` commits or rolls back the lot.

@@ -54,9 +54,7 @@ package struct EntryStorage: Sendable {
   }
 
   /// Every store's name, for a suggestion when this one is unknown.
-  package func storeNames(_ db: Database) throws -> [String] {
-    try String.fetchAll(db, sql: "SELECT name FROM store")
-  }
+  package func storeNames(_ db: Database) throws -> [String] { try Self.storeNames(db) }
 
   // MARK: - Write, read, remove
 
@@ -154,6 +152,127 @@ package struct EntryStorage: Sendable {
       sql: "UPDATE store SET byte_limit = ?, age_limit = ?, ttl = ? WHERE name = ?",
       arguments: [limits.byteLimit, limits.ageLimit, limits.ttl, store])
     workspace.storesChanged()
+  }
+
+  // MARK: - Listing
+
+  /// An entry's metadata, its access time and count with the reads still held behind.
+  package typealias Metadata = (
+    key: String, bytes: Int, created: Double, accessed: Double, accessCount: Int,
+    ageLimit: Double?
+  )
+
+  /// The live keys (`liveFilter`) in key order, those starting with `prefix`, at most `limit`: a
+  /// range query on the primary key.
+  package func keys(
+    _ db: Database, prefix: String, limit: Int?, limits: StoreLimits, now: Double
+  ) throws -> [String] {
+    let live = liveFilter(limits, now: now)
+    var sql = "SELECT key FROM entry WHERE store = ? AND key >= ?"
+    var arguments: StatementArguments = [store, prefix]
+    if let upper = Self.prefixUpperBound(prefix) {
+      sql += " AND key < ?"
+      arguments += [upper]
+    }
+    sql += " AND \(live.condition) ORDER BY key LIMIT ?"
+    arguments += live.arguments + [limit ?? -1]
+    return try String.fetchAll(db, sql: sql, arguments: arguments)
+  }
+
+  /// The live values in key order, at most `limit`, without counting as reads.
+  package func peek(_ db: Database, limit: Int?, limits: StoreLimits, now: Double) throws
+    -> [(key: String, value: Data)]
+  {
+    let live = liveFilter(limits, now: now)
+    return try Row.fetchAll(
+      db,
+      sql: """
+        SELECT key, value FROM entry WHERE store = ? AND \(live.condition)
+        ORDER BY key LIMIT ?
+        """,
+      arguments: [store] + live.arguments + [limit ?? -1]
+    ).map { (key: $0["key"], value: $0["value"]) }
+  }
+
+  /// Every live entry's metadata in key order, with the reads still in the access-time log.
+  package func metadata(_ db: Database, limits: StoreLimits, now: Double) throws -> [Metadata] {
+    let live = liveFilter(limits, now: now)
+    let logged = try Workspace.loggedReads(db, store: store)
+    return try Row.fetchAll(
+      db,
+      sql: """
+        SELECT key, bytes, created_at, accessed_at, access_count, age_limit
+        FROM entry WHERE store = ? AND \(live.condition)
+        ORDER BY key
+        """, arguments: [store] + live.arguments
+    ).map { row in
+      let key: String = row["key"]
+      let created: Double = row["created_at"]
+      var accessed: Double = row["accessed_at"]
+      var accessCount: Int = row["access_count"]
+      if let reads = logged[Workspace.LoggedKey(store: store, key: key, created: created)] {
+        accessed = max(accessed, reads.time)
+        accessCount += reads.reads
+      }
+      return (key, row["bytes"], created, accessed, accessCount, row["age_limit"])
+    }
+  }
+
+  /// The store's byte count, expired entries included until they are trimmed.
+  package func byteCount(_ db: Database) throws -> Int {
+    try workspace.storeTotals(db, store: store).bytes
+  }
+
+  /// The byte count of a live key's value; nil when it has none.
+  package func byteCount(_ db: Database, key: String, limits: StoreLimits, now: Double) throws
+    -> Int?
+  {
+    let live = liveFilter(limits, now: now)
+    return try Int.fetchOne(
+      db, sql: "SELECT bytes FROM entry WHERE store = ? AND key = ? AND \(live.condition)",
+      arguments: [store, key] + live.arguments)
+  }
+
+  /// The smallest string greater than every string that starts with `prefix`, or nil for none.
+  package static func prefixUpperBound(_ prefix: String) -> String? {
+    guard var scalars = Optional(Array(prefix.unicodeScalars)), !scalars.isEmpty else { return nil }
+    while let last = scalars.popLast() {
+      if last.value < 0x10FFFF, let next = Unicode.Scalar(last.value + 1) ?? Unicode.Scalar(0xE000)
+      {
+        scalars.append(next)
+        return String(String.UnicodeScalarView(scalars))
+      }
+    }
+    return nil
+  }
+
+  // MARK: - The catalogue of stores
+
+  /// Every store's name and limits, by name.
+  package static func stores(_ db: Database) throws -> [(name: String, limits: StoreLimits)] {
+    try Row.fetchAll(db, sql: "SELECT name, byte_limit, age_limit, ttl FROM store ORDER BY name")
+      .map { row in
+        (
+          row["name"],
+          StoreLimits(byteLimit: row["byte_limit"], ageLimit: row["age_limit"], ttl: row["ttl"])
+        )
+      }
+  }
+
+  /// Every store's name, by name.
+  package static func storeNames(_ db: Database) throws -> [String] {
+    try String.fetchAll(db, sql: "SELECT name FROM store ORDER BY name")
+  }
+
+  /// Creates the store with `limits`; false when one has the name already.
+  package func create(_ db: Database, limits: StoreLimits) throws -> Bool {
+    guard try Int.fetchOne(db, sql: "SELECT 1 FROM store WHERE name = ?", arguments: [store]) == nil
+    else { return false }
+    try db.execute(
+      sql: "INSERT INTO store (name, byte_limit, age_limit, ttl) VALUES (?, ?, ?, ?)",
+      arguments: [store, limits.byteLimit, limits.ageLimit, limits.ttl])
+    workspace.storesChanged()
+    return true
   }
 
   // MARK: - Trims

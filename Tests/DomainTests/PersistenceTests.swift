@@ -260,7 +260,7 @@ struct PersistenceTests {
     #expect(try controller.keys() == ["item", "user", "user.a", "user.b", "usex"])
     #expect(try controller.keys(prefix: "user.") == ["user.a", "user.b"])
     #expect(try controller.keys(prefix: "user", limit: 2) == ["user", "user.a"])
-    #expect(PersistenceController.prefixUpperBound("ab") == "ac")
+    #expect(EntryStorage.prefixUpperBound("ab") == "ac")
   }
 
   @Test("stores: create, refuse duplicates and bad names, suggest on unknown ones")

@@ -117,7 +117,7 @@ public final class DataSourceDocument {
     } catch let corrupt as CorruptBlock {
       throw DataSourceError.corrupt(corrupt.description)
     }
-    let sections = try stored.sections.map { head, rows in
+    let sections = stored.sections.map { head, rows in
       Section(
         sectionData: head.hasData
           ? SectionDataModel(header: head.header, footer: head.footer) : nil,

@@ -335,11 +335,8 @@ public final class PersistenceController: Sendable {
     }
   }
 
-  /// The SQL condition of an entry that reads as present now: every one, or in TTL mode those not
-  /// expired.
-  func liveFilter(_ limits: Limits) -> (condition: String, arguments: StatementArguments) {
-    storage.liveFilter(limits, now: now().timeIntervalSince1970)
-  }
+  /// The time now, as the store's rows hold it.
+  var time: Double { now().timeIntervalSince1970 }
 
   // MARK: - Store state
 
@@ -384,5 +381,206 @@ public final class PersistenceController: Sendable {
     -> Data?
   {
     try storage.read(db, key: key, time: now().timeIntervalSince1970, limits: limits)
+  }
+}
+
+// MARK: - Listing a store
+
+/// Listing a store: its keys, values, entries' metadata and byte counts. In TTL mode expired
+/// entries are left out, as they read as missing.
+extension PersistenceController {
+  /// One entry's metadata, as `store entries` lists it.
+  public struct EntryInfo: Equatable, Sendable {
+    /// The key.
+    public var key: String
+    /// The value's length in bytes.
+    public var bytes: Int
+    /// When it was created (persisted for the first time or replaced).
+    public var created: Date
+    /// When it was last read or written.
+    public var accessed: Date
+    /// How many times it was read.
+    public var accessCount: Int
+    /// Its own age limit in seconds, if it has one.
+    public var ageLimit: Double?
+  }
+
+  /// Keys in key order, optionally those starting with `prefix`, at most `limit`.
+  ///
+  /// The prefix is a range query on the primary key, so it stays fast with many keys. In TTL
+  /// mode expired entries are left out, as they read as missing.
+  public func keys(prefix: String = "", limit: Int? = nil) throws -> [String] {
+    try traced("keys", [("prefix", prefix)], sql: "SELECT key FROM entry") { db, limits in
+      try storage.keys(db, prefix: prefix, limit: limit, limits: limits, now: time)
+    }
+  }
+
+  /// The values of the live entries, in key order, without counting as reads: listing a store
+  /// does not change which entries are least recently used.
+  public func peekObjects(limit: Int? = nil) throws -> [(key: String, value: Data)] {
+    try traced("peekObjects", [], sql: "SELECT key, value FROM entry") { db, limits in
+      try storage.peek(db, limit: limit, limits: limits, now: time)
+    }
+  }
+
+  /// Every entry's metadata, in key order, with the latest access times (expired ones left out
+  /// in TTL mode).
+  public func entries() throws -> [EntryInfo] {
+    // This session's reads and the log are folded in when the write lock is free; what stays in
+    // the log (another process writes, or the workspace is read-only) is added in here.
+    workspace.foldTouchesIfFree()
+    return try traced("entries", [], sql: "SELECT entry") { db, limits in
+      try storage.metadata(db, limits: limits, now: time).map {
+        EntryInfo(
+          key: $0.key, bytes: $0.bytes, created: Date(timeIntervalSince1970: $0.created),
+          accessed: Date(timeIntervalSince1970: $0.accessed), accessCount: $0.accessCount,
+          ageLimit: $0.ageLimit)
+      }
+    }
+  }
+
+  /// The total byte count of the store's values, expired ones included until they are trimmed.
+  public func byteCount() throws -> Int {
+    try traced("byteCount", [], sql: "SELECT store") { db, _ in try storage.byteCount(db) }
+  }
+
+  /// The byte count of one key's value; `objectNotFound` when it is missing (or expired, in TTL
+  /// mode).
+  public func byteCount(forKey key: String) throws -> Int {
+    let bytes: Int? = try traced("byteCount", [("key", key)], sql: "SELECT bytes FROM entry") {
+      db, limits in try storage.byteCount(db, key: key, limits: limits, now: time)
+    }
+    guard let bytes else { throw Error.objectNotFound(store: identifier, keys: [key]) }
+    return bytes
+  }
+}
+
+// MARK: - The catalogue of stores (archsh's; the seed's stores are fixed)
+
+/// The store catalog: which stores exist, creating them, and each store's limits.
+extension PersistenceController {
+  /// One store as `store stores` lists it.
+  public struct StoreSummary: Equatable, Sendable {
+    /// Its name.
+    public var name: String
+    /// How many entries it holds.
+    public var entries: Int
+    /// How many bytes its values take.
+    public var bytes: Int
+    /// Its limits.
+    public var limits: Limits
+  }
+
+  /// Every store with its totals and limits, by name.
+  public static func stores(in workspace: Workspace) throws -> [StoreSummary] {
+    try workspace.read { db in
+      let totals = try workspace.allStoreTotals(db)
+      return try EntryStorage.stores(db).map { store in
+        let total = totals[store.name] ?? Workspace.StoreTotals(bytes: 0, entries: 0)
+        return StoreSummary(
+          name: store.name, entries: total.entries, bytes: total.bytes, limits: store.limits)
+      }
+    }
+  }
+
+  /// The names of the stores, for completion and suggestions.
+  public static func storeNames(in workspace: Workspace) throws -> [String] {
+    try workspace.read { db in try EntryStorage.storeNames(db) }
+  }
+
+  /// Creates a store with the default limits.
+  public static func createStore(_ name: String, in workspace: Workspace, tracer: Tracing) throws {
+    guard isValidStoreName(name) else { throw Error.invalidStoreName(name) }
+    try tracer.withSpan("PersistenceController", "createStore", attributes: [("store", name)]) {
+      span in
+      try workspace.write("creating a store") { db in
+        let storage = EntryStorage(store: name, workspace: workspace)
+        guard try storage.create(db, limits: .default) else { throw Error.storeExists(name) }
+        span.setAttribute("sql", "INSERT store")
+      }
+    }
+  }
+
+  /// Drops this controller's store, which a user created, with its entries, and returns what it
+  /// held.
+  ///
+  /// The seed's stores (`Identifier`) are refused: the controllers that the factories build
+  /// persist into them.
+  @discardableResult
+  public func dropStore() throws -> StoreSummary {
+    let name = identifier
+    guard Identifier(rawValue: name) == nil else { throw Error.builtInStore(name) }
+    return try tracer.withSpan("PersistenceController", "dropStore", attributes: [("store", name)])
+    { span in
+      try workspace.write("dropping a store") { db in
+        let limits = try storeLimits(db)
+        let totals = try workspace.storeTotals(db, store: name)
+        try storage.drop(db)
+        span.setAttribute("sql", "DELETE entry, store")
+        span.setAttribute("entries", String(totals.entries))
+        return StoreSummary(
+          name: name, entries: totals.entries, bytes: totals.bytes, limits: limits)
+      }
+    }
+  }
+
+  /// Whether `name` can name a store.
+  public static func isValidStoreName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64
+      && name.unicodeScalars.allSatisfy {
+        $0.isASCII
+          && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+            || "_-.".unicodeScalars.contains($0))
+      }
+  }
+
+  /// The store's limits.
+  public func limits() throws -> Limits {
+    try traced("limits", [], sql: "SELECT store") { _, limits in limits }
+  }
+
+  /// Changes the store's limits and returns them with the entries that a lower byte limit
+  /// trimmed at once, least recently accessed first.
+  public func changeLimits(byteLimit: Int?, ageLimit: Double?, ttl: Bool?) throws -> LimitsChange {
+    try tracer.withSpan("PersistenceController", "setLimits", attributes: [("store", identifier)]) {
+      span in
+      try workspace.write("setting a store's limits") { db in
+        var limits = try storeLimits(db)
+        if let byteLimit { limits.byteLimit = byteLimit }
+        if let ageLimit { limits.ageLimit = ageLimit }
+        if let ttl { limits.ttl = ttl }
+        try storage.setLimits(db, limits)
+        let removed = try storage.trimLeastRecentlyUsed(db, toBytes: limits.byteLimit).map {
+          RemovedEntry(key: $0.key, bytes: $0.bytes)
+        }
+        span.setAttribute("sql", "UPDATE store")
+        if !removed.isEmpty {
+          span.setAttribute("trimmed", removed.map(\.key).joined(separator: ", "))
+        }
+        return LimitsChange(limits: limits, trimmed: removed)
+      }
+    }
+  }
+}
+
+/// An entry that a trim removed: its key and how many bytes its value held.
+public struct RemovedEntry: Equatable, Sendable {
+  /// The key.
+  public var key: String
+  /// The value's byte count.
+  public var bytes: Int
+}
+
+/// New limits, and what they trimmed at once.
+public struct LimitsChange: Equatable, Sendable {
+  /// The limits now in force.
+  public var limits: PersistenceController.Limits
+  /// The entries removed to fit a lower byte limit, in the order they were removed.
+  public var trimmed: [RemovedEntry]
+
+  /// Creates a change.
+  public init(limits: PersistenceController.Limits, trimmed: [RemovedEntry]) {
+    self.limits = limits
+    self.trimmed = trimmed
   }
 }

@@ -296,6 +296,21 @@ struct BoardTests {
     #expect(resumedIDs.first == resumeAfter + 1)
   }
 
+  @Test("the page sees 'learn start' and 'learn stop' end, though each changes the session")
+  func learnEndsOnThePage() throws {
+    let shell = try Shell()
+    defer { shell.quit() }
+    let (port, token) = try Self.openBoard(shell)
+    let events = try Self.get("/events?token=\(token)", port: port)
+    _ = events.read(until: "event: snapshot")
+    for line in ["learn start product-cache-key-whole-url", "learn stop"] {
+      shell.send(line)
+      let end = #""phase":"ended","line":""# + line + "\""
+      let text = events.read(until: end, seconds: 15)
+      #expect(text.contains(end), "'\(line)' never ended on the page: \(text.suffix(300))")
+    }
+  }
+
   @Test("board close tells every connected page, which then stops reconnecting")
   func closeTellsPages() throws {
     let shell = try Shell()

@@ -268,12 +268,14 @@ public final class Interpreter {
       isTransparent = parsed.resolution.command.isTransparent
       publishCommand(.began, parsed.displayLine, in: session)
       let output = try observed(parsed, in: session)
+      // The command may have changed the session (`learn start`, `learn stop`): its end is
+      // published to the session that runs lines now, whose stream the board follows.
       let observers = observersNow
-      publishCommand(.ended, parsed.displayLine, in: session, observers, output)
+      publishCommand(.ended, parsed.displayLine, in: self.session, observers, output)
       emit(output, to: observers)
       if isExpect { failures.examined() }
       if !isTransparent { previous = CommandRecord(succeeded: true, output: output, error: nil) }
-      session.lastStatus = 0
+      self.session.lastStatus = 0
       return true
     } catch let request as ExitRequest {
       let interactive = frames.first?.isInteractive == true
@@ -291,7 +293,7 @@ public final class Interpreter {
         .ended,
         prepared.containsSecret
           ? Span.redacted : raw.words.map { Lexer.quoted($0.text) }.joined(separator: " "),
-        in: session, observers, shown, error: error)
+        in: self.session, observers, shown, error: error)
       return failed(
         error, line: line, fallbackOffset: head.offset, expected: expectsFailure,
         isExpect: isExpect, isTransparent: isTransparent, output: shown)

@@ -117,9 +117,20 @@ package struct EntryStorage: Sendable {
         if expiry.isExpired(createdAt: created, entryAgeLimit: entryAgeLimit) { return nil }
       }
       let value = select.data(0)
-      workspace.recordTouch(store: store, key: key, created: created, time: time)
+      recordAccessBehind(key: key, created: created, time: time)
       return value
     }
+  }
+
+  /// The access-time policy: a read's time and count are written behind, not by the read.
+  ///
+  /// This is PINCache's own asynchronous date update (`PINDiskCache` sets an object's date on
+  /// its queue after handing the object back). Here the read is kept in the workspace's
+  /// access-time log (`Workspace.recordTouch`) and written in batches. A trim by access time
+  /// writes them first (`trimLeastRecentlyUsed`), and so does a listing of the entries
+  /// (`metadata`). A crash loses at most the last batch of access times, never an entry.
+  private func recordAccessBehind(key: String, created: Double, time: Double) {
+    workspace.recordTouch(store: store, key: key, created: created, time: time)
   }
 
   /// Whether `key` has an entry, expired or not.

@@ -423,7 +423,7 @@ package final class DataSourceBlocks {
   }
 
   /// A position between two others; nil means the start or the end.
-  package static func between(_ lower: Double?, _ upper: Double?) -> Double {
+  private static func between(_ lower: Double?, _ upper: Double?) -> Double {
     switch (lower, upper) {
     case (nil, nil): return 1
     case (let lower?, nil): return lower + 1
@@ -446,13 +446,6 @@ package enum RowCoding {
       data.append(contentsOf: bytes)
     }
     return data
-  }
-
-  /// The rows of a blob; `CorruptBlock` when it does not hold whole rows.
-  package static func decode(_ data: Data) throws -> [StoredRow] {
-    var rows: [StoredRow] = []
-    try decode(data, into: &rows) { StoredRow(kind: $0, text: $1) }
-    return rows
   }
 
   /// Appends the rows of a blob to `rows`, each made by `makeRow` from its kind and text;

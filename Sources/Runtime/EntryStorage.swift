@@ -53,9 +53,6 @@ package struct EntryStorage: Sendable {
     return limits
   }
 
-  /// Every store's name, for a suggestion when this one is unknown.
-  package func storeNames(_ db: Database) throws -> [String] { try Self.storeNames(db) }
-
   // MARK: - Write, read, remove
 
   /// What a write did.

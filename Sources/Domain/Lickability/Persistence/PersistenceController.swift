@@ -362,7 +362,8 @@ public final class PersistenceController: Sendable {
   /// `unknownStore` for the controller's identifier, with the nearest store's name.
   private func unknownStore(_ db: Database) throws -> Error {
     Error.unknownStore(
-      identifier, suggestion: Suggestion.nearest(to: identifier, among: try storage.storeNames(db)))
+      identifier,
+      suggestion: Suggestion.nearest(to: identifier, among: try EntryStorage.storeNames(db)))
   }
 
   /// The store's limits, from the workspace's cache, inside a transaction that has noted other

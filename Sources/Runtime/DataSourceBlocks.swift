@@ -126,7 +126,13 @@ package final class DataSourceBlocks {
            WHERE s.source = d.name) AS rows
         FROM data_source d ORDER BY d.name
         """
-    ).map { (name: $0["name"], sections: $0["sections"], rows: $0["rows"]) }
+    ).map {
+      try (
+        name: $0.stored("name", of: "data_source"),
+        sections: $0.stored("sections", of: "ds_section"),
+        rows: $0.stored("rows", of: "ds_block")
+      )
+    }
   }
 
   /// The names of the stored data sources.
@@ -175,7 +181,7 @@ package final class DataSourceBlocks {
       sql: "SELECT id, ord, has_data, header, footer FROM ds_section WHERE source = ? ORDER BY ord",
       arguments: [name])
     for sectionRow in sectionRows {
-      let id: Int64 = sectionRow["id"]
+      let id: Int64 = try sectionRow.stored("id", of: "ds_section")
       var rows: [Element] = []
       var blockLayouts: [BlockLayout] = []
       let blocks = try FastStatement(
@@ -188,17 +194,23 @@ package final class DataSourceBlocks {
           BlockLayout(
             id: Int64(blocks.int(0)), order: blocks.double(1), count: rows.count - before))
       }
-      let head = StoredSectionHead(
-        hasData: sectionRow["has_data"], header: sectionRow["header"],
-        footer: sectionRow["footer"])
+      let head = try StoredSectionHead(
+        hasData: sectionRow.stored("has_data", of: "ds_section"),
+        header: sectionRow.stored("header", of: "ds_section"),
+        footer: sectionRow.stored("footer", of: "ds_section"))
       sections.append((head, rows))
-      layout.append(SectionLayout(id: id, order: sectionRow["ord"], blocks: blockLayouts))
+      layout.append(
+        SectionLayout(
+          id: id, order: try sectionRow.stored("ord", of: "ds_section"), blocks: blockLayouts))
     }
     self.layout = layout
-    return StoredDataSource(
-      sections: sections, registrations: source["registrations"] ?? "{}",
-      background: source["background"], emptyActionText: source["empty_action_text"],
-      emptyAction: source["empty_action"])
+    let table = "data_source"
+    return try StoredDataSource(
+      sections: sections,
+      registrations: source.stored("registrations", of: table, as: String?.self) ?? "{}",
+      background: source.stored("background", of: table),
+      emptyActionText: source.stored("empty_action_text", of: table),
+      emptyAction: source.stored("empty_action", of: table))
   }
 
   // MARK: - Settings

@@ -71,15 +71,15 @@ extension EmbeddedAPIState {
     // Reads logged under the old keys are folded in first, or they would be lost with them.
     if !rows.isEmpty { try Workspace.compactTouches(db) }
     for row in rows {
-      let store: String = row["store"]
-      let key: String = row["key"]
+      let store: String = try row.stored("store", of: "entry")
+      let key: String = try row.stored("key", of: "entry")
       let afterHost = key.dropFirst("http://127.0.0.1:".count)
       guard let slash = afterHost.firstIndex(of: "/") else { continue }
       let moved = origin + afterHost[afterHost.index(after: slash)...]
       let existing = try Double.fetchOne(
         db, sql: "SELECT created_at FROM entry WHERE store = ? AND key = ?",
         arguments: [store, moved])
-      if let existing, existing >= (row["created_at"] as Double) {
+      if let existing, try existing >= row.stored("created_at", of: "entry", as: Double.self) {
         try db.execute(
           sql: "DELETE FROM entry WHERE store = ? AND key = ?", arguments: [store, key])
         continue

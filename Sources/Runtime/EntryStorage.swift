@@ -199,7 +199,7 @@ package struct EntryStorage: Sendable {
         ORDER BY key LIMIT ?
         """,
       arguments: [store] + live.arguments + [limit ?? -1]
-    ).map { (key: $0["key"], value: $0["value"]) }
+    ).map { try (key: $0.stored("key", of: "entry"), value: $0.stored("value", of: "entry")) }
   }
 
   /// Every live entry's metadata in key order, with the reads still in the access-time log.
@@ -214,15 +214,18 @@ package struct EntryStorage: Sendable {
         ORDER BY key
         """, arguments: [store] + live.arguments
     ).map { row in
-      let key: String = row["key"]
-      let created: Double = row["created_at"]
-      var accessed: Double = row["accessed_at"]
-      var accessCount: Int = row["access_count"]
+      let key: String = try row.stored("key", of: "entry")
+      let created: Double = try row.stored("created_at", of: "entry")
+      var accessed: Double = try row.stored("accessed_at", of: "entry")
+      var accessCount: Int = try row.stored("access_count", of: "entry")
       if let reads = logged[Workspace.LoggedKey(store: store, key: key, created: created)] {
         accessed = max(accessed, reads.time)
         accessCount += reads.reads
       }
-      return (key, row["bytes"], created, accessed, accessCount, row["age_limit"])
+      return try (
+        key, row.stored("bytes", of: "entry"), created, accessed, accessCount,
+        row.stored("age_limit", of: "entry")
+      )
     }
   }
 
@@ -260,9 +263,11 @@ package struct EntryStorage: Sendable {
   package static func stores(_ db: Database) throws -> [(name: String, limits: StoreLimits)] {
     try Row.fetchAll(db, sql: "SELECT name, byte_limit, age_limit, ttl FROM store ORDER BY name")
       .map { row in
-        (
-          row["name"],
-          StoreLimits(byteLimit: row["byte_limit"], ageLimit: row["age_limit"], ttl: row["ttl"])
+        try (
+          row.stored("name", of: "store"),
+          StoreLimits(
+            byteLimit: row.stored("byte_limit", of: "store"),
+            ageLimit: row.stored("age_limit", of: "store"), ttl: row.stored("ttl", of: "store"))
         )
       }
   }
@@ -351,7 +356,7 @@ package struct EntryStorage: Sendable {
       db, sql: "SELECT key, bytes FROM entry WHERE store = ? ORDER BY \(order)",
       arguments: [store])
     while total > limit, let row = try rows.next() {
-      let entry: Removed = (row["key"], row["bytes"])
+      let entry: Removed = try (row.stored("key", of: "entry"), row.stored("bytes", of: "entry"))
       removed.append(entry)
       total -= entry.bytes
     }

@@ -40,8 +40,10 @@ public struct LearnerProgress: Sendable {
       for row in try Row.fetchAll(
         db, sql: "SELECT exercise, tries, hints, met FROM learner_progress")
       {
-        let entry = Entry(
-          exercise: row["exercise"], tries: row["tries"], hints: row["hints"], met: row["met"])
+        let table = "learner_progress"
+        let entry = try Entry(
+          exercise: row.stored("exercise", of: table), tries: row.stored("tries", of: table),
+          hints: row.stored("hints", of: table), met: row.stored("met", of: table))
         entries[entry.exercise] = entry
       }
       return entries

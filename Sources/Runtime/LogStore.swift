@@ -58,7 +58,10 @@ package final class LogStore: Sendable {
   package func settings() throws -> [Setting] {
     try workspace.read { db in
       try Row.fetchAll(db, sql: "SELECT tag, enabled, threshold FROM logger_settings").map {
-        Setting(tag: $0["tag"], enabled: $0["enabled"], threshold: $0["threshold"])
+        try Setting(
+          tag: $0.stored("tag", of: "logger_settings"),
+          enabled: $0.stored("enabled", of: "logger_settings"),
+          threshold: $0.stored("threshold", of: "logger_settings"))
       }
     }
   }
@@ -77,12 +80,15 @@ package final class LogStore: Sendable {
   /// How many lines each tag has, those held included.
   package func lineCounts() throws -> [String: Int] {
     try flush()
-    let rows = try workspace.read { db in
-      try Row.fetchAll(db, sql: "SELECT tag, COUNT(*) AS count FROM log_lines GROUP BY tag")
+    return try workspace.read { db in
+      var counts: [String: Int] = [:]
+      for row in try Row.fetchAll(
+        db, sql: "SELECT tag, COUNT(*) AS count FROM log_lines GROUP BY tag")
+      {
+        counts[try row.stored("tag", of: "log_lines")] = try row.stored("count", of: "log_lines")
+      }
+      return counts
     }
-    var counts: [String: Int] = [:]
-    for row in rows { counts[row["tag"]] = row["count"] }
-    return counts
   }
 
   /// Holds a line until the next write (from any thread).
@@ -153,7 +159,7 @@ package final class LogStore: Sendable {
     }
     let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     arguments.append(limit)
-    let rows = try workspace.read { db in
+    return try workspace.read { db in
       try Row.fetchAll(
         db,
         sql: """
@@ -161,12 +167,15 @@ package final class LogStore: Sendable {
             SELECT id, logged_at, tag, level, message FROM log_lines \(filter)
             ORDER BY id DESC LIMIT ?
           ) ORDER BY id
-          """, arguments: StatementArguments(arguments))
-    }
-    return rows.map { row in
-      Line(
-        number: row["id"], date: Date(timeIntervalSince1970: row["logged_at"]), tag: row["tag"],
-        level: row["level"], message: row["message"])
+          """, arguments: StatementArguments(arguments)
+      ).map { row in
+        let table = "log_lines"
+        return try Line(
+          number: row.stored("id", of: table),
+          date: Date(timeIntervalSince1970: row.stored("logged_at", of: table)),
+          tag: row.stored("tag", of: table), level: row.stored("level", of: table),
+          message: row.stored("message", of: table))
+      }
     }
   }
 

@@ -87,7 +87,12 @@ extension Workspace {
     let rows = try Row.fetchCursor(
       db, sql: "SELECT store, coalesce(sum(bytes), 0), count(*) FROM entry GROUP BY store")
     while let row = try rows.next() {
-      totals[row[0]] = StoreTotals(bytes: row[1], entries: row[2])
+      // A value of another type (a file changed outside archsh) counts as nothing here;
+      // listing the entries names it.
+      let store: DatabaseValue = row[0]
+      guard case .string(let name) = store.storage else { continue }
+      totals[name] = StoreTotals(
+        bytes: Int.fromDatabaseValue(row[1]) ?? 0, entries: Int.fromDatabaseValue(row[2]) ?? 0)
     }
     return totals
   }

@@ -297,6 +297,24 @@ public final class Workspace: @unchecked Sendable {
       }
     } catch let error as DatabaseError {
       throw translate(error, operation: operation)
+    } catch {
+      throw damage(error)
+    }
+  }
+
+  /// A value of the wrong type, read from a file changed outside archsh, as the damage it is;
+  /// any other error as it is.
+  private func damage(_ error: Error) -> Error {
+    switch error {
+    case let error as StoredValueError:
+      return WorkspaceError.damaged(path: path, detail: error.description)
+    case let error as RowDecodingError:
+      // GRDB's text names the row's values: escaped, and cut.
+      let text = TerminalText.escaped(String(describing: error))
+      return WorkspaceError.damaged(
+        path: path, detail: text.count <= 160 ? text : "\(text.prefix(160))…")
+    default:
+      return error
     }
   }
 
@@ -346,6 +364,8 @@ public final class Workspace: @unchecked Sendable {
       result = try queue.inDatabase(body)
     } catch let error as DatabaseError {
       throw translate(error, operation: "reading")
+    } catch {
+      throw damage(error)
     }
     if pendingTouchTotal >= Self.touchBatch { flushTouchesIfFree() }
     return result
@@ -526,9 +546,9 @@ public final class Workspace: @unchecked Sendable {
           sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view') "
             + "ORDER BY type, name"
         ).compactMap { row in
-          let type: String = row["type"]
-          let name: String = row["name"]
-          let sql: String? = row["sql"]
+          let type: String = try row.stored("type", of: "sqlite_master")
+          let name: String = try row.stored("name", of: "sqlite_master")
+          let sql: String? = try row.stored("sql", of: "sqlite_master")
           if type == "trigger", let sql, own.contains(normalized(sql)) { return nil }
           return "\(type) '\(TerminalText.escaped(name))'"
         }

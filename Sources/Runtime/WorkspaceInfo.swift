@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Plumbing
 
 extension Workspace {
   /// What `db info` shows.
@@ -48,9 +49,65 @@ extension Workspace {
         return lines.flatMap { $0.split(separator: "\n").map(String.init) }
           .filter { !$0.hasPrefix("*** in database ") } + foreign
       }
-      return foreign.isEmpty ? ["ok"] : foreign
+      let problems = try Self.valueTypeProblems(db) + foreign
+      return problems.isEmpty ? ["ok"] : problems
     }
   }
+
+  /// The columns holding values of a type archsh does not write there, by their declared type
+  /// (a NULL where the column says NOT NULL included): only a file changed outside archsh has
+  /// them, and a command that reads one fails with `WorkspaceError.damaged`.
+  ///
+  /// SQLite's own check looks at neither: a column that is not STRICT takes any value.
+  static func valueTypeProblems(_ db: Database) throws -> [String] {
+    var problems: [String] = []
+    let tables = try String.fetchAll(
+      db,
+      sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        + "ORDER BY name")
+    for table in tables {
+      let columns = try Row.fetchAll(
+        db, sql: "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", arguments: [table])
+      for column in columns {
+        guard problems.count < integrityCheckLimit,
+          let name = try? column.stored("name", of: "pragma_table_info", as: String.self),
+          let declared = try? column.stored("type", of: "pragma_table_info", as: String.self),
+          var allowed = Self.storageClasses[declared.uppercased()]
+        else { continue }
+        if (try? column.stored("notnull", of: "pragma_table_info", as: Int.self)) != 1 {
+          allowed.append("null")
+        }
+        let classes = allowed.map { "'\($0)'" }.joined(separator: ", ")
+        let found = try Row.fetchAll(
+          db,
+          sql: """
+            SELECT typeof(\(name.quotedDatabaseIdentifier)) AS kind, count(*) AS count
+            FROM \(table.quotedDatabaseIdentifier)
+            WHERE typeof(\(name.quotedDatabaseIdentifier)) NOT IN (\(classes))
+            GROUP BY 1 ORDER BY 1
+            """)
+        for row in found {
+          let kind = (try? row.stored("kind", of: table, as: String.self)) ?? "?"
+          let count = (try? row.stored("count", of: table, as: Int.self)) ?? 0
+          problems.append(
+            "\(TerminalText.escaped(table)).\(TerminalText.escaped(name)): "
+              + "\(count) \(count == 1 ? "row holds" : "rows hold") \(kind), "
+              + "where archsh keeps \(Self.storedKinds[declared.uppercased()] ?? declared)")
+        }
+      }
+    }
+    return problems
+  }
+
+  /// What each declared type of archsh's schema holds, in the words `StoredValueError` uses.
+  private static let storedKinds = [
+    "INTEGER": "an integer", "REAL": "a number", "TEXT": "text", "BLOB": "bytes",
+  ]
+
+  /// The storage classes (`typeof`) each declared type of archsh's schema holds.
+  private static let storageClasses: [String: [String]] = [
+    "INTEGER": ["integer"], "REAL": ["real", "integer"], "TEXT": ["text"], "BLOB": ["blob"],
+  ]
 
   /// The most problems SQLite's integrity check reports before it stops looking.
   public static let integrityCheckLimit = 100

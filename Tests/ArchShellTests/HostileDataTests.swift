@@ -205,6 +205,62 @@ struct HostileDataTests {
     #expect(stolen == "0\n")
   }
 
+  @Test(
+    "values of the wrong type, written outside archsh, fail the commands that read them in one line, and db check names them"
+  )
+  func mistypedValues() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let database = directory + "/w.sqlite"
+    let made = try Binary.run([
+      "--no-rc", "--db", database, "-c", "store persist generalCache k v", "-c",
+      "repo new items /users/me/locations", "-c", "log level API Verbose",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let sqlite = Process()
+    sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    sqlite.arguments = [
+      database,
+      "UPDATE entry SET created_at = 'x\u{1B}[31m'; UPDATE store SET ttl = 'maybe' "
+        + "WHERE name = 'bookmarks'; UPDATE repositories SET total = x'00ff'; "
+        + "UPDATE logger_settings SET threshold = 'high';",
+    ]
+    try sqlite.run()
+    sqlite.waitUntilExit()
+    #expect(sqlite.terminationStatus == 0)
+    let hint =
+      " ('db check' looks for more; mend the file with sqlite3, or use another workspace with --db)\n"
+    let damaged = "-c:1:1: error: the workspace '\(database)' is damaged: "
+    for (command, error) in [
+      ("store entries generalCache", #"entry.created_at of 'k' holds "x\e[31m", not a number"#),
+      ("store stores", "store.ttl of 'bookmarks' holds \"maybe\", not a boolean"),
+      ("repo list", "repositories.total of 'items' holds a blob of 2 bytes, not an integer"),
+      ("log tags", "logger_settings.threshold of 'API' holds \"high\", not an integer"),
+    ] {
+      let run = try Binary.run(["--no-rc", "--db", database, "-c", command])
+      #expect(run.status == 1, "\(command)")
+      #expect(run.stdout == "", "\(command): \(run.stdout)")
+      #expect(run.stderr == damaged + error + hint, "\(command)")
+    }
+    // What is sound stays readable.
+    let read = try Binary.run(["--no-rc", "--db", database, "-c", "store retrieve generalCache k"])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout == "v\n")
+    let check = try Binary.run(["--no-rc", "--db", database, "-c", "db check"])
+    #expect(check.status == 1)
+    #expect(
+      check.stdout == """
+        entry.created_at: 1 row holds text, where archsh keeps a number
+        logger_settings.threshold: 1 row holds text, where archsh keeps an integer
+        repositories.total: 1 row holds blob, where archsh keeps an integer
+        store.ttl: 1 row holds text, where archsh keeps an integer
+
+        """)
+    #expect(
+      check.stderr
+        == "-c:1:1: error: integrity check failed: 4 problems (copy the file aside before changing it)\n"
+    )
+  }
+
   @Test("a sections file is checked field by field, each error naming its place in the file")
   func sectionsFile() throws {
     let directory = try Binary.makeTemporaryDirectory()

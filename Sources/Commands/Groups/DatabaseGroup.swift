@@ -22,6 +22,9 @@ enum DatabaseGroup {
       return "make the file and its folder writable, or choose another workspace with --db"
     case WorkspaceError.busy:
       return "run it again when the other process is done, or use another workspace with --db"
+    case WorkspaceError.damaged:
+      return
+        "'db check' looks for more; mend the file with sqlite3, or use another workspace with --db"
     default: return nil
     }
   }
@@ -40,10 +43,13 @@ enum DatabaseGroup {
   }
 
   static let check = Command(
-    "check", summary: "run SQLite's integrity check",
+    "check", summary: "run SQLite's integrity check, and look for values of the wrong type",
     discussion: """
       Prints ok, or each problem on its own line and fails with their count. SQLite stops \
-      looking after \(Workspace.integrityCheckLimit) problems.
+      looking after \(Workspace.integrityCheckLimit) problems. When SQLite finds none, each \
+      column is checked against its declared type: a NULL or text where archsh keeps a number \
+      is a file changed outside archsh, and a command that reads it fails, naming it. Triggers \
+      and views archsh did not create are problems too.
       """,
     examples: ["db check"], result: .record(["ok", "problems"])
   ) { invocation in

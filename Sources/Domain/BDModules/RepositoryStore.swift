@@ -176,14 +176,14 @@ public final class RepositoryStore: Sendable {
 
   /// The repository named `name`.
   public func record(_ name: String) throws -> RepositoryRecord {
-    let row = try workspace.read { db in
+    let found = try workspace.read { db in
       try Row.fetchOne(db, sql: "SELECT * FROM repositories WHERE name = ?", arguments: [name])
+        .map { try self.record($0) }
     }
-    guard let row else {
+    guard var record = found else {
       let names = (try? list().map(\.definition.name)) ?? []
       throw RepositoryError.unknown(name, suggestion: Suggestion.nearest(to: name, among: names))
     }
-    var record = self.record(row)
     if inFlight.withLock({ $0.contains(name) }) { record.fetchState = .fetching }
     return record
   }
@@ -191,7 +191,9 @@ public final class RepositoryStore: Sendable {
   /// Every repository, by name.
   public func list() throws -> [RepositoryRecord] {
     try workspace.read { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM repositories ORDER BY name").map { self.record($0) }
+      try Row.fetchAll(db, sql: "SELECT * FROM repositories ORDER BY name").map {
+        try self.record($0)
+      }
     }
   }
 
@@ -290,7 +292,12 @@ public final class RepositoryStore: Sendable {
           SELECT position, object FROM repository_elements
           WHERE repository = ? AND position >= ? ORDER BY position LIMIT ?
           """, arguments: [name, from, count]
-      ).map { (position: $0["position"], json: $0["object"]) }
+      ).map {
+        try (
+          position: $0.stored("position", of: "repository_elements"),
+          json: $0.stored("object", of: "repository_elements")
+        )
+      }
     }
   }
 
@@ -333,19 +340,25 @@ public final class RepositoryStore: Sendable {
     return controller
   }
 
-  private func record(_ row: Row) -> RepositoryRecord {
-    let text: String = row["options"]
+  /// A stored repository; a value of another type (a file changed outside archsh) throws.
+  private func record(_ row: Row) throws -> RepositoryRecord {
+    let table = "repositories"
+    let text: String = try row.stored("options", of: table)
     let options = (try? decoder.decode([String: String].self, from: Data(text.utf8))) ?? [:]
-    let definition = RepositoryDefinition(
-      name: row["name"], path: row["path"], options: options,
-      ordering: RepositoryDefinition.Ordering(rawValue: row["ordering"]) ?? .none,
-      paging: RepositoryDefinition.PagingMode(rawValue: row["paging"]) ?? .standard,
-      limit: row["page_limit"])
-    return RepositoryRecord(
+    let definition = try RepositoryDefinition(
+      name: row.stored("name", of: table), path: row.stored("path", of: table), options: options,
+      ordering: RepositoryDefinition.Ordering(rawValue: row.stored("ordering", of: table))
+        ?? .none,
+      paging: RepositoryDefinition.PagingMode(rawValue: row.stored("paging", of: table))
+        ?? .standard,
+      limit: row.stored("page_limit", of: table))
+    return try RepositoryRecord(
       definition: definition,
-      fetchState: FetchState(rawValue: row["fetch_state"]) ?? .notFetched, total: row["total"],
-      count: row["element_count"], firstPagingId: row["first_paging_id"],
-      lastPagingId: row["last_paging_id"], lastError: row["last_error"])
+      fetchState: FetchState(rawValue: row.stored("fetch_state", of: table)) ?? .notFetched,
+      total: row.stored("total", of: table), count: row.stored("element_count", of: table),
+      firstPagingId: row.stored("first_paging_id", of: table),
+      lastPagingId: row.stored("last_paging_id", of: table),
+      lastError: row.stored("last_error", of: table))
   }
 }
 

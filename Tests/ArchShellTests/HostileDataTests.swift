@@ -13,6 +13,16 @@ struct HostileDataTests {
     }
   }
 
+  /// Runs `sql` on `database` with the sqlite3 program, as someone changing the file by hand.
+  private func changeOutsideArchsh(_ database: String, _ sql: String) throws {
+    let sqlite = Process()
+    sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    sqlite.arguments = [database, sql]
+    try sqlite.run()
+    sqlite.waitUntilExit()
+    #expect(sqlite.terminationStatus == 0, "\(sql)")
+  }
+
   @Test("a server's fields with escape sequences are shown escaped, and exact in --json")
   func serverFields() throws {
     let server = try HostileServerTests.Server()
@@ -168,16 +178,10 @@ struct HostileDataTests {
     let made = try Binary.run(
       ["--no-rc", "--db", database, "-c", "store persist generalCache k v"])
     #expect(made.status == 0, "\(made.stderr)")
-    let sqlite = Process()
-    sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    sqlite.arguments = [
+    try changeOutsideArchsh(
       database,
       "CREATE TABLE loot(stolen TEXT); CREATE TRIGGER steal AFTER INSERT ON entry BEGIN "
-        + "INSERT INTO loot VALUES (NEW.key); END;",
-    ]
-    try sqlite.run()
-    sqlite.waitUntilExit()
-    #expect(sqlite.terminationStatus == 0)
+        + "INSERT INTO loot VALUES (NEW.key); END;")
     let read = try Binary.run(["--no-rc", "--db", database, "-c", "store retrieve generalCache k"])
     #expect(read.status == 0, "\(read.stderr)")
     #expect(read.stdout.contains("v"), "\(read.stdout)")
@@ -216,17 +220,11 @@ struct HostileDataTests {
       "repo new items /users/me/locations", "-c", "log level API Verbose",
     ])
     #expect(made.status == 0, "\(made.stderr)")
-    let sqlite = Process()
-    sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    sqlite.arguments = [
+    try changeOutsideArchsh(
       database,
       "UPDATE entry SET created_at = 'x\u{1B}[31m'; UPDATE store SET ttl = 'maybe' "
         + "WHERE name = 'bookmarks'; UPDATE repositories SET total = x'00ff'; "
-        + "UPDATE logger_settings SET threshold = 'high';",
-    ]
-    try sqlite.run()
-    sqlite.waitUntilExit()
-    #expect(sqlite.terminationStatus == 0)
+        + "UPDATE logger_settings SET threshold = 'high';")
     let hint =
       " ('db check' looks for more; mend the file with sqlite3, or use another workspace with --db)\n"
     let damaged = "-c:1:1: error: the workspace '\(database)' is damaged: "

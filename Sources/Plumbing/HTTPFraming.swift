@@ -421,7 +421,12 @@ public enum TerminalText {
   /// `text` with C0 controls (but newline and tab), DEL and C1 controls written as `\e`, `\a`,
   /// `\r`, `\0` or `\u{9b}`.
   public static func escaped(_ text: String, keepingLines: Bool = false) -> String {
-    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    // A byte scan first: a C1 control's UTF-8 begins with 0xC2, and text with no control byte
+    // and no 0xC2 (nearly all of it) is returned as it is, without decoding its scalars.
+    let scanned = text.utf8.withContiguousStorageIfAvailable { bytes in
+      bytes.contains(where: mayStartEscape)
+    }
+    guard scanned ?? true, text.unicodeScalars.contains(where: needsEscape) else { return text }
     var result = ""
     result.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {
@@ -444,6 +449,11 @@ public enum TerminalText {
       }
     }
     return result
+  }
+
+  /// Whether a UTF-8 byte is a control byte, or may begin a C1 control (0xC2).
+  private static func mayStartEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == 0x7F || byte == 0xC2
   }
 
   private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

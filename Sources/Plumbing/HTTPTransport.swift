@@ -152,7 +152,7 @@ public enum HTTPTransport {
       throw .invalidRequest("the method '\(TerminalText.escaped(method))' is not a token")
     }
     var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
-    let named = host.contains(":") ? "[\(host)]" : host
+    let named = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
     head.headers.add(name: "Host", value: url.port.map { "\(named):\($0)" } ?? named)
     head.headers.add(name: "User-Agent", value: "archsh")
     for (name, value) in headers { head.headers.replaceOrAdd(name: name, value: value) }
@@ -174,7 +174,8 @@ public enum HTTPTransport {
       throw .unsupportedURL
     }
     // An IPv6 address (Foundation gives it without its brackets) is hex digits, colons and dots.
-    if written.contains(":") {
+    // The checks look at bytes: Foundation's `contains` of a string searches through NSString.
+    if written.utf8.contains(UInt8(ascii: ":")) {
       let isAddressByte = { (byte: UInt8) in
         isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
       }
@@ -183,7 +184,7 @@ public enum HTTPTransport {
       }
       return written.lowercased()
     }
-    if written.contains("%") {
+    if written.utf8.contains(UInt8(ascii: "%")) {
       // Foundation shows a Unicode name percent-encoded here (`b%C3%BCcher`) and gives its IDNA
       // form (`xn--bcher-kva`) decoded; any other percent-escape decodes to what it says, and is
       // refused.

@@ -312,7 +312,9 @@ public enum Redaction {
 
   /// Whether `text` is a URL with a password in it (`scheme://user:password@host`).
   public static func holdsURLPassword(_ text: String) -> Bool {
-    guard text.contains("@"), text.contains("://") else { return false }
+    // A byte scan first: every request's URL comes here, and Foundation's `contains` of a
+    // string searches through NSString.
+    guard text.utf8.contains(UInt8(ascii: "@")), text.contains("://") else { return false }
     return URLComponents(string: text)?.password != nil
   }
 

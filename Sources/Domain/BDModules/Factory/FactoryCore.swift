@@ -25,8 +25,11 @@ final class FactoryCore: Sendable {
     var singletons: [AnyBuiltSingleton?] = []
     var constructions: [Int] = []
     var resolved: [String: Set<String>] = [:]
-    /// The last dependency recorded in `resolved`, by slot.
-    var lastResolved: (product: Int, dependency: Int)?
+    /// The pairs recorded in `resolved`, by slot.
+    ///
+    /// A product's slot's set holds its dependencies' slots. A product asks for the same few
+    /// dependencies on every command, and an integer set finds them without hashing two names.
+    var resolvedSlots: [Set<Int>] = []
 
     /// The singleton at `slot`, if it has been built.
     func built(at slot: Int) -> AnyBuiltSingleton? {
@@ -194,15 +197,17 @@ final class FactoryCore: Sendable {
       return
     }
     state.withLock { state in
-      // The same product asks for the same dependency on every command (a controller for its
-      // workspace): comparing with the last pair recorded is cheaper than hashing both names.
-      if let last = state.lastResolved, last.product == requester.slot,
-        last.dependency == declaration.slot
+      if requester.slot < state.resolvedSlots.count,
+        state.resolvedSlots[requester.slot].contains(declaration.slot)
       {
         return
       }
+      if requester.slot >= state.resolvedSlots.count {
+        state.resolvedSlots.append(
+          contentsOf: repeatElement([], count: requester.slot + 1 - state.resolvedSlots.count))
+      }
+      state.resolvedSlots[requester.slot].insert(declaration.slot)
       _ = state.resolved[requester.product, default: []].insert(declaration.name)
-      state.lastResolved = (requester.slot, declaration.slot)
     }
   }
 }

@@ -321,7 +321,9 @@ public final class NetworkController: Sendable {
   /// An absolute URL as it is, or a path (with its query) appended to `base`'s path; nil when
   /// that makes no URL.
   public static func url(_ path: String, relativeTo base: URL) -> URL? {
-    if path.hasPrefix("http://") || path.hasPrefix("https://") {
+    // Byte comparisons: these run for every request, and Foundation's string search goes
+    // through NSString.
+    if path.utf8.starts(with: "http://".utf8) || path.utf8.starts(with: "https://".utf8) {
       // A password in the URL would be shown in the log and the trace; it is never sent.
       guard !Redaction.holdsURLPassword(path) else { return nil }
       return URL(string: path)
@@ -329,9 +331,12 @@ public final class NetworkController: Sendable {
     // The base URL's scheme, authority and path; a query or fragment on it (which a base URL
     // given to archsh cannot have) never ends up in the middle of the joined path.
     var text = base.absoluteString
-    if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<cut]) }
-    let root = text.hasSuffix("/") ? String(text.dropLast()) : text
-    return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
+    if let cut = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+    {
+      text = String(text[..<cut])
+    }
+    let root = text.utf8.last == UInt8(ascii: "/") ? String(text.dropLast()) : text
+    return URL(string: root + (path.utf8.first == UInt8(ascii: "/") ? path : "/" + path))
   }
 
   /// Sends and waits on this thread: archsh runs one command at a time.

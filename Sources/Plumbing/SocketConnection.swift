@@ -228,6 +228,10 @@ public final class SocketConnection: Sendable {
 ///
 /// At most `highWater` bytes wait: past them the connection stops reading until the waiting
 /// thread has taken them.
+///
+/// The event loop wakes the waiting thread after it unlocks: woken inside the lock, the waiting
+/// thread would at once block on the lock the event loop still holds, and each answer would cost
+/// two more system calls and a switch between the threads.
 final class Inbox: @unchecked Sendable {
   // @unchecked: every stored var is read and written only while `condition` is locked; `framer`
   // is used by the one exchange that holds the connection.
@@ -256,35 +260,35 @@ final class Inbox: @unchecked Sendable {
   /// The first one is: a name with several addresses makes an attempt per address (NIOPosix's Happy Eyeballs), and closes the
   /// others once one connects. A connection that is not plain becomes ready after its handshake.
   func activate(_ channel: Channel, plain: Bool) -> Bool {
-    condition.withLock {
+    let taken = condition.withLock {
       guard storedChannel == nil, !abandoned else { return false }
       storedChannel = channel
       if plain { ready = true }
-      condition.broadcast()
       return true
     }
+    if taken { condition.broadcast() }
+    return taken
   }
 
   /// The connection may carry requests: past its TLS handshake.
   func markReady() {
-    condition.withLock {
-      ready = true
-      condition.broadcast()
-    }
+    condition.withLock { ready = true }
+    condition.broadcast()
   }
 
   /// Bytes from the event loop; whether reading should pause until they are taken.
   func deliver(_ buffer: ByteBuffer) -> Bool {
-    condition.withLock {
+    let pause = condition.withLock {
       chunks.append(buffer)
       buffered += buffer.readableBytes
-      condition.broadcast()
       if buffered > Self.highWater, !paused {
         paused = true
         return true
       }
       return false
     }
+    condition.broadcast()
+    return pause
   }
 
   /// The connection ended, with `error` when it failed; the first error counts.
@@ -292,8 +296,8 @@ final class Inbox: @unchecked Sendable {
     condition.withLock {
       if failure == nil, let error { failure = error }
       ended = true
-      condition.broadcast()
     }
+    condition.broadcast()
   }
 
   /// Closes the connection from any thread: a waiting read returns.
@@ -301,9 +305,9 @@ final class Inbox: @unchecked Sendable {
     let channel = condition.withLock {
       abandoned = true
       ended = true
-      condition.broadcast()
       return storedChannel
     }
+    condition.broadcast()
     channel?.close(promise: nil)
   }
 

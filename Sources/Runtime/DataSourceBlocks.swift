@@ -169,7 +169,7 @@ package final class DataSourceBlocks {
       let source = try Row.fetchOne(
         db,
         sql: """
-          SELECT registrations, background, empty_action_text, empty_action
+          SELECT name, registrations, background, empty_action_text, empty_action
           FROM data_source WHERE name = ?
           """,
         arguments: [name])

@@ -64,7 +64,7 @@ extension EmbeddedAPIState {
     let rows = try Row.fetchAll(
       db,
       sql: """
-        SELECT store, key, created_at FROM entry
+        SELECT key, store, created_at FROM entry
         WHERE key GLOB 'http://127.0.0.1:[0-9]*/*' AND substr(key, 1, ?) <> ?
         ORDER BY created_at
         """, arguments: [origin.utf8.count, origin])

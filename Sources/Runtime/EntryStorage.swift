@@ -217,13 +217,15 @@ package struct EntryStorage: Sendable {
       let key: String = try row.stored("key", of: "entry")
       let created: Double = try row.stored("created_at", of: "entry")
       var accessed: Double = try row.stored("accessed_at", of: "entry")
-      var accessCount: Int = try row.stored("access_count", of: "entry")
+      var accessCount = try row.storedCount("access_count", of: "entry")
       if let reads = logged[Workspace.LoggedKey(store: store, key: key, created: created)] {
         accessed = max(accessed, reads.time)
-        accessCount += reads.reads
+        // The logged reads come from the file too: the sum saturates.
+        let (sum, overflow) = accessCount.addingReportingOverflow(reads.reads)
+        accessCount = overflow ? .max : sum
       }
       return try (
-        key, row.stored("bytes", of: "entry"), created, accessed, accessCount,
+        key, row.storedCount("bytes", of: "entry"), created, accessed, accessCount,
         row.stored("age_limit", of: "entry")
       )
     }
@@ -356,7 +358,9 @@ package struct EntryStorage: Sendable {
       db, sql: "SELECT key, bytes FROM entry WHERE store = ? ORDER BY \(order)",
       arguments: [store])
     while total > limit, let row = try rows.next() {
-      let entry: Removed = try (row.stored("key", of: "entry"), row.stored("bytes", of: "entry"))
+      let entry: Removed = try (
+        row.stored("key", of: "entry"), row.storedCount("bytes", of: "entry")
+      )
       removed.append(entry)
       total -= entry.bytes
     }

@@ -42,8 +42,8 @@ public struct LearnerProgress: Sendable {
       {
         let table = "learner_progress"
         let entry = try Entry(
-          exercise: row.stored("exercise", of: table), tries: row.stored("tries", of: table),
-          hints: row.stored("hints", of: table), met: row.stored("met", of: table))
+          exercise: row.stored("exercise", of: table), tries: row.storedCount("tries", of: table),
+          hints: row.storedCount("hints", of: table), met: row.stored("met", of: table))
         entries[entry.exercise] = entry
       }
       return entries

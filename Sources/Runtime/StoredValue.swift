@@ -18,6 +18,9 @@ package struct StoredValueError: Error, Equatable, CustomStringConvertible {
   /// What archsh keeps there: `text`, `an integer`, `a number`, `bytes`.
   package let expected: String
 
+  /// A table's, a column's or a row's name as an error shows it: escaped, and cut.
+  static func shownName(_ name: String) -> String { Row.cut(TerminalText.escaped(name)) }
+
   /// One line: `entry.created_at of 'k' holds "x", not a number`.
   package var description: String {
     let place = row.map { "\(table).\(column) of '\($0)'" } ?? "\(table).\(column)"
@@ -39,6 +42,25 @@ extension Row {
     throw mismatch(column, table, found: Self.shown(value), Value.self)
   }
 
+  /// The largest count (bytes, reads, tries, elements) archsh reads back: 2^53, far beyond any
+  /// it writes, and small enough that adding counts to it cannot overflow.
+  package static let countLimit = 1 << 53
+
+  /// The count in `column`, an integer from 0 to `countLimit`: a negative or huge one (a file
+  /// changed outside archsh) throws, before arithmetic on it could overflow or a prefix of a
+  /// negative length stop the process.
+  package func storedCount(_ column: String, of table: String) throws(StoredValueError) -> Int {
+    let count: Int = try stored(column, of: table)
+    guard (0...Self.countLimit).contains(count) else {
+      var error = mismatch(column, table, found: "\(count)", Int.self)
+      error = StoredValueError(
+        table: error.table, column: error.column, row: error.row, found: error.found,
+        expected: "a count from 0 to 2^53")
+      throw error
+    }
+    return count
+  }
+
   private func mismatch<Value>(
     _ column: String, _ table: String, found: String, _ type: Value.Type
   ) -> StoredValueError {
@@ -58,12 +80,15 @@ extension Row {
     case .int64(let number): return "\(number)"
     case .double(let number): return "\(number)"
     case .string(let text): return "\"\(cut(TerminalText.escaped(text)))\""
-    case .blob(let bytes): return "a blob of \(bytes.count) bytes"
+    case .blob(let bytes): return "a blob of \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
     }
   }
 
-  private static func cut(_ text: String) -> String {
-    text.count <= 40 ? text : "\(text.prefix(40))… (\(text.count) characters)"
+  /// `text` cut to 40 scalars: a character may hold any number of combining scalars.
+  static func cut(_ text: String) -> String {
+    let scalars = text.unicodeScalars
+    guard scalars.count > 40 else { return text }
+    return String(String.UnicodeScalarView(scalars.prefix(40))) + "… (\(scalars.count) scalars)"
   }
 
   private static func expected<Value>(_ type: Value.Type) -> String {

@@ -309,13 +309,26 @@ public final class Workspace: @unchecked Sendable {
     case let error as StoredValueError:
       return WorkspaceError.damaged(path: path, detail: error.description)
     case let error as RowDecodingError:
-      // GRDB's text names the row's values: escaped, and cut.
-      let text = TerminalText.escaped(String(describing: error))
-      return WorkspaceError.damaged(
-        path: path, detail: text.count <= 160 ? text : "\(text.prefix(160))…")
+      // GRDB's text names the row's values and the statement's arguments, which may be secrets:
+      // only the type and the column are shown.
+      return WorkspaceError.damaged(path: path, detail: Self.decodingDetail(error))
     default:
       return error
     }
+  }
+
+  /// What a GRDB decoding error says without the values: `column 'name' holds no String`.
+  static func decodingDetail(_ error: RowDecodingError) -> String {
+    let text = String(describing: error)
+    func after(_ marker: String, upTo end: Character) -> String? {
+      guard let start = text.range(of: marker)?.upperBound else { return nil }
+      return String(text[start...].prefix { $0 != end })
+    }
+    let type = after("could not decode ", upTo: " ") ?? "the value"
+    guard let column = after("column: \"", upTo: "\"") else {
+      return "a value is not the \(type) archsh wrote there"
+    }
+    return "column '\(StoredValueError.shownName(column))' holds no \(type) where archsh wrote one"
   }
 
   /// Runs `body` with the database for reading only.
@@ -543,7 +556,7 @@ public final class Workspace: @unchecked Sendable {
       return try queue.inDatabase { db in
         try Row.fetchAll(
           db,
-          sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view') "
+          sql: "SELECT name, type, sql FROM sqlite_master WHERE type IN ('trigger', 'view') "
             + "ORDER BY type, name"
         ).compactMap { row in
           let type: String = try row.stored("type", of: "sqlite_master")

@@ -65,38 +65,63 @@ extension Workspace {
       db,
       sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
         + "ORDER BY name")
-    for table in tables {
-      let columns = try Row.fetchAll(
-        db, sql: "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", arguments: [table])
-      for column in columns {
-        guard problems.count < integrityCheckLimit,
-          let name = try? column.stored("name", of: "pragma_table_info", as: String.self),
-          let declared = try? column.stored("type", of: "pragma_table_info", as: String.self),
-          var allowed = Self.storageClasses[declared.uppercased()]
-        else { continue }
-        if (try? column.stored("notnull", of: "pragma_table_info", as: Int.self)) != 1 {
-          allowed.append("null")
-        }
-        let classes = allowed.map { "'\($0)'" }.joined(separator: ", ")
-        let found = try Row.fetchAll(
-          db,
-          sql: """
-            SELECT typeof(\(name.quotedDatabaseIdentifier)) AS kind, count(*) AS count
-            FROM \(table.quotedDatabaseIdentifier)
-            WHERE typeof(\(name.quotedDatabaseIdentifier)) NOT IN (\(classes))
-            GROUP BY 1 ORDER BY 1
-            """)
-        for row in found {
-          let kind = (try? row.stored("kind", of: table, as: String.self)) ?? "?"
-          let count = (try? row.stored("count", of: table, as: Int.self)) ?? 0
-          problems.append(
-            "\(TerminalText.escaped(table)).\(TerminalText.escaped(name)): "
-              + "\(count) \(count == 1 ? "row holds" : "rows hold") \(kind), "
-              + "where archsh keeps \(Self.storedKinds[declared.uppercased()] ?? declared)")
-        }
+    for table in tables where problems.count < integrityCheckLimit {
+      do {
+        problems += try valueTypeProblems(db, table: table)
+      } catch let error as DatabaseError {
+        // A table SQLite cannot read (a virtual table of a module this build lacks) is named,
+        // and the check goes on.
+        problems.append(
+          "\(StoredValueError.shownName(table)): cannot be checked ("
+            + StoredValueError.shownName(error.message ?? "SQLite error \(error.resultCode)") + ")")
+      }
+    }
+    return Array(problems.prefix(integrityCheckLimit))
+  }
+
+  /// The value-type problems of one table's columns.
+  private static func valueTypeProblems(_ db: Database, table: String) throws -> [String] {
+    var problems: [String] = []
+    let columns = try Row.fetchAll(
+      db, sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)",
+      arguments: [table])
+    for column in columns {
+      let info = "pragma_table_info"
+      guard let name = try? column.stored("name", of: info, as: String.self),
+        let declared = try? column.stored("type", of: info, as: String.self),
+        var allowed = Self.storageClasses[declared.uppercased()]
+      else { continue }
+      // A key column is read as never NULL, although SQLite lets a TEXT PRIMARY KEY of a table
+      // with a rowid hold one.
+      let notNull = (try? column.stored("notnull", of: info, as: Int.self)) == 1
+      let isKey = ((try? column.stored("pk", of: info, as: Int.self)) ?? 0) > 0
+      if !notNull, !isKey { allowed.append("null") }
+      let classes = allowed.map { "'\($0)'" }.joined(separator: ", ")
+      let found = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT typeof(\(identifier(name))) AS kind, count(*) AS count
+          FROM \(identifier(table))
+          WHERE typeof(\(identifier(name))) NOT IN (\(classes))
+          GROUP BY 1 ORDER BY 1
+          """)
+      for row in found {
+        let kind = (try? row.stored("kind", of: table, as: String.self)) ?? "?"
+        let count = (try? row.stored("count", of: table, as: Int.self)) ?? 0
+        problems.append(
+          "\(StoredValueError.shownName(table)).\(StoredValueError.shownName(name)): "
+            + "\(count) \(count == 1 ? "row holds" : "rows hold") \(kind), "
+            + "where archsh keeps \(Self.storedKinds[declared.uppercased()] ?? declared)")
       }
     }
     return problems
+  }
+
+  /// A table's or a column's name quoted for SQL, its own double quotes doubled: a name from the
+  /// file cannot end the quotes and add SQL of its own. (GRDB's `quotedDatabaseIdentifier` does
+  /// not double them.)
+  static func identifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 
   /// What each declared type of archsh's schema holds, in the words `StoredValueError` uses.

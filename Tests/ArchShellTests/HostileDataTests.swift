@@ -217,14 +217,17 @@ struct HostileDataTests {
     let database = directory + "/w.sqlite"
     let made = try Binary.run([
       "--no-rc", "--db", database, "-c", "store persist generalCache k v", "-c",
-      "repo new items /users/me/locations", "-c", "log level API Verbose",
+      "store persist user u v", "-c", "repo new items /users/me/locations", "-c",
+      "log level API Verbose",
     ])
     #expect(made.status == 0, "\(made.stderr)")
     try changeOutsideArchsh(
       database,
-      "UPDATE entry SET created_at = 'x\u{1B}[31m'; UPDATE store SET ttl = 'maybe' "
+      "UPDATE entry SET created_at = 'x\u{1B}[31m' WHERE key = 'k'; UPDATE store SET ttl = 'maybe' "
         + "WHERE name = 'bookmarks'; UPDATE repositories SET total = x'00ff'; "
-        + "UPDATE logger_settings SET threshold = 'high';")
+        + "UPDATE logger_settings SET threshold = 'high'; "
+        + "UPDATE entry SET access_count = -1 WHERE key = 'u'; "
+        + #"CREATE TABLE "x"" WHERE 1 --" (a INTEGER); INSERT INTO "x"" WHERE 1 --" VALUES ('t');"#)
     let hint =
       " ('db check' looks for more; mend the file with sqlite3, or use another workspace with --db)\n"
     let damaged = "-c:1:1: error: the workspace '\(database)' is damaged: "
@@ -233,6 +236,7 @@ struct HostileDataTests {
       ("store stores", "store.ttl of 'bookmarks' holds \"maybe\", not a boolean"),
       ("repo list", "repositories.total of 'items' holds a blob of 2 bytes, not an integer"),
       ("log tags", "logger_settings.threshold of 'API' holds \"high\", not an integer"),
+      ("store entries user", "entry.access_count of 'u' holds -1, not a count from 0 to 2^53"),
     ] {
       let run = try Binary.run(["--no-rc", "--db", database, "-c", command])
       #expect(run.status == 1, "\(command)")
@@ -251,11 +255,12 @@ struct HostileDataTests {
         logger_settings.threshold: 1 row holds text, where archsh keeps an integer
         repositories.total: 1 row holds blob, where archsh keeps an integer
         store.ttl: 1 row holds text, where archsh keeps an integer
+        x" WHERE 1 --.a: 1 row holds text, where archsh keeps an integer
 
         """)
     #expect(
       check.stderr
-        == "-c:1:1: error: integrity check failed: 4 problems (copy the file aside before changing it)\n"
+        == "-c:1:1: error: integrity check failed: 5 problems (copy the file aside before changing it)\n"
     )
   }
 

@@ -318,3 +318,56 @@ struct WorkspaceTests {
     #expect(try controller.keys() == ["a"])
   }
 }
+
+@Suite("values read back from a workspace changed outside archsh")
+struct StoredValueTests {
+  @Test("a GRDB decoding error is told by its type and column, without the row's values")
+  func decodingDetailHidesValues() throws {
+    let queue = try DatabaseQueue()
+    let error = try queue.read { db -> RowDecodingError? in
+      let row = try #require(
+        try Row.fetchOne(db, sql: "SELECT 'Bearer secret-token' AS name, 'other' AS next"))
+      do {
+        _ = try row.decode(Int.self, forColumn: "name")
+        return nil
+      } catch let error as RowDecodingError {
+        return error
+      }
+    }
+    let detail = Workspace.decodingDetail(try #require(error))
+    #expect(detail == "column 'name' holds no Int where archsh wrote one")
+  }
+
+  @Test("a name from the file is quoted with its own quotes doubled, and shown escaped and cut")
+  func namesFromTheFile() throws {
+    #expect(Workspace.identifier(#"x" WHERE 1 --"#) == #""x"" WHERE 1 --""#)
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE \(Workspace.identifier(#"a"b"#)) (n INTEGER)")
+      try db.execute(sql: #"INSERT INTO "a""b" VALUES ('text')"#)
+      #expect(
+        try Workspace.valueTypeProblems(db) == [
+          #"a"b.n: 1 row holds text, where archsh keeps an integer"#
+        ])
+    }
+    // A character with many combining marks is one character, and many scalars: the cut counts
+    // scalars.
+    let long = "a" + String(repeating: "\u{301}", count: 10_000)
+    #expect(StoredValueError.shownName(long).unicodeScalars.count < 70)
+    #expect(StoredValueError.shownName("\u{1B}[31m") == "\\e[31m")
+  }
+
+  @Test("a count outside 0 to 2^53 is refused before arithmetic can overflow on it")
+  func counts() throws {
+    let queue = try DatabaseQueue()
+    try queue.read { db in
+      for (value, accepted) in [("0", true), ("9007199254740992", true), ("-1", false)] {
+        let row = try #require(try Row.fetchOne(db, sql: "SELECT 'k' AS key, \(value) AS bytes"))
+        #expect(((try? row.storedCount("bytes", of: "entry")) != nil) == accepted, "\(value)")
+      }
+      let row = try #require(
+        try Row.fetchOne(db, sql: "SELECT 'k' AS key, 9223372036854775807 AS bytes"))
+      #expect(throws: StoredValueError.self) { try row.storedCount("bytes", of: "entry") }
+    }
+  }
+}

@@ -355,7 +355,7 @@ public final class RepositoryStore: Sendable {
     return try RepositoryRecord(
       definition: definition,
       fetchState: FetchState(rawValue: row.stored("fetch_state", of: table)) ?? .notFetched,
-      total: row.stored("total", of: table), count: row.stored("element_count", of: table),
+      total: row.stored("total", of: table), count: row.storedCount("element_count", of: table),
       firstPagingId: row.stored("first_paging_id", of: table),
       lastPagingId: row.stored("last_paging_id", of: table),
       lastError: row.stored("last_error", of: table))

@@ -250,6 +250,8 @@ struct BoardTests {
       "ds register shop Text BasicCell", then: #""panel":"datasource","title":"shop""#)
     shell.send("app start")
     text = try ended("app start", then: #""panel":"coordinators""#)
+    // The panel's picture follows its name in the same event, which may arrive in two reads.
+    text = events.read(until: "data-coordinator=", seconds: 2)
     #expect(text.contains("data-coordinator="))
 
     // A password and the tokens it buys never reach the stream.

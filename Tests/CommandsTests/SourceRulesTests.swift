@@ -180,6 +180,26 @@ struct SourceRulesTests {
     #expect(offenders == [], "raw SQLite or unsafe pointers in Domain: \(offenders)")
   }
 
+  @Test(
+    "a stored row's column is read through Row.stored, never GRDB's subscript, which stops the process on a value of another type"
+  )
+  func storedRowsAreReadSafely() throws {
+    let grdbFiles = try Self.files(endingWith: [".swift"]).filter {
+      $0.text.contains("import GRDB") && $0.path != "Runtime/StoredValue.swift"
+    }
+    #expect(grdbFiles.count > 10, "only \(grdbFiles.count) files import GRDB: the path is wrong")
+    // `row["name"]`, `$0["name"]`, `sectionRow["id"]`: a row's column named by a string literal
+    // (a dictionary, such as a JSON object's `object["type"]`, is another name).
+    let subscriptByName = /(\$0|\b[a-z]*[Rr]ow)\["[a-z_]+"\]/
+    let offenders = grdbFiles.flatMap { file in
+      file.lines.enumerated().compactMap { index, line in
+        line.contains(subscriptByName) && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+          ? "\(file.path):\(index + 1)" : nil
+      }
+    }
+    #expect(offenders == [], "GRDB row subscripts: \(offenders)")
+  }
+
   /// The folder of the targets' sources.
   static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../Sources").standardized.path

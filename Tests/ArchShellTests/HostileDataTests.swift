@@ -264,6 +264,35 @@ struct HostileDataTests {
     )
   }
 
+  @Test(
+    "a saved app state changed outside archsh is named by its place in the JSON, and 'app reset' clears it"
+  )
+  func damagedAppState() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let database = directory + "/w.sqlite"
+    let made = try Binary.run(["--no-rc", "--db", database, "-c", "app start"])
+    #expect(made.status == 0, "\(made.stderr)")
+    for (snapshot, error) in [
+      (#"{"flow":"#, "app_state.snapshot: it is not valid JSON"),
+      (
+        #"{"flow":"login","stacks":{"login":[5]}}"#,
+        "app_state.snapshot at 'stacks.login[0]': expected a string"
+      ),
+    ] {
+      try changeOutsideArchsh(
+        database, "UPDATE app_state SET snapshot = '\(snapshot)'")
+      let run = try Binary.run(["--no-rc", "--db", database, "-c", "app start"])
+      #expect(run.status == 1)
+      #expect(
+        run.stderr
+          == "-c:1:1: error: the saved app state cannot be read (\(error)) ('app reset' clears it)\n"
+      )
+    }
+    let reset = try Binary.run(["--no-rc", "--db", database, "-c", "app reset", "-c", "app start"])
+    #expect(reset.status == 0, "\(reset.stderr)")
+    #expect(reset.stdout.contains("LoginFlowCoordinator"), "\(reset.stdout)")
+  }
+
   @Test("a sections file is checked field by field, each error naming its place in the file")
   func sectionsFile() throws {
     let directory = try Binary.makeTemporaryDirectory()

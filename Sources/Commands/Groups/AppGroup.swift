@@ -61,6 +61,7 @@ enum AppGroup {
     case .alreadyLoggedIn: return "log out first: app logout"
     case .loadFailed: return "'net log' shows the requests"
     case .storage: return nil
+    case .unreadableState: return "'app reset' clears it"
     }
   }
   // MARK: - Parameters

@@ -233,7 +233,16 @@ public final class AppStateStore {
     do {
       return try decoder.decode(AppSnapshot.self, from: Data(json.utf8))
     } catch {
-      throw .storage("the saved app state cannot be read: \(error)")
+      // Where in the saved JSON, and what: a file changed outside archsh, or by a newer one.
+      var place = "app_state.snapshot"
+      var what = "it is not the JSON archsh saves"
+      if let error = error as? DecodingError,
+        case .decoding(let path, let detail) = NetworkController.describe(error)
+      {
+        if !path.isEmpty { place += " at '\(TerminalText.escaped(path))'" }
+        what = detail == "the body is not valid JSON" ? "it is not valid JSON" : detail
+      }
+      throw .unreadableState(place: place, problem: what)
     }
   }
 

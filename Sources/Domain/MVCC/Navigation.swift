@@ -301,6 +301,9 @@ public enum NavigationError: Error, Equatable, CustomStringConvertible, SubjectE
   case loadFailed(screen: String, reason: String)
   /// The saved state or the session could not be read or written.
   case storage(String)
+  /// The saved state is not the JSON archsh saves (a file changed outside archsh): where in it,
+  /// and what.
+  case unreadableState(place: String, problem: String)
 
   /// The input the error concerns.
   public var subject: ErrorSubject? {
@@ -318,7 +321,7 @@ public enum NavigationError: Error, Equatable, CustomStringConvertible, SubjectE
     case .blockedByAlert:
       // The coordinator asked for, whichever it was: every one is blocked.
       return ErrorSubject(.coordinator)
-    case .notRunning, .alreadyRunning, .alreadyLoggedIn, .loadFailed, .storage:
+    case .notRunning, .alreadyRunning, .alreadyLoggedIn, .loadFailed, .storage, .unreadableState:
       return nil
     }
   }
@@ -351,6 +354,8 @@ public enum NavigationError: Error, Equatable, CustomStringConvertible, SubjectE
     case .alreadyLoggedIn(let email): return "already logged in as \(email)"
     case .loadFailed(let screen, let reason): return "\(screen) could not load: \(reason)"
     case .storage(let message): return message
+    case .unreadableState(let place, let problem):
+      return "the saved app state cannot be read (\(place): \(problem))"
     }
   }
 }

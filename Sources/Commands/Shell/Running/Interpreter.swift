@@ -123,6 +123,12 @@ public final class Interpreter {
   /// its end and its output.
   private var observersNow: Observers { Observers(first: session.observers, second: ownObservers) }
 
+  /// Whether an observer is told before and after each line: read from the flags, without
+  /// copying the lists.
+  private var watchesLineRuns: Bool {
+    session.observers.watchesLineRuns || ownObservers.watchesLineRuns
+  }
+
   /// Tells every observer, the session's first.
   private func notify(_ call: (any InterpreterObserver) -> Void) { observersNow.notify(call) }
 
@@ -195,7 +201,8 @@ public final class Interpreter {
       }
       if source.recordsHistory { source.accept(line.text, isSecret: prepared.containsSecret) }
       if topLevel && settings.echo { echo(line) }
-      if topLevel {
+      // Most runs have no recorder and no exercise: nobody is told of the line.
+      if topLevel, watchesLineRuns {
         notify {
           $0.lineWillRun(line, prepared: prepared, interactive: frame.isInteractive, in: self)
         }
@@ -205,7 +212,9 @@ public final class Interpreter {
       let keepRunning = execute(prepared, line: line) {
         !frame.isInteractive && source.nextExpectsFailure
       }
-      if topLevel {
+      // The line may have started an exercise or a recording (`learn start`, `record start`),
+      // so the observers are read again.
+      if topLevel, watchesLineRuns {
         let interrupted = interruptRequested()
         notify {
           $0.lineDidRun(line, interactive: frame.isInteractive, interrupted: interrupted, in: self)

@@ -45,6 +45,10 @@ protocol InterpreterObserver: AnyObject {
   /// Whether this observer is told of lines, commands and output (every call but `run` and
   /// `trees`); one that only wraps commands says no, and costs a line nothing more.
   var observesLines: Bool { get }
+  /// Whether this observer is told before and after each line runs (`lineWillRun`,
+  /// `lineDidRun`): the recorder and an exercise; the others are not asked, and a line costs
+  /// nothing more for them.
+  var watchesLineRuns: Bool { get }
   /// The session is ending (Ctrl-D, quit, exit, a signal): what must not be lost is written.
   func sessionWillEnd(in interpreter: Interpreter)
 }
@@ -68,6 +72,7 @@ extension InterpreterObserver {
   var wrapsCommands: Bool { false }
   var isWrappingNow: Bool { wrapsCommands }
   var observesLines: Bool { true }
+  var watchesLineRuns: Bool { false }
   func sessionWillEnd(in interpreter: Interpreter) {}
 }
 
@@ -99,6 +104,7 @@ extension SessionRecorder: InterpreterObserver {
 
   func interpreterPrinted(_ text: String, in interpreter: Interpreter) { output(text) }
   var readsPrintedText: Bool { true }
+  var watchesLineRuns: Bool { true }
 
   /// Leaving never throws a recording away: it is written as `record stop` writes it, and the
   /// user is told.
@@ -123,6 +129,8 @@ extension Lesson: InterpreterObserver {
     guard interpreter.lesson === self, !Interpreter.skipsGoalCheck(line.text) else { return }
     interpreter.afterLessonLine(line.text)
   }
+
+  var watchesLineRuns: Bool { true }
 }
 
 /// Writes the Logger's lines kept in its session's log book before a command's output.
@@ -181,6 +189,8 @@ struct ObserverList {
   private(set) var all: [any InterpreterObserver] = []
   /// Those that wrap commands or add trees, in the same order.
   private(set) var wrappers: [any InterpreterObserver] = []
+  /// Whether one of `all` is told before and after each line.
+  private(set) var watchesLineRuns = false
 
   /// Whether one of them reads what is printed.
   private(set) var readPrintedText = false
@@ -192,6 +202,7 @@ struct ObserverList {
     if observer.observesLines { all.append(observer) }
     if observer.wrapsCommands { wrappers.append(observer) }
     readPrintedText = all.contains { $0.readsPrintedText }
+    watchesLineRuns = all.contains { $0.watchesLineRuns }
   }
 
   /// Removes `observer`.
@@ -199,6 +210,7 @@ struct ObserverList {
     all.removeAll { $0 === observer }
     wrappers.removeAll { $0 === observer }
     readPrintedText = all.contains { $0.readsPrintedText }
+    watchesLineRuns = all.contains { $0.watchesLineRuns }
   }
 }
 
@@ -232,4 +244,5 @@ struct Observers {
 
   /// Whether one of them reads what is printed.
   var readPrintedText: Bool { first.readPrintedText || second.readPrintedText }
+
 }

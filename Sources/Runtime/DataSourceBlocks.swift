@@ -129,8 +129,8 @@ package final class DataSourceBlocks {
     ).map {
       try (
         name: $0.stored("name", of: "data_source"),
-        sections: $0.stored("sections", of: "ds_section"),
-        rows: $0.stored("rows", of: "ds_block")
+        sections: $0.storedCount("sections", of: "ds_section"),
+        rows: $0.storedCount("rows", of: "ds_block")
       )
     }
   }
@@ -294,13 +294,10 @@ package final class DataSourceBlocks {
   package func sectionInserted(_ db: Database, at index: Int, from source: some BlockSource)
     throws
   {
-    let before = index > 0 ? layout[index - 1].order : nil
-    let after = index < layout.count ? layout[index].order : nil
-    let order = Self.between(before, after)
+    let order = try sectionOrder(at: index, db)
     let id = try insertSection(source.head(ofSection: index), order: order, db)
     layout.insert(SectionLayout(id: id, order: order, blocks: []), at: index)
     try writeBlocks(ofSection: index, from: source, db)
-    if before == order || after == order { try renumberSections(db) }
   }
 
   /// Section `index` was removed, with its blocks.
@@ -357,20 +354,44 @@ package final class DataSourceBlocks {
   private func splitBlock(
     section: Int, block: Int, from source: some BlockSource, _ db: Database
   ) throws {
-    let blocks = layout[section].blocks
-    let total = blocks[block].count
+    let total = layout[section].blocks[block].count
     let first = total / 2
     layout[section].blocks[block].count = first
     try writeBlock(section: section, block: block, from: source, db)
-    let next = block + 1 < blocks.count ? blocks[block + 1].order : nil
-    let order = Self.between(blocks[block].order, next)
+    let order = try blockOrder(after: block, inSection: section, db)
     let start = blockStart(section: section, block: block) + first
     let id = try insertBlock(
       section: layout[section].id, order: order,
       rows: source.rows(inSection: section, start..<(start + total - first)), db)
     layout[section].blocks.insert(
       BlockLayout(id: id, order: order, count: total - first), at: block + 1)
-    if order == blocks[block].order || order == next { try renumberBlocks(section: section, db) }
+  }
+
+  /// The position of a section inserted at `index`, between its neighbours'; they are numbered
+  /// again first when they leave no room.
+  private func sectionOrder(at index: Int, _ db: Database) throws -> Double {
+    func between() -> Double? {
+      Self.between(
+        index > 0 ? layout[index - 1].order : nil, index < layout.count ? layout[index].order : nil)
+    }
+    if let order = between() { return order }
+    try renumberSections(db)
+    return between() ?? Double(index) + 0.5
+  }
+
+  /// The position of a block inserted after `block`, between its neighbours'; they are numbered
+  /// again first when they leave no room.
+  private func blockOrder(after block: Int, inSection section: Int, _ db: Database) throws
+    -> Double
+  {
+    func between() -> Double? {
+      let blocks = layout[section].blocks
+      return Self.between(
+        blocks[block].order, block + 1 < blocks.count ? blocks[block + 1].order : nil)
+    }
+    if let order = between() { return order }
+    try renumberBlocks(section: section, db)
+    return between() ?? Double(block + 1) + 0.5
   }
 
   /// Replaces a section's blocks with its rows, `blockFill` to a block.
@@ -434,14 +455,20 @@ package final class DataSourceBlocks {
     }
   }
 
-  /// A position between two others; nil means the start or the end.
-  private static func between(_ lower: Double?, _ upper: Double?) -> Double {
+  /// A position strictly between two others (nil: the start or the end), or nil when they leave
+  /// no room: too close together, or out of order, huge or not finite (a file changed outside
+  /// archsh).
+  private static func between(_ lower: Double?, _ upper: Double?) -> Double? {
+    let order: Double
     switch (lower, upper) {
-    case (nil, nil): return 1
-    case (let lower?, nil): return lower + 1
-    case (nil, let upper?): return upper - 1
-    case (let lower?, let upper?): return (lower + upper) / 2
+    case (nil, nil): order = 1
+    case (let lower?, nil): order = lower + 1
+    case (nil, let upper?): order = upper - 1
+    case (let lower?, let upper?): order = lower + (upper - lower) / 2
     }
+    guard order.isFinite, lower.map({ $0 < order }) ?? true, upper.map({ order < $0 }) ?? true
+    else { return nil }
+    return order
   }
 }
 
@@ -467,6 +494,7 @@ package enum RowCoding {
   ) throws {
     try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
       var offset = 0
+      var count = 0
       while offset < buffer.count {
         guard offset + 5 <= buffer.count else {
           throw CorruptBlock(description: "a block ends early")
@@ -483,6 +511,13 @@ package enum RowCoding {
           as: UTF8.self)
         offset += length
         rows.append(try makeRow(kind, text))
+        count += 1
+        // archsh writes at most `blockLimit` rows to a block: a blob of a billion empty rows
+        // is not read into memory.
+        guard count <= DataSourceBlocks.blockLimit else {
+          throw CorruptBlock(
+            description: "a block holds more than \(DataSourceBlocks.blockLimit) rows")
+        }
       }
     }
   }

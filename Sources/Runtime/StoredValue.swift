@@ -36,10 +36,11 @@ extension Row {
   package func stored<Value: DatabaseValueConvertible>(
     _ column: String, of table: String, as type: Value.Type = Value.self
   ) throws(StoredValueError) -> Value {
-    guard hasColumn(column) else { throw mismatch(column, table, found: "nothing", Value.self) }
+    let expected = Self.expected(Value.self)
+    guard hasColumn(column) else { throw mismatch(column, table, found: "nothing", expected) }
     let value: DatabaseValue = self[column]
     if let decoded = Value.fromDatabaseValue(value) { return decoded }
-    throw mismatch(column, table, found: Self.shown(value), Value.self)
+    throw mismatch(column, table, found: Self.shown(value), expected)
   }
 
   /// The largest count (bytes, reads, tries, elements) archsh reads back: 2^53, far beyond any
@@ -52,25 +53,21 @@ extension Row {
   package func storedCount(_ column: String, of table: String) throws(StoredValueError) -> Int {
     let count: Int = try stored(column, of: table)
     guard (0...Self.countLimit).contains(count) else {
-      var error = mismatch(column, table, found: "\(count)", Int.self)
-      error = StoredValueError(
-        table: error.table, column: error.column, row: error.row, found: error.found,
-        expected: "a count from 0 to 2^53")
-      throw error
+      throw mismatch(column, table, found: "\(count)", "a count from 0 to 2^53")
     }
     return count
   }
 
-  private func mismatch<Value>(
-    _ column: String, _ table: String, found: String, _ type: Value.Type
+  private func mismatch(
+    _ column: String, _ table: String, found: String, _ expected: String
   ) -> StoredValueError {
     var name: String?
     if count > 0, columnNames.first != column {
       let first: DatabaseValue = self[0]
-      if case .string(let text) = first.storage { name = Self.cut(TerminalText.escaped(text)) }
+      if case .string(let text) = first.storage { name = StoredValueError.shownName(text) }
     }
     return StoredValueError(
-      table: table, column: column, row: name, found: found, expected: Self.expected(type))
+      table: table, column: column, row: name, found: found, expected: expected)
   }
 
   /// A stored value as an error shows it: escaped, and cut to 40 characters.
@@ -79,7 +76,7 @@ extension Row {
     case .null: return "NULL"
     case .int64(let number): return "\(number)"
     case .double(let number): return "\(number)"
-    case .string(let text): return "\"\(cut(TerminalText.escaped(text)))\""
+    case .string(let text): return "\"\(StoredValueError.shownName(text))\""
     case .blob(let bytes): return "a blob of \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
     }
   }

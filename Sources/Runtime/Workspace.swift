@@ -317,18 +317,21 @@ public final class Workspace: @unchecked Sendable {
     }
   }
 
-  /// What a GRDB decoding error says without the values: `column 'name' holds no String`.
+  /// What a GRDB decoding error says, without the row's values.
+  ///
+  /// `column 'name' holds no String where archsh wrote one`: GRDB gives the type and the column
+  /// only in its text, which is read for them; without them, the line says less.
   static func decodingDetail(_ error: RowDecodingError) -> String {
     let text = String(describing: error)
     func after(_ marker: String, upTo end: Character) -> String? {
       guard let start = text.range(of: marker)?.upperBound else { return nil }
-      return String(text[start...].prefix { $0 != end })
+      return StoredValueError.shownName(String(text[start...].prefix { $0 != end }))
     }
-    let type = after("could not decode ", upTo: " ") ?? "the value"
-    guard let column = after("column: \"", upTo: "\"") else {
-      return "a value is not the \(type) archsh wrote there"
+    let place = after("column: \"", upTo: "\"").map { "column '\($0)'" } ?? "a column"
+    guard let type = after("could not decode ", upTo: " ") else {
+      return "\(place) holds a value of another type than archsh wrote there"
     }
-    return "column '\(StoredValueError.shownName(column))' holds no \(type) where archsh wrote one"
+    return "\(place) holds no \(type) where archsh wrote one"
   }
 
   /// Runs `body` with the database for reading only.

@@ -293,6 +293,34 @@ struct HostileDataTests {
     #expect(reset.stdout.contains("LoginFlowCoordinator"), "\(reset.stdout)")
   }
 
+  @Test(
+    "sections whose positions a file changed to infinities are numbered again when one is inserted between them, in order"
+  )
+  func infinitePositions() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let database = directory + "/w.sqlite"
+    let made = try Binary.run([
+      "--no-rc", "--db", database, "-c", "ds new t --rows a b", "-c", "ds section add t --rows x y",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    // Between -inf and +inf the midpoint is NaN, which SQLite stores as NULL.
+    try changeOutsideArchsh(
+      database,
+      "UPDATE ds_section SET ord = -9e999 WHERE id = 1; UPDATE ds_section SET ord = 9e999 WHERE id = 2;"
+    )
+    let added = try Binary.run([
+      "--no-rc", "--db", database, "-c", "ds section add t --rows m n --at 1 --quiet",
+    ])
+    #expect(added.status == 0, "\(added.stderr)")
+    let shown = try Binary.run([
+      "--no-rc", "--db", database, "-c", "ds model t 0 0", "-c", "ds model t 1 0", "-c",
+      "ds model t 2 0",
+    ])
+    #expect(shown.status == 0, "\(shown.stderr)")
+    let values = shown.stdout.split(separator: "\n").filter { $0.hasPrefix("value:") }
+    #expect(values == ["value:      a", "value:      m", "value:      x"], "\(shown.stdout)")
+  }
+
   @Test("a sections file is checked field by field, each error naming its place in the file")
   func sectionsFile() throws {
     let directory = try Binary.makeTemporaryDirectory()

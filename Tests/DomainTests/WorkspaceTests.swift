@@ -357,6 +357,21 @@ struct StoredValueTests {
     #expect(StoredValueError.shownName("\u{1B}[31m") == "\\e[31m")
   }
 
+  @Test("a block that decodes to more rows than archsh writes to one is refused as it is read")
+  func blockRowLimit() throws {
+    // Empty rows: a kind byte and a length of 0, five bytes each.
+    let row: [UInt8] = [0, 0, 0, 0, 0]
+    var rows: [String] = []
+    let full = Data(Array(repeating: row, count: DataSourceBlocks.blockLimit).joined())
+    try RowCoding.decode(full, into: &rows) { _, text in text }
+    #expect(rows.count == DataSourceBlocks.blockLimit)
+    rows = []
+    let over = Data(Array(repeating: row, count: DataSourceBlocks.blockLimit + 1).joined())
+    #expect(throws: CorruptBlock.self) {
+      try RowCoding.decode(over, into: &rows) { _, text in text }
+    }
+  }
+
   @Test("a count outside 0 to 2^53 is refused before arithmetic can overflow on it")
   func counts() throws {
     let queue = try DatabaseQueue()

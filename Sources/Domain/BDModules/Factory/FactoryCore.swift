@@ -24,11 +24,11 @@ final class FactoryCore: Sendable {
     /// typed box, so that no `Any` is cast.
     var singletons: [AnyBuiltSingleton?] = []
     var constructions: [Int] = []
-    var resolved: [String: Set<String>] = [:]
-    /// The pairs recorded in `resolved`, by slot.
+    /// What each product's builders resolved, by slot.
     ///
     /// A product's slot's set holds its dependencies' slots. A product asks for the same few
-    /// dependencies on every command, and an integer set finds them without hashing two names.
+    /// dependencies on every command, and an integer set finds them without hashing two names;
+    /// `factory graph` names them.
     var resolvedSlots: [Set<Int>] = []
 
     /// The singleton at `slot`, if it has been built.
@@ -57,7 +57,6 @@ final class FactoryCore: Sendable {
   private struct Requester: Sendable {
     var core: ObjectIdentifier
     var slot: Int
-    var product: String
   }
 
   /// The requester of the builder running now, if any: a task-local value, so that builds on
@@ -178,13 +177,21 @@ final class FactoryCore: Sendable {
   }
 
   /// What each product's builders resolved through the core, by product name.
-  var resolvedDependencies: [String: Set<String>] { state.withLock { $0.resolved } }
+  var resolvedDependencies: [String: Set<String>] {
+    let slots = state.withLock { $0.resolvedSlots }
+    var resolved: [String: Set<String>] = [:]
+    for (product, dependencies) in slots.enumerated() where !dependencies.isEmpty {
+      guard let name = FactorySlots.name(of: product) else { continue }
+      resolved[name] = Set(dependencies.compactMap(FactorySlots.name(of:)))
+    }
+    return resolved
+  }
 
   private func building<T>(_ declaration: ComponentDeclaration<T>, _ make: () throws -> T) rethrows
     -> T
   {
     let requester = Requester(
-      core: ObjectIdentifier(self), slot: declaration.slot, product: declaration.name)
+      core: ObjectIdentifier(self), slot: declaration.slot)
     let instance = try Self.$requester.withValue(requester) { try make() }
     state.withLock { $0.count(declaration.slot) }
     return instance
@@ -207,7 +214,6 @@ final class FactoryCore: Sendable {
           contentsOf: repeatElement([], count: requester.slot + 1 - state.resolvedSlots.count))
       }
       state.resolvedSlots[requester.slot].insert(declaration.slot)
-      _ = state.resolved[requester.product, default: []].insert(declaration.name)
     }
   }
 }
@@ -234,16 +240,25 @@ enum FactorySlots {
   /// The slot of `name`, or nil when no declaration has that name.
   static func existing(_ name: String) -> Int? { registry.slot(for: name, adding: false) }
 
+  /// The name whose slot is `slot`, or nil when no declaration has it.
+  static func name(of slot: Int) -> String? { registry.name(of: slot) }
+
   private final class Registry: Sendable {
-    private let slots = Mutex<[String: Int]>([:])
+    /// The slots by name, and the names in slot order.
+    private let numbering = Mutex<(slots: [String: Int], names: [String])>(([:], []))
 
     func slot(for name: String, adding: Bool) -> Int? {
-      slots.withLock { slots in
-        if let slot = slots[name] { return slot }
+      numbering.withLock { numbering in
+        if let slot = numbering.slots[name] { return slot }
         guard adding else { return nil }
-        slots[name] = slots.count
-        return slots.count - 1
+        numbering.slots[name] = numbering.names.count
+        numbering.names.append(name)
+        return numbering.names.count - 1
       }
+    }
+
+    func name(of slot: Int) -> String? {
+      numbering.withLock { slot < $0.names.count ? $0.names[slot] : nil }
     }
   }
 }

@@ -68,6 +68,7 @@ extension Workspace {
     for table in tables where problems.count < integrityCheckLimit {
       do {
         problems += try valueTypeProblems(db, table: table)
+        problems += try countProblems(db, table: table)
       } catch let error as DatabaseError {
         // A table SQLite cannot read (a virtual table of a module this build lacks) is named,
         // and the check goes on.
@@ -115,6 +116,29 @@ extension Workspace {
       }
     }
     return problems
+  }
+
+  /// The columns archsh reads as counts (`Row.storedCount`), by table.
+  static let countColumns = [
+    "entry": ["bytes", "access_count"], "learner_progress": ["tries", "hints"],
+    "repositories": ["element_count"],
+  ]
+
+  /// The integers of a count column outside 0 to 2^53, which the commands that read them refuse.
+  private static func countProblems(_ db: Database, table: String) throws -> [String] {
+    try (countColumns[table] ?? []).compactMap { column in
+      let count =
+        try Int.fetchOne(
+          db,
+          sql: """
+            SELECT count(*) FROM \(identifier(table))
+            WHERE typeof(\(identifier(column))) = 'integer'
+              AND (\(identifier(column)) < 0 OR \(identifier(column)) > \(Row.countLimit))
+            """) ?? 0
+      guard count > 0 else { return nil }
+      return "\(table).\(column): \(count) \(count == 1 ? "row holds" : "rows hold") "
+        + "a count below 0 or above 2^53"
+    }
   }
 
   /// A table's or a column's name quoted for SQL, its own double quotes doubled: a name from the

@@ -252,6 +252,7 @@ struct HostileDataTests {
     #expect(
       check.stdout == """
         entry.created_at: 1 row holds text, where archsh keeps a number
+        entry.access_count: 1 row holds a count below 0 or above 2^53
         logger_settings.threshold: 1 row holds text, where archsh keeps an integer
         repositories.total: 1 row holds blob, where archsh keeps an integer
         store.ttl: 1 row holds text, where archsh keeps an integer
@@ -260,7 +261,7 @@ struct HostileDataTests {
         """)
     #expect(
       check.stderr
-        == "-c:1:1: error: integrity check failed: 5 problems (copy the file aside before changing it)\n"
+        == "-c:1:1: error: integrity check failed: 6 problems (copy the file aside before changing it)\n"
     )
   }
 

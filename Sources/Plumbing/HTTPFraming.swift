@@ -158,7 +158,7 @@ public final class HTTPFramer {
         headArrived = true
         let held = headText
         headText = Array(held[..<end])
-        try release(head: held[..<end], rest: held[end...])
+        try release(held, headEnd: end)
       } else if headText.count > HTTPLimits.headBytes {
         throw TransportError.headTooLarge(limit: HTTPLimits.headBytes)
       }
@@ -173,10 +173,21 @@ public final class HTTPFramer {
   /// so its connection is not trusted again.
   private(set) var framedTwoWays = false
 
-  /// Gives the decoder a whole head and the bytes after it.
-  private func release(head bytes: ArraySlice<UInt8>, rest: ArraySlice<UInt8>) throws {
-    var head = Array(bytes)
-    if Self.hasField("transfer-encoding", in: head), Self.hasField("content-length", in: head) {
+  /// Gives the decoder a whole head (the first `headEnd` bytes of `held`) and the bytes after it.
+  private func release(_ held: [UInt8], headEnd: Int) throws {
+    let rest = held[headEnd...]
+    var head = Array(held[..<headEnd])
+    let framedBoth =
+      Self.hasField("transfer-encoding", in: head) && Self.hasField("content-length", in: head)
+    if !framedBoth, !rest.isEmpty, Self.isFinalStatusLine(head) {
+      // The usual answer: a final head, framed one way, with body bytes in the same read. The
+      // decoder takes it in one pass down the pipeline; what came after the head is counted as
+      // the two passes below count it.
+      try held.withUnsafeBytes { try process($0[...]) }
+      bodyFed = rest.count
+      return
+    }
+    if framedBoth {
       // NIOHTTP1 refuses such a head; curl and requests read it by Transfer-Encoding, which is
       // what HTTP/1.1 asks (RFC 9112, 6.3), and so does archsh, once.
       framedTwoWays = true
@@ -198,6 +209,13 @@ public final class HTTPFramer {
       return
     }
     try Array(rest).withUnsafeBytes { try process($0[...]) }
+  }
+
+  /// Whether `head` starts with a status line of a final answer (`HTTP/1.1 2`…`9`): not an
+  /// interim one (1xx), which the decoder drops, and whose framing is not counted.
+  private static func isFinalStatusLine(_ head: [UInt8]) -> Bool {
+    head.count > 9 && head.starts(with: "HTTP/".utf8) && head[8] == UInt8(ascii: " ")
+      && (UInt8(ascii: "2")...UInt8(ascii: "9")).contains(head[9])
   }
 
   /// Whether a line of `head` starts with `name` (lower-case) and a colon, in any case.

@@ -307,7 +307,9 @@ public enum HTTPTransport {
           keepsConnection && response.head.isKeepAlive && !framer.framedTwoWays && framer.isClean
         // A framer is kept only by the main thread's exchanges (NetworkController's), whose
         // connections come back to the same thread; any other is finished here, on its thread.
-        if keep, framer.isReusable, Thread.isMainThread {
+        // (`Thread.isMainThread` asks the kernel for the process's id on Linux; the current
+        // thread's object answers without a system call.)
+        if keep, framer.isReusable, Thread.current.isMainThread {
           connection.framer = framer
           keptFramer = true
         }

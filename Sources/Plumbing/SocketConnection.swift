@@ -101,11 +101,11 @@ public final class SocketConnection: Sendable {
       return .failure(error)
     }
     // SNI and the name check take a name; an address is checked against the peer's address.
-    let isAddress = (try? SocketAddress(ipAddress: host, port: port)) != nil
-    let serverName = isAddress ? nil : host
+    let address = try? SocketAddress(ipAddress: host, port: port)
+    let serverName = address == nil ? host : nil
     let inbox = Inbox()
     let quickAck = Platform.quickAck
-    var bootstrap = ClientBootstrap(group: ClientLoop.group)
+    let bootstrap = ClientBootstrap(group: ClientLoop.group)
       .connectTimeout(.nanoseconds(Int64(clamping: deadline - now)))
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
@@ -118,8 +118,16 @@ public final class SocketConnection: Sendable {
           try pipeline.addHandler(RelayHandler(inbox: inbox, isTLS: context != nil))
         }
       }
-    if let resolver = resolver.withLock({ $0 }) { bootstrap = bootstrap.resolver(resolver) }
-    bootstrap.connect(host: host, port: port).whenFailure { inbox.finish($0) }
+    let connecting: EventLoopFuture<Channel>
+    if let resolver = resolver.withLock({ $0 }) {
+      connecting = bootstrap.resolver(resolver).connect(host: host, port: port)
+    } else if let address {
+      // An address needs no lookup: no resolver thread, no Happy Eyeballs race of one.
+      connecting = bootstrap.connect(to: address)
+    } else {
+      connecting = bootstrap.connect(host: host, port: port)
+    }
+    connecting.whenFailure { inbox.finish($0) }
     let connection = SocketConnection(inbox)
     guard control.attach(connection) else {
       connection.close()

@@ -93,23 +93,39 @@ public struct TextRenderer: Sendable {
     let width = keys.map(\.displayWidth).max() ?? 0
     // Below 16 columns for values, wrapping would only make a tall narrow column.
     let room = maxWidth.map { $0 - width - 2 }.flatMap { $0 >= 16 ? $0 : nil }
-    var text = ""
+    // The record's bytes, made into a string once: a string grown by many small appends costs
+    // several hundred instructions each, and a record is printed for every command that shows one.
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(fields.count * (width + 40))
     for (field, shownKey) in zip(fields, keys) {
-      if !text.isEmpty { text += "\n" }
-      let key = (shownKey + ":").padded(toWidth: width + 1)
+      if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+      let lineStart = bytes.count
+      let label = shownKey + ":"
+      if useColor { bytes.append(contentsOf: "\u{1B}[1m".utf8) }
+      bytes.append(contentsOf: label.utf8)
+      bytes.append(
+        contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, width + 1 - label.displayWidth)))
+      if useColor { bytes.append(contentsOf: "\u{1B}[0m".utf8) }
+      bytes.append(UInt8(ascii: " "))
       let value = Self.text(of: field.value)
-      var line = bold(key) + " "
       if let room {
-        line += value.wrapped(toWidth: room).joined(separator: "\n" + indent(width + 2))
+        bytes.append(
+          contentsOf: value.wrapped(toWidth: room).joined(separator: "\n" + indent(width + 2)).utf8)
       } else if value.holdsNewline {
-        line += value.split(separator: "\n", omittingEmptySubsequences: false).joined(
-          separator: "\n" + indent(width + 2))
+        bytes.append(
+          contentsOf: value.split(separator: "\n", omittingEmptySubsequences: false).joined(
+            separator: "\n" + indent(width + 2)
+          ).utf8)
       } else {
-        line += value
+        bytes.append(contentsOf: value.utf8)
       }
-      text += trimTrailing(line)
+      if bytes.last == UInt8(ascii: " ") {
+        // The line ends without spaces, trimmed by characters as text is.
+        let line = trimTrailing(String(decoding: bytes[lineStart...], as: UTF8.self))
+        bytes.replaceSubrange(lineStart..., with: line.utf8)
+      }
     }
-    return text
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private func table(_ table: Table) -> String {

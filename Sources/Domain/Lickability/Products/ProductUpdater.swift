@@ -53,13 +53,16 @@ public final class ProductUpdater: Sendable {
         .flatMap {
           Self.persist($0, url: url, persistence: productPersistenceController, coders: coders)
         }
-      // The completion closes the flow, after the network and persistence steps.
-      let completion: String
-      switch result {
-      case .success(let product): completion = "completion(.success(Product \(product.id)))"
-      case .failure(let error): completion = "completion(.failure(\(String(describing: error))))"
+      // The completion closes the flow, after the network and persistence steps; its name is
+      // made only while spans are recorded.
+      if tracer.isEnabled {
+        let completion: String
+        switch result {
+        case .success(let product): completion = "completion(.success(Product \(product.id)))"
+        case .failure(let error): completion = "completion(.failure(\(String(describing: error))))"
+        }
+        tracer.withSpan("ProductUpdater", completion) { _ in }
       }
-      tracer.withSpan("ProductUpdater", completion) { _ in }
       return result
     }
   }

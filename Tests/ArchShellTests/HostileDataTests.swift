@@ -322,6 +322,32 @@ struct HostileDataTests {
     #expect(values == ["value:      a", "value:      m", "value:      x"], "\(shown.stdout)")
   }
 
+  @Test(
+    "a model type with a line break is refused, since it would come back from the workspace split in two"
+  )
+  func modelTypeWithLineBreak() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let database = directory + "/w.sqlite"
+    let refused = try Binary.run([
+      "--no-rc", "--db", database, "-c", "ds new t", "-c",
+      #"ds row add t 0 0 '{"type":"Game\nCell","n":1}'"#,
+    ])
+    #expect(refused.status == 1)
+    #expect(
+      refused.stderr
+        == #"-c#2:1:18: error: a JSON model's 'type' is a type name, such as Game, with no line break or other control character: {"type":"Game\nCell","n":1}"#
+        + "\n")
+    let kept = try Binary.run([
+      "--no-rc", "--db", database, "-c", #"ds row add t 0 0 '{"type":"Game","n":1}' --quiet"#,
+      "-c", "ds model t 0 0",
+    ])
+    #expect(kept.status == 0, "\(kept.stderr)")
+    let reloaded = try Binary.run(["--no-rc", "--db", database, "-c", "ds model t 0 0"])
+    let model = "model_type: Game\nvalue:      {\"type\":\"Game\",\"n\":1}\n"
+    #expect(kept.stdout.contains(model), "\(kept.stdout)")
+    #expect(reloaded.stdout.contains(model), "\(reloaded.stdout)")
+  }
+
   @Test("a sections file is checked field by field, each error naming its place in the file")
   func sectionsFile() throws {
     let directory = try Binary.makeTemporaryDirectory()

@@ -12,8 +12,9 @@ enum DataSourceGroup {
       registered per model type, and mutations that notify the delegate what to reload, shown \
       as ~ lines and in traces. A row's model is text, a Product from productCache, or a JSON \
       object whose "type" is its model type; a JSON object whose type is a cell controller \
-      (BasicCell, DetailCell, FullProductDetailsCell) is used directly. Data sources are stored \
-      in the workspace and survive restarts.
+      (BasicCell, DetailCell, FullProductDetailsCell) is used directly. The original's model \
+      types are Swift types: a "type" with a line break or another control character is \
+      refused. Data sources are stored in the workspace and survive restarts.
       Where the original disagrees with its documentation, archsh follows the code: adding a \
       row to a section that does not exist appends a new one-row section and notifies \
       mutated(all). Removing a row always notifies mutated(all); removing a section's last row \

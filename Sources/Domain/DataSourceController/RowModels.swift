@@ -70,6 +70,14 @@ public enum RowModel: Sendable, Equatable {
     guard let type = object["type"] as? String, !type.isEmpty else {
       throw DataSourceError.invalidModel("a JSON model needs a string 'type' field: \(json)")
     }
+    // A model type is a type's name, and is stored before a line break that ends it: a name with
+    // a line break would come back from the workspace split in two.
+    guard !type.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
+      throw DataSourceError.invalidModel(
+        "a JSON model's 'type' is a type name, such as Game, with no line break or other control "
+          + "character: \(json)")
+    }
     if type == "Product" || type == "product" {
       if let product = try? decoder.decode(Product.self, from: data) {
         return .product(product)

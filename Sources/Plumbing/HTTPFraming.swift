@@ -54,6 +54,9 @@ public final class HTTPFramer {
   private var leftover = false
   /// Whether the request was a HEAD: its answer has no body, whatever the head says.
   private var askedForHead = false
+  /// Whether the request was a CONNECT: NIOHTTP1 reads its answer as having no body, and a
+  /// connection that carried one is never used for another request.
+  private var askedToConnect = false
   /// The body's length the head gave (0 for a HEAD's answer, 1xx, 204 and 304), when the
   /// response is framed by it; nil for a chunked body, one read to the close, or an interim
   /// answer before the real one.
@@ -104,6 +107,7 @@ public final class HTTPFramer {
     headArrived = false
     leftover = false
     askedForHead = false
+    askedToConnect = false
     expectedBody = nil
     bodyFed = 0
     sawInterim = false
@@ -116,6 +120,7 @@ public final class HTTPFramer {
   /// request's answer has no body.
   public func encode(_ requestHead: HTTPRequestHead, body: Data?) throws -> [UInt8] {
     askedForHead = requestHead.method == .HEAD
+    askedToConnect = requestHead.method == .CONNECT
     do {
       // The parts go down the pipeline with one flush, and no promise or copy of the channel's
       // buffer per part, which `writeOutbound` makes.
@@ -179,10 +184,12 @@ public final class HTTPFramer {
     var head = Array(held[..<headEnd])
     let framedBoth =
       Self.hasField("transfer-encoding", in: head) && Self.hasField("content-length", in: head)
-    if !framedBoth, !rest.isEmpty, Self.isFinalStatusLine(head) {
-      // The usual answer: a final head, framed one way, with body bytes in the same read. The
-      // decoder takes it in one pass down the pipeline; what came after the head is counted as
-      // the two passes below count it.
+    if !framedBoth, !rest.isEmpty, !askedForHead, !askedToConnect,
+      held.count <= Self.wireLimit(bodyLimit), Self.isFinalStatusLine(head)
+    {
+      // The usual answer: a final head that may have a body, framed one way, with body bytes in
+      // the same read, within the wire's limit. The decoder takes it in one pass down the
+      // pipeline; what came after the head is counted as the two passes below count it.
       try held.withUnsafeBytes { try process($0[...]) }
       bodyFed = rest.count
       return
@@ -211,11 +218,21 @@ public final class HTTPFramer {
     try Array(rest).withUnsafeBytes { try process($0[...]) }
   }
 
-  /// Whether `head` starts with a status line of a final answer (`HTTP/1.1 2`…`9`): not an
-  /// interim one (1xx), which the decoder drops, and whose framing is not counted.
+  /// Whether `head` starts with the status line of a final answer that may have a body
+  /// (`HTTP/1.1 2`…`9`, but not 204 or 304): not an interim one (1xx), which the decoder drops,
+  /// and whose framing is not counted.
   private static func isFinalStatusLine(_ head: [UInt8]) -> Bool {
-    head.count > 9 && head.starts(with: "HTTP/".utf8) && head[8] == UInt8(ascii: " ")
-      && (UInt8(ascii: "2")...UInt8(ascii: "9")).contains(head[9])
+    guard head.count > 12, head.starts(with: "HTTP/".utf8), head[8] == UInt8(ascii: " "),
+      (UInt8(ascii: "2")...UInt8(ascii: "9")).contains(head[9])
+    else { return false }
+    let code = head[9...11]
+    return !code.elementsEqual("204".utf8) && !code.elementsEqual("304".utf8)
+  }
+
+  /// The most bytes an exchange may bring: chunk framing is small beside its data, so anything
+  /// much past the body limit is not a body.
+  private static func wireLimit(_ bodyLimit: Int) -> Int {
+    HTTPLimits.headBytes + 2 * bodyLimit + 65_536
   }
 
   /// Whether a line of `head` starts with `name` (lower-case) and a colon, in any case.
@@ -263,8 +280,7 @@ public final class HTTPFramer {
   private func process(_ bytes: Slice<UnsafeRawBufferPointer>) throws {
     wireBytes += bytes.count
     bodyFed += bytes.count
-    // Chunk framing is small beside its data: anything much past the body limit is not a body.
-    if wireBytes > HTTPLimits.headBytes + 2 * bodyLimit + 65_536 {
+    if wireBytes > Self.wireLimit(bodyLimit) {
       throw TransportError.bodyTooLarge(limit: bodyLimit)
     }
     try write(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes)))
@@ -295,7 +311,7 @@ public final class HTTPFramer {
   ///
   /// Only then is the connection in step for the next request. Asked once the response is whole.
   public var isClean: Bool {
-    guard response != nil, !leftover else { return false }
+    guard response != nil, !leftover, !askedToConnect else { return false }
     if let expectedBody {
       // The head said where the response ends: exactly there, the decoder is at the start of
       // the next message, and can frame the next exchange.
@@ -320,8 +336,13 @@ public final class HTTPFramer {
       try channel.throwIfErrorCaught()
     } catch {
       // Parts decoded before the error still count: a whole response followed by bytes that
-      // are not one is whole, and not clean.
-      try? collect()
+      // are not one is whole, and not clean. A head refused by its check came before the bytes
+      // that failed, and is what the error is about, as when the head goes down alone.
+      do {
+        try collect()
+      } catch let refused as TransportError where head == nil {
+        throw refused
+      } catch {}
       if response != nil {
         leftover = true
         return

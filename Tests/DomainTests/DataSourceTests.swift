@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 import Testing
 
 @testable import Domain
@@ -166,6 +167,20 @@ struct DataSourceTests {
     store.step(
       { $0.update(allSections: [Section(rows: text("only"))]) }, state: ["-|only|-"], heard: [.all])
     store.step({ $0.removeAllSections() }, state: [], heard: [.all])
+  }
+
+  @Test(
+    "a stored object row is split at its first line feed, a carriage return kept in its type"
+  )
+  func storedObjectRow() throws {
+    let decoder = JSONDecoder()
+    // An earlier archsh stored such a type; "\r\n" is one Character, so a split on "\n" missed it.
+    let json = #"{"type":"Game\r","n":1}"#
+    let stored = StoredRow(kind: 2, text: "Game\r\n" + json)
+    #expect(try RowCoding.rowModel(stored, decoder: decoder) == .object(type: "Game\r", json: json))
+    #expect(throws: DataSourceError.corrupt("an object row has no type")) {
+      try RowCoding.rowModel(StoredRow(kind: 2, text: "Game"), decoder: decoder)
+    }
   }
 
   @Test(

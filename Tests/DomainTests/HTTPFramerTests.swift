@@ -71,6 +71,56 @@ struct HTTPFramerTests {
     #expect(try !frame("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX").clean)
   }
 
+  /// What the framer makes of `text` handed to it in one read, then the end of the stream.
+  private func frameInOneRead(
+    _ text: String, bodyLimit: Int = 1 << 20, method: HTTPMethod = .GET
+  ) throws -> (TransportResponse, clean: Bool) {
+    let framer = try HTTPFramer(bodyLimit: bodyLimit)
+    _ = try framer.encode(HTTPRequestHead(version: .http1_1, method: method, uri: "/"), body: nil)
+    guard let response = try Array(text.utf8).withUnsafeBytes({ try framer.feed($0) }) else {
+      return (try framer.endOfStream(), false)
+    }
+    return (response, framer.isClean)
+  }
+
+  @Test("a head and its body in one read are framed as when they come in pieces")
+  func oneRead() throws {
+    let cases: [(text: String, body: String, clean: Bool)] = [
+      ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", true),
+      ("HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nnope", "nope", true),
+      ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokX", "ok", false),
+      (
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nSMUGGLED",
+        "ok", false
+      ),
+      ("HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nX-A: ", "", false),
+      ("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 2", "", false),
+      ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", "ok", true),
+      ("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", true),
+    ]
+    for (text, body, clean) in cases {
+      let (whole, wholeIsClean) = try frameInOneRead(text)
+      #expect(String(buffer: whole.body) == body, "\(text)")
+      #expect(wholeIsClean == clean, "\(text)")
+      let (pieces, piecesAreClean) = try frame(text)
+      #expect(String(buffer: pieces.body) == body, "\(text)")
+      #expect(piecesAreClean == clean, "\(text)")
+    }
+    // NIOHTTP1 reads a CONNECT's answer as having no body: what follows it in the same read
+    // never makes the connection clean, nor one that it could read as a whole next answer.
+    let tunnel = try frameInOneRead(
+      "HTTP/1.1 200 OK\r\nContent-Length: 23\r\n\r\nHTTP/1.1 200 OK\r\nX-AB: ", method: .CONNECT)
+    #expect(!tunnel.clean)
+    // A head refused by its own check is the error, whatever fails after it in the same read.
+    let fields = (0..<100).map { "X-F\($0): v\r\n" }.joined()
+    #expect(throws: TransportError.tooManyFields(limit: 100)) {
+      try frameInOneRead("HTTP/1.1 200 OK\r\n\(fields)Content-Length: 2\r\n\r\nhiZ")
+    }
+    #expect(throws: TransportError.bodyTooLarge(limit: 3)) {
+      try frameInOneRead("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloZZZ", bodyLimit: 3)
+    }
+  }
+
   @Test("a status must be three digits from 100 to 599, and the reply must be HTTP")
   func statusLines() {
     for line in ["HTTP/1.1 -1 Bad", "HTTP/1.1 +20 OK", "HTTP/1.1 2000 OK", "HTTP/1.1 999 Odd"] {

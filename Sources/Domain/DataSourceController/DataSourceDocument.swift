@@ -341,9 +341,15 @@ extension RowCoding {
     case 0: return .text(row.text)
     case 1: return .product(try decoder.decode(Product.self, from: Data(row.text.utf8)))
     case 2:
-      let parts = row.text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-      guard parts.count == 2 else { throw DataSourceError.corrupt("an object row has no type") }
-      return .object(type: String(parts[0]), json: String(parts[1]))
+      // Split at the first line feed byte: a type stored by an earlier archsh may end with a
+      // carriage return, and "\r\n" is one Character, which a split on "\n" would not find.
+      let text = row.text.utf8
+      guard let newline = text.firstIndex(of: UInt8(ascii: "\n")) else {
+        throw DataSourceError.corrupt("an object row has no type")
+      }
+      return .object(
+        type: String(decoding: text[..<newline], as: UTF8.self),
+        json: String(decoding: text[text.index(after: newline)...], as: UTF8.self))
     default:
       throw DataSourceError.corrupt("unknown row kind \(row.kind)")
     }

@@ -110,10 +110,6 @@ package final class DataSourceBlocks {
   /// The blocks of the data source `name`; `read` or `writeAll` gives them their layout.
   package init(name: String) { self.name = name }
 
-  /// Takes the layout `other` read of the same data source (after a failed write, the layout
-  /// of the data source read again).
-  package func adoptLayout(of other: DataSourceBlocks) { layout = other.layout }
-
   // MARK: - Catalogue
 
   /// The names of the stored data sources, with their section and row counts.

@@ -210,6 +210,29 @@ struct HostileDataTests {
   }
 
   @Test(
+    "a data source change that the workspace refuses leaves the session showing what the workspace holds"
+  )
+  func refusedDataSourceChange() throws {
+    let directory = try Binary.makeTemporaryDirectory()
+    let database = directory + "/w.sqlite"
+    let made = try Binary.run(["--no-rc", "--db", database, "-c", "ds new t --rows a b"])
+    #expect(made.status == 0, "\(made.stderr)")
+    try changeOutsideArchsh(
+      database,
+      "CREATE TRIGGER refuse BEFORE UPDATE ON ds_block BEGIN SELECT RAISE(ABORT, 'no'); END;")
+    let session = try Binary.run([
+      "--no-rc", "--keep-going", "--db", database, "-c", "ds row add t 0 0 x --quiet", "-c",
+      "ds row remove t 0 1 --quiet", "-c", "ds count t", "-c", "ds model t 0 0",
+    ])
+    #expect(session.status == 1)
+    #expect(session.stderr.split(separator: "\n").count == 2, "\(session.stderr)")
+    #expect(
+      session.stdout
+        == "total_row_count:  2\nsections:         1\nrows_per_section: 2\n"
+        + "index_path: 0-0\nmodel_type: Text\nvalue:      a\ncell:       errorCell\n")
+  }
+
+  @Test(
     "values of the wrong type, written outside archsh, fail the commands that read them in one line, and db check names them"
   )
   func mistypedValues() throws {

@@ -143,11 +143,7 @@ public final class DataSourceDocument {
         let blocks = DataSourceBlocks(name: name)
         let stored = try read(blocks, db, materials: materials)
         let controller = materials.makeController(stored.sections)
-        for (modelType, controllerName) in stored.registrations {
-          if let type = CellControllers.type(named: controllerName) {
-            controller.register(dataController: type, for: modelType)
-          }
-        }
+        register(stored.registrations, in: controller)
         span.setAttribute("rows", String(controller.totalRowCount))
         let document = DataSourceDocument(
           name: name, controller: controller, emptyState: stored.emptyState, blocks: blocks,
@@ -170,12 +166,20 @@ public final class DataSourceDocument {
   /// Takes what the workspace holds as this copy's, without notifying.
   private func apply(_ stored: Stored) {
     controller.update(allSections: stored.sections, notify: false)
-    for (modelType, controllerName) in stored.registrations {
+    Self.register(stored.registrations, in: controller)
+    emptyState = stored.emptyState
+  }
+
+  /// Registers the stored cell controllers, by model type; a name archsh does not know is left
+  /// out.
+  private static func register(
+    _ registrations: [String: String], in controller: DataSourceController
+  ) {
+    for (modelType, controllerName) in registrations {
       if let type = CellControllers.type(named: controllerName) {
         controller.register(dataController: type, for: modelType)
       }
     }
-    emptyState = stored.emptyState
   }
 
   /// Reads the data source again when another archsh process has committed since.
@@ -264,11 +268,9 @@ public final class DataSourceDocument {
           seenForeignCommits = workspace.foreignCommits
         }
       } catch {
-        let fresh = try Self.open(
-          name: name, in: workspace, materials: materials, tracer: tracer)
-        controller.update(allSections: fresh.controller.sections, notify: false)
-        blocks.adoptLayout(of: fresh.blocks)
-        seenForeignCommits = fresh.seenForeignCommits
+        // Reading takes the blocks' layout too, as it is in the workspace.
+        apply(try workspace.read { db in try Self.read(blocks, db, materials: materials) })
+        seenForeignCommits = workspace.foreignCommits
         throw error
       }
     }

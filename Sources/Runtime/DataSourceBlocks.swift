@@ -239,7 +239,7 @@ package final class DataSourceBlocks {
       try writeBlocks(ofSection: section, from: source, db)
       return
     }
-    let (block, _) = locate(row: row, in: section)
+    let block = locate(row: row, in: section)
     layout[section].blocks[block].count += 1
     if layout[section].blocks[block].count > Self.blockLimit {
       try splitBlock(section: section, block: block, from: source, db)
@@ -254,7 +254,7 @@ package final class DataSourceBlocks {
   ) throws {
     var blocks = Set<[Int]>()
     for path in rows {
-      let (block, _) = locate(row: path.row, in: path.section)
+      let block = locate(row: path.row, in: path.section)
       blocks.insert([path.section, block])
     }
     for pair in blocks { try writeBlock(section: pair[0], block: pair[1], from: source, db) }
@@ -264,7 +264,7 @@ package final class DataSourceBlocks {
   package func rowRemoved(_ db: Database, section: Int, row: Int, from source: some BlockSource)
     throws
   {
-    let (block, _) = locate(row: row, in: section)
+    let block = locate(row: row, in: section)
     layout[section].blocks[block].count -= 1
     if layout[section].blocks[block].count == 0 {
       try db.execute(
@@ -316,16 +316,16 @@ package final class DataSourceBlocks {
 
   // MARK: - Blocks
 
-  /// The block holding `row` of a section, and the row's index inside it; a row one past the
-  /// end belongs to the last block.
-  private func locate(row: Int, in section: Int) -> (block: Int, offset: Int) {
+  /// The index of the block holding `row` of a section; a row one past the end belongs to the
+  /// last block.
+  private func locate(row: Int, in section: Int) -> Int {
     var start = 0
     let blocks = layout[section].blocks
     for (index, block) in blocks.enumerated() {
-      if row < start + block.count || index == blocks.count - 1 { return (index, row - start) }
+      if row < start + block.count || index == blocks.count - 1 { return index }
       start += block.count
     }
-    return (0, row)
+    return 0
   }
 
   private func blockStart(section: Int, block: Int) -> Int {

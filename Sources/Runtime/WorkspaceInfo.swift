@@ -118,10 +118,10 @@ extension Workspace {
     return problems
   }
 
-  /// The columns archsh reads as counts (`Row.storedCount`), by table.
+  /// The columns archsh reads as counts (`Row.storedCount`, or summed into one), by table.
   static let countColumns = [
-    "entry": ["bytes", "access_count"], "learner_progress": ["tries", "hints"],
-    "repositories": ["element_count"],
+    "ds_block": ["count"], "entry": ["bytes", "access_count"],
+    "learner_progress": ["tries", "hints"], "repositories": ["element_count"],
   ]
 
   /// The integers of a count column outside 0 to 2^53, which the commands that read them refuse.

@@ -241,7 +241,7 @@ struct HostileDataTests {
     let made = try Binary.run([
       "--no-rc", "--db", database, "-c", "store persist generalCache k v", "-c",
       "store persist user u v", "-c", "repo new items /users/me/locations", "-c",
-      "log level API Verbose",
+      "log level API Verbose", "-c", "ds new d --rows a b",
     ])
     #expect(made.status == 0, "\(made.stderr)")
     try changeOutsideArchsh(
@@ -249,7 +249,7 @@ struct HostileDataTests {
       "UPDATE entry SET created_at = 'x\u{1B}[31m' WHERE key = 'k'; UPDATE store SET ttl = 'maybe' "
         + "WHERE name = 'bookmarks'; UPDATE repositories SET total = x'00ff'; "
         + "UPDATE logger_settings SET threshold = 'high'; "
-        + "UPDATE entry SET access_count = -1 WHERE key = 'u'; "
+        + "UPDATE entry SET access_count = -1 WHERE key = 'u'; UPDATE ds_block SET count = -3; "
         + #"CREATE TABLE "x"" WHERE 1 --" (a INTEGER); INSERT INTO "x"" WHERE 1 --" VALUES ('t');"#)
     let hint =
       " ('db check' looks for more; mend the file with sqlite3, or use another workspace with --db)\n"
@@ -260,6 +260,7 @@ struct HostileDataTests {
       ("repo list", "repositories.total of 'items' holds a blob of 2 bytes, not an integer"),
       ("log tags", "logger_settings.threshold of 'API' holds \"high\", not an integer"),
       ("store entries user", "entry.access_count of 'u' holds -1, not a count from 0 to 2^53"),
+      ("ds list", "ds_block.rows of 'd' holds -3, not a count from 0 to 2^53"),
     ] {
       let run = try Binary.run(["--no-rc", "--db", database, "-c", command])
       #expect(run.status == 1, "\(command)")
@@ -274,6 +275,7 @@ struct HostileDataTests {
     #expect(check.status == 1)
     #expect(
       check.stdout == """
+        ds_block.count: 1 row holds a count below 0 or above 2^53
         entry.created_at: 1 row holds text, where archsh keeps a number
         entry.access_count: 1 row holds a count below 0 or above 2^53
         logger_settings.threshold: 1 row holds text, where archsh keeps an integer
@@ -284,7 +286,7 @@ struct HostileDataTests {
         """)
     #expect(
       check.stderr
-        == "-c:1:1: error: integrity check failed: 6 problems (copy the file aside before changing it)\n"
+        == "-c:1:1: error: integrity check failed: 7 problems (copy the file aside before changing it)\n"
     )
   }
 

@@ -240,7 +240,7 @@ public final class AppStateStore {
         case .decoding(let path, let detail) = NetworkController.describe(error)
       {
         if !path.isEmpty { place += " at '\(TerminalText.escaped(path))'" }
-        what = detail == "the body is not valid JSON" ? "it is not valid JSON" : detail
+        if case .dataCorrupted = error { what = "it is not valid JSON" } else { what = detail }
       }
       throw .unreadableState(place: place, problem: what)
     }

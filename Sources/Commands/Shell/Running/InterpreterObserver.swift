@@ -244,5 +244,4 @@ struct Observers {
 
   /// Whether one of them reads what is printed.
   var readPrintedText: Bool { first.readPrintedText || second.readPrintedText }
-
 }

@@ -11,18 +11,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    // One trait, not Hummingbird's two defaults: SwiftPM writes the -D flags of several traits in
-    // a new order whenever it reads the manifests again (another environment variable is enough),
-    // which recompiled HummingbirdCore and Hummingbird, about 25 s, between `make test` and
-    // `make run`. ConfigurationSupport (swift-configuration's readers) is not used.
-    .package(
-      url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1",
-      traits: ["FullFoundation"]),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // What archsh needs to run the architecture and the seeds do not describe, knowing nothing
@@ -71,29 +62,17 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
-    // The embedded REST backend, on Hummingbird; it shares only the wire format with Domain.
-    .target(
-      name: "DemoAPI",
-      dependencies: [
-        "Plumbing",
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      ]
-    ),
-    // The board's web server, on Hummingbird: the page and its event stream, behind a token.
+    // The embedded REST backend, on Plumbing's LoopbackServer (SwiftNIO's HTTP/1.1 server
+    // pipeline); it shares only the wire format with Domain.
+    .target(name: "DemoAPI", dependencies: ["Plumbing"]),
+    // The board's web server, on the same LoopbackServer: the page and its event stream, behind
+    // a token.
     // Like DemoAPI it knows nothing of Domain; Commands hands it JSON. The page is three files
     // (Page/board.html, board.css, board.js), compiled into the binary: nothing is read from disk
     // at run time.
     .target(
       name: "BoardServer",
-      dependencies: [
-        "Plumbing",
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      dependencies: ["Plumbing"],
       resources: [
         .embedInCode("Page/board.html"), .embedInCode("Page/board.css"),
         .embedInCode("Page/board.js"),

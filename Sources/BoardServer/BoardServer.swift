@@ -1,7 +1,4 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import Logging
 import NIOCore
 import Plumbing
 import Synchronization
@@ -264,62 +261,50 @@ public final class BoardServer: Sendable {
   public let hub: BoardHub
   /// Where the page's Next and Back buttons go, while a step-mode presentation listens.
   public let stepControl: StepControl
-  private let task: Task<Void, Error>
+  private let server: LoopbackServer
 
   /// The page's address, token included.
   public var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
 
   private init(
-    port: Int, token: String, hub: BoardHub, stepControl: StepControl, task: Task<Void, Error>
+    port: Int, token: String, hub: BoardHub, stepControl: StepControl, server: LoopbackServer
   ) {
     self.port = port
     self.token = token
     self.hub = hub
     self.stepControl = stepControl
-    self.task = task
+    self.server = server
   }
 
   /// Starts a server on `port` (0 for any free one) serving the board's page (`BoardPage`), whose
   /// `__NONCE__` is replaced by each response's script nonce.
   public static func start(port: Int, hub: BoardHub) throws -> BoardServer {
-    let page = BoardPage.document
     let token = randomHex(bytes: 16)
     let bound = BoundPort()
-    var logger = Logger(label: "archsh.board")
-    logger.logLevel = .critical
     let stepControl = StepControl()
     let responder = BoardResponder(
-      token: token, page: page, hub: hub, port: bound, stepControl: stepControl)
-    let application = Application(
-      responder: responder,
+      token: token, page: BoardPage.document, hub: hub, port: bound, stepControl: stepControl)
+    let server: LoopbackServer
+    do {
       // A connection that sends no complete request for 10 s is closed (an open event stream is
-      // a request in progress, and stays).
-      server: .http1(configuration: .init(idleTimeout: .seconds(10))),
-      configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "archsh-board"),
-      onServerRunning: { channel in bound.set(channel.localAddress?.port) },
-      logger: logger)
-    let task = Task<Void, Error> {
-      do {
-        try await application.run()
-      } catch {
-        bound.set(nil)
-        throw error
-      }
-    }
-    guard let actual = bound.wait(seconds: 10) else {
-      task.cancel()
+      // an answer in progress, and stays). The board reads nothing larger than a step's POST.
+      server = try LoopbackServer.start(
+        port: port, name: "archsh-board", bodyLimit: 64 * 1024, idleTimeout: .seconds(10),
+        responder: responder.respond)
+    } catch {
       throw BoardServerError.couldNotStart(port: port)
     }
+    bound.set(server.port)
     return BoardServer(
-      port: actual, token: token, hub: hub, stepControl: stepControl, task: task)
+      port: server.port, token: token, hub: hub, stepControl: stepControl, server: server)
   }
 
   /// Stops the server and ends every page's stream.
   public func stop() {
     hub.disconnectAll()
     // The pages' writers get a moment to send the closing event before the server goes.
-    let task = self.task
-    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { task.cancel() }
+    let server = self.server
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { server.stop() }
   }
 
   static func randomHex(bytes: Int) -> String {
@@ -376,98 +361,91 @@ public final class StepControl: Sendable {
 }
 
 /// Checks the `Host` and the token, then serves the page or the stream.
-struct BoardResponder: HTTPResponder {
-  typealias Context = BasicRequestContext
+struct BoardResponder: Sendable {
   let token: String
   let page: String
   let hub: BoardHub
   let port: BoundPort
   let stepControl: StepControl
 
-  static let lastEventID = HTTPField.Name("Last-Event-ID") ?? .accept
-
-  func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+  func respond(_ request: ServerRequest) -> ServerResponse {
     // DNS rebinding: a page from another origin that renamed itself to 127.0.0.1 still sends
     // its own host name.
-    let host = request.head.authority ?? ""
+    let host = request.authority ?? ""
     let port = self.port.value ?? 0
     guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
-      return plain(.misdirectedRequest, "this board answers only to 127.0.0.1:\(port)\n")
+      return plain(421, "this board answers only to 127.0.0.1:\(port)\n")
     }
-    let query = request.uri.queryParameters
-    guard let given = query.get("token"), Self.equal(given, token) else {
-      return plain(
-        .forbidden, "a board address carries its token: use the URL 'board open' printed\n")
+    guard let given = request.query("token"), Self.equal(given, token) else {
+      return plain(403, "a board address carries its token: use the URL 'board open' printed\n")
     }
-    if request.uri.path == "/step" {
-      return step(request, port: port, action: query.get("action"))
+    if request.path == "/step" {
+      return step(request, port: port, action: request.query("action"))
     }
-    guard request.method == .get || request.method == .head else {
-      return plain(.methodNotAllowed, "the board only reads, except its step buttons\n")
+    guard request.method == "GET" || request.method == "HEAD" else {
+      return plain(405, "the board only reads, except its step buttons\n")
     }
-    switch request.uri.path {
+    switch request.path {
     case "/":
       let nonce = BoardServer.randomHex(bytes: 12)
       var headers = securityHeaders(nonce: nonce)
-      headers[.contentType] = "text/html; charset=utf-8"
-      return Response(
-        status: .ok, headers: headers,
-        body: ResponseBody(
-          byteBuffer: ByteBuffer(string: page.replacingOccurrences(of: "__NONCE__", with: nonce))))
+      headers.append(("Content-Type", "text/html; charset=utf-8"))
+      return ServerResponse(
+        status: 200, headers: headers,
+        body: .bytes(Array(page.replacingOccurrences(of: "__NONCE__", with: nonce).utf8)))
     case "/events":
-      let last = request.headers[Self.lastEventID].flatMap { UInt64($0) }
+      let last = request.header("last-event-id").flatMap { UInt64($0) }
       let (stream, close) = hub.connectPage(lastEventID: last)
       var headers = securityHeaders(nonce: nil)
-      headers[.contentType] = "text/event-stream"
-      headers[.cacheControl] = "no-store"
-      return Response(
-        status: .ok, headers: headers,
-        body: ResponseBody { writer in
+      headers.append(("Content-Type", "text/event-stream"))
+      return ServerResponse(
+        status: 200, headers: headers,
+        body: .stream { writer in
           // However the page leaves (it closes, or the board does), it is no longer counted.
           defer { close() }
-          for await frame in stream { try await writer.write(frame) }
-          try await writer.finish(nil)
+          for await frame in stream {
+            guard await writer.write(frame) else { return }
+          }
         })
     default:
-      return plain(.notFound, "no such board resource\n")
+      return plain(404, "no such board resource\n")
     }
   }
 
   /// `POST /step?token=T&action=next|back`: the page's Next and Back buttons, after the same
   /// checks as every request, and an `Origin`, when the browser sends one, that is the board's own.
-  private func step(_ request: Request, port: Int, action: String?) -> Response {
-    guard request.method == .post else {
-      return plain(.methodNotAllowed, "the step buttons POST\n")
+  private func step(_ request: ServerRequest, port: Int, action: String?) -> ServerResponse {
+    guard request.method == "POST" else {
+      return plain(405, "the step buttons POST\n")
     }
-    if let origin = request.headers[.origin],
+    if let origin = request.header("origin"),
       origin != "http://127.0.0.1:\(port)" && origin != "http://localhost:\(port)"
     {
-      return plain(.forbidden, "the step buttons work only from the board's own page\n")
+      return plain(403, "the step buttons work only from the board's own page\n")
     }
     guard let action = action.flatMap(StepControl.Action.init(rawValue:)) else {
-      return plain(.badRequest, "action is 'next' or 'back'\n")
+      return plain(400, "action is 'next' or 'back'\n")
     }
     guard stepControl.send(action) else {
-      return plain(.conflict, "no step-mode presentation is running ('archsh --step')\n")
+      return plain(409, "no step-mode presentation is running ('archsh --step')\n")
     }
-    return Response(status: .noContent, headers: securityHeaders(nonce: nil))
+    return ServerResponse(status: 204, headers: securityHeaders(nonce: nil))
   }
 
-  private func securityHeaders(nonce: String?) -> HTTPFields {
-    var headers = HTTPFields()
+  private func securityHeaders(nonce: String?) -> [(name: String, value: String)] {
     let script = nonce.map { "script-src 'nonce-\($0)'; " } ?? ""
-    headers[.contentSecurityPolicy] =
-      "default-src 'none'; \(script)style-src 'unsafe-inline'; img-src data:; connect-src 'self'"
-    if let name = HTTPField.Name("X-Content-Type-Options") { headers[name] = "nosniff" }
-    if let name = HTTPField.Name("Referrer-Policy") { headers[name] = "no-referrer" }
-    headers[.cacheControl] = "no-store"
-    return headers
+    return [
+      (
+        "Content-Security-Policy",
+        "default-src 'none'; \(script)style-src 'unsafe-inline'; img-src data:; connect-src 'self'"
+      ),
+      ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+      ("Cache-Control", "no-store"),
+    ]
   }
 
-  private func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-    Response(
-      status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  private func plain(_ status: Int, _ text: String) -> ServerResponse {
+    ServerResponse(status: status, contentType: "text/plain; charset=utf-8", text)
   }
 
   /// Compares in time that does not depend on where the strings differ.

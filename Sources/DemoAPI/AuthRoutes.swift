@@ -1,55 +1,59 @@
 import Foundation
-import Hummingbird
+import Plumbing
 
 extension DemoAPI {
-  /// `POST /oauth/token` and the protected `GET /users/me`.
+  /// `POST /oauth/token`.
   ///
   /// The token endpoint takes its fields as a JSON object, which is how BDModules'
   /// `OAuth2SessionManager` sends them (its `APISessionManager` serializes requests as JSON), or as
   /// a form, as RFC 6749 has it. It answers as the original's `login_stub.json`: `access_token`
-  /// and `refresh_token` at the top level, beside `"code":"OK"`.
-  static func addAuthRoutes(to router: Router<DemoContext>, accounts: Accounts) {
-    router.post("oauth/token") { request, _ -> Response in
-      let body = try await request.body.collect(upTo: 64 * 1024)
-      let fields = formFields(
-        String(buffer: body), contentType: request.headers[.contentType] ?? "")
-      let client = (fields["client_id"] ?? "", fields["client_secret"] ?? "")
-      let result: Result<Accounts.Grant, Accounts.Refusal>
-      switch fields["grant_type"] {
-      case "password":
-        result = accounts.grant(
-          username: fields["username"] ?? "", password: fields["password"] ?? "",
-          clientID: client.0, clientSecret: client.1)
-      case "refresh_token":
-        result = accounts.refresh(
-          token: fields["refresh_token"] ?? "", clientID: client.0, clientSecret: client.1)
-      case let other:
-        return json(
-          .badRequest,
-          Envelope.error(
-            "UnsupportedGrantType",
-            "grant_type must be password or refresh_token, not \(other ?? "nothing")"))
-      }
-      switch result {
-      case .success(let grant):
-        return json(.ok, Envelope.grant(grant))
-      case .failure(let refusal):
-        return json(.init(code: refusal.status), Envelope.error(refusal.code, refusal.message))
-      }
+  /// and `refresh_token` at the top level, beside `"code":"OK"`. A body over 64 KiB is answered 413.
+  static func token(_ request: ServerRequest, accounts: Accounts) -> ServerResponse {
+    guard request.body.count <= 64 * 1024 else {
+      return ServerResponse(
+        status: 413, contentType: "text/plain; charset=utf-8",
+        "the body is larger than \(64 * 1024) bytes\n")
     }
-    router.get("users/me") { request, _ -> Response in
-      guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
-        return json(
-          .unauthorized,
-          Envelope.error("Unauthorized", "a valid bearer token is required for /users/me"))
-      }
-      return json(.ok, Envelope.ok(Envelope.user(account)))
+    let fields = formFields(
+      String(decoding: request.body, as: UTF8.self),
+      contentType: request.header("content-type") ?? "")
+    let client = (fields["client_id"] ?? "", fields["client_secret"] ?? "")
+    let result: Result<Accounts.Grant, Accounts.Refusal>
+    switch fields["grant_type"] {
+    case "password":
+      result = accounts.grant(
+        username: fields["username"] ?? "", password: fields["password"] ?? "",
+        clientID: client.0, clientSecret: client.1)
+    case "refresh_token":
+      result = accounts.refresh(
+        token: fields["refresh_token"] ?? "", clientID: client.0, clientSecret: client.1)
+    case let other:
+      return json(
+        400,
+        Envelope.error(
+          "UnsupportedGrantType",
+          "grant_type must be password or refresh_token, not \(other ?? "nothing")"))
+    }
+    switch result {
+    case .success(let grant):
+      return json(200, Envelope.grant(grant))
+    case .failure(let refusal):
+      return json(refusal.status, Envelope.error(refusal.code, refusal.message))
     }
   }
 
+  /// The protected `GET /users/me`.
+  static func me(_ request: ServerRequest, accounts: Accounts) -> ServerResponse {
+    guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
+      return json(
+        401, Envelope.error("Unauthorized", "a valid bearer token is required for /users/me"))
+    }
+    return json(200, Envelope.ok(Envelope.user(account)))
+  }
+
   /// The bearer token of an `Authorization` header.
-  static func bearer(_ request: Request) -> String? {
-    guard let value = request.headers[.authorization] else { return nil }
+  static func bearer(_ request: ServerRequest) -> String? {
+    guard let value = request.header("authorization") else { return nil }
     let parts = value.split(separator: " ", maxSplits: 1)
     guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
     return String(parts[1])

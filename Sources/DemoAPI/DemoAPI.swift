@@ -1,14 +1,11 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import Logging
 import Plumbing
-import ServiceLifecycle
 
 /// The embedded REST backend the networking controllers talk to, over real HTTP on 127.0.0.1.
 ///
 /// It serves the demo catalog in the BDModules response convention. It shares nothing with the
-/// Domain layer but the wire format.
+/// Domain layer but the wire format. It runs on `LoopbackServer` (SwiftNIO's HTTP/1.1 server
+/// pipeline); its routes are the `route(_:)` table below.
 public final class DemoAPI: Sendable {
   /// Where the server listens, such as `http://127.0.0.1:49152`.
   public let baseURL: URL
@@ -18,14 +15,14 @@ public final class DemoAPI: Sendable {
   public let accounts: Accounts
   /// The demo user's favourite locations.
   public let locations: LocationCatalog
-  private let group: ServiceGroup
+  private let server: LoopbackServer
 
   private init(
-    baseURL: URL, group: ServiceGroup, faults: FaultTable, accounts: Accounts,
+    baseURL: URL, server: LoopbackServer, faults: FaultTable, accounts: Accounts,
     locations: LocationCatalog
   ) {
     self.baseURL = baseURL
-    self.group = group
+    self.server = server
     self.faults = faults
     self.accounts = accounts
     self.locations = locations
@@ -38,51 +35,33 @@ public final class DemoAPI: Sendable {
   ) throws -> DemoAPI {
     let bound = BoundPort()
     let faults = FaultTable()
-    let application = makeApplication(
-      port: port, catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
+    let routes = Routes(
+      catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
       locations: locations, bound: bound)
-    // The application runs in a group of its own, so that stopping it is a graceful shutdown.
-    let group = ServiceGroup(
-      configuration: .init(services: [.init(service: application)], logger: quietLogger))
-    // A port that cannot be bound ends run() at once: say so instead of waiting for a port.
-    Task<Void, Never>(executorPreference: ServerThreads.shared) {
-      do {
-        try await group.run()
-      } catch {
-        bound.set(nil)
-      }
-    }
-    guard let actual = bound.wait(seconds: 10) else {
-      shutDown(group)
+    let server: LoopbackServer
+    do {
+      // A connection that sends no complete request for 10 s is closed: a head sent a byte at a
+      // time, or one never finished, holds nothing for long.
+      server = try LoopbackServer.start(
+        port: port, name: "archsh-demoapi", bodyLimit: echoBodyLimit, idleTimeout: .seconds(10),
+        responder: routes.respond)
+    } catch {
       throw DemoAPIError.couldNotStart(port: port)
     }
-    guard let url = URL(string: "http://127.0.0.1:\(actual)") else {
-      shutDown(group)
+    bound.set(server.port)
+    guard let url = URL(string: "http://127.0.0.1:\(server.port)") else {
+      server.stop()
       throw DemoAPIError.couldNotStart(port: port)
     }
     return DemoAPI(
-      baseURL: url, group: group, faults: faults, accounts: accounts, locations: locations)
+      baseURL: url, server: server, faults: faults, accounts: accounts, locations: locations)
   }
 
   /// Stops the server, and returns at once.
   ///
-  /// The server stops listening, closes its idle connections and ends once the requests it is
-  /// answering are answered.
-  public func stop() { Self.shutDown(group) }
-
-  /// Shuts the server down gracefully instead of cancelling its task.
-  ///
-  /// Cancelling could hang the process for good: Hummingbird's date cache waits on a merged
-  /// sequence (swift-async-algorithms 1.1) whose lock is held across an executor switch, and with
-  /// a task executor preference (`ServerThreads`) that switch takes the task's status lock, which a
-  /// cancellation holds while it runs the merge's cancellation handler, which takes the merge's
-  /// lock. A graceful shutdown ends the date cache through its own sequence, and cancels nothing
-  /// that is waiting on the merge.
-  private static func shutDown(_ group: ServiceGroup) {
-    Task<Void, Never>(executorPreference: ServerThreads.shared) {
-      await group.triggerGracefulShutdown()
-    }
-  }
+  /// The server stops listening, closes its idle connections and closes each other one once the
+  /// request it is answering is answered.
+  public func stop() { server.stop() }
 
   /// One path for each route that answers GET, with example parameters.
   ///
@@ -96,113 +75,148 @@ public final class DemoAPI: Sendable {
   /// The second base path the API also answers under.
   public static let secondBasePath = "/v2"
   /// The header that tells a route the second base path was there.
-  static let basePathHeader = HTTPField.Name("X-Archsh-Base-Path")
+  static let basePathHeader = "x-archsh-base-path"
 
-  static func makeApplication(
-    port: Int, catalog: Catalog, faults: FaultTable, accounts: Accounts,
-    locations: LocationCatalog, bound: BoundPort
-  ) -> some ApplicationProtocol {
-    let router = Router(context: DemoContext.self)
-    // Faults come first, so that they apply to every route, unknown paths included.
-    router.add(middleware: FaultMiddleware(faults: faults))
-    addAuthRoutes(to: router, accounts: accounts)
-    addLocationRoutes(to: router, accounts: accounts, locations: locations)
-    addTripRoutes(to: router, accounts: accounts, locations: locations)
-    addEchoRoute(to: router)
-    router.get("products") { request, _ -> Response in
-      let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
-      let limit = min(1000, max(0, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
-      let page = catalog.products.dropFirst(offset).prefix(limit).map(Envelope.product)
-      return json(
-        .ok, Envelope.collection(Array(page), offset: offset, total: catalog.products.count))
-    }
-    router.get("products/{id}") { _, context -> Response in
-      guard let id = context.parameters.get("id", as: Int.self),
-        let product = catalog.product(id: id)
-      else {
-        let id = context.parameters.get("id") ?? ""
-        return json(.notFound, Envelope.error("ResourceNotFound", "no product with id \(id)"))
-      }
-      return json(.ok, Envelope.ok(Envelope.product(product)))
-    }
-    router.get("issues/{id}") { _, context -> Response in
-      guard let id = context.parameters.get("id", as: Int.self), let issue = Magazine.issue(id: id)
-      else {
-        let id = context.parameters.get("id") ?? ""
-        return json(.notFound, Envelope.error("ResourceNotFound", "no issue with id \(id)"))
-      }
-      return json(.ok, Envelope.ok(Envelope.issue(issue)))
-    }
-    router.get("issues/{id}/assets/{name}") { _, context -> Response in
-      let id = context.parameters.get("id") ?? ""
-      let name = context.parameters.get("name") ?? ""
-      guard let issue = Int(id).flatMap(Magazine.issue(id:)) else {
-        return json(.notFound, Envelope.error("ResourceNotFound", "no issue with id \(id)"))
-      }
-      guard let asset = issue.asset(named: name) else {
-        return json(
-          .notFound, Envelope.error("ResourceNotFound", "issue \(id) has no asset '\(name)'"))
-      }
-      return Response(
-        status: .ok, headers: [.contentType: asset.contentType],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.data)))
-    }
-    return Application(
-      responder: BasePathResponder(inner: router.buildResponder(), bound: bound),
-      // A connection that sends no complete request for 10 s is closed: a head sent a byte at a
-      // time, or one never finished, holds nothing for long.
-      server: .http1(configuration: .init(idleTimeout: .seconds(10))),
-      configuration: .init(
-        address: .hostname("127.0.0.1", port: port), serverName: "archsh-demoapi"),
-      onServerRunning: { channel in bound.set(channel.localAddress?.port) },
-      logger: quietLogger)
-  }
-
-  /// The server's own logger stays quiet: it must never write into the shell's output.
-  static var quietLogger: Logger {
-    var logger = Logger(label: "archsh.demoapi")
-    logger.logLevel = .critical
-    return logger
-  }
-
-  static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
-    Response(
-      status: status, headers: [.contentType: "application/json; charset=utf-8"],
-      body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+  static func json(_ status: Int, _ body: String) -> ServerResponse {
+    ServerResponse(status: status, contentType: "application/json; charset=utf-8", body)
   }
 }
 
-/// Serves the API under its second base path too: `/v2/products/1` is `/products/1`, so that a
-/// redirect that swaps the base URL to `…/v2` keeps working.
-///
-/// The prefix is taken off before routing, and the request carries it in `X-Archsh-Base-Path`,
-/// so that `/echo` can show the path as it was asked for.
-struct BasePathResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == DemoContext {
-  typealias Context = DemoContext
-  let inner: Inner
+/// The demo API's routes, and what comes before them: the `Host` check, the second base path and
+/// the faults.
+struct Routes: Sendable {
+  let catalog: Catalog
+  let faults: FaultTable
+  let accounts: Accounts
+  let locations: LocationCatalog
   /// The port it listens on, which a request's `Host` must name.
   let bound: BoundPort
 
-  func respond(to request: Request, context: DemoContext) async throws -> Response {
+  /// Answers a request: refused unless its `Host` is this server; with the second base path
+  /// taken off (`/v2/products/1` is `/products/1`, so that a redirect that swaps the base URL to
+  /// `…/v2` keeps working, and the request carries the prefix in `X-Archsh-Base-Path`, so that
+  /// `/echo` can show the path as it was asked for); then the first matching fault, or the route.
+  func respond(_ original: ServerRequest) -> ServerResponse {
     // DNS rebinding: a web page whose own name was made to resolve to 127.0.0.1 still sends that
     // name; only this server's own address is answered.
     let port = bound.value ?? 0
-    let host = request.head.authority ?? ""
+    let host = original.authority ?? ""
     guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
       return DemoAPI.json(
-        .misdirectedRequest,
+        421,
         Envelope.error(
           "MISDIRECTED", "this server answers only to 127.0.0.1:\(port) and localhost:\(port)"))
     }
+    var request = original
     let prefix = DemoAPI.secondBasePath
-    guard let path = request.head.path, let header = DemoAPI.basePathHeader,
-      path == prefix || path.hasPrefix(prefix + "/") || path.hasPrefix(prefix + "?")
-    else { return try await inner.respond(to: request, context: context) }
-    var head = request.head
-    let rest = String(path.dropFirst(prefix.count))
-    head.path = rest.isEmpty || rest.hasPrefix("?") ? "/" + rest : rest
-    head.headerFields[header] = prefix
-    return try await inner.respond(to: Request(head: head, body: request.body), context: context)
+    let path = request.path
+    if path == prefix || path.hasPrefix(prefix + "/") {
+      let rest = String(path.dropFirst(prefix.count))
+      request.path = rest.isEmpty ? "/" : rest
+      request.headers.removeAll { $0.name == DemoAPI.basePathHeader }
+      request.headers.append((DemoAPI.basePathHeader, prefix))
+    }
+    guard let fault = faults.take(method: request.method, path: request.path) else {
+      return route(request)
+    }
+    var response = answer(fault, to: request)
+    response.delay = fault.delay
+    return response
+  }
+
+  /// What a fault answers instead of the route.
+  private func answer(_ fault: Fault, to request: ServerRequest) -> ServerResponse {
+    switch fault.kind {
+    case .delayOnly:
+      return route(request)
+    case .redirect(let base):
+      // The Location is the new base with the path that was asked for, as a moved API answers.
+      // A base that is a path stays on this server: the Host the request came to.
+      let absolute =
+        base.hasPrefix("/") ? "http://\(request.authority ?? "127.0.0.1")\(base)" : base
+      var target = absolute.hasSuffix("/") ? String(absolute.dropLast()) : absolute
+      target += request.path
+      if let query = request.queryString, !query.isEmpty { target += "?" + query }
+      return ServerResponse(status: 307, headers: [("Location", target), ("Content-Length", "0")])
+    case .status(let status, let body):
+      let text =
+        body
+        ?? Envelope.error(
+          Fault.code(forStatus: status), "injected fault: HTTP \(status) for \(request.path)")
+      let isJSON = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil
+      return ServerResponse(
+        status: status,
+        contentType: isJSON ? "application/json; charset=utf-8" : "text/plain; charset=utf-8", text)
+    case .empty:
+      return ServerResponse(status: 200, headers: [("Content-Length", "0")])
+    case .malformed:
+      return DemoAPI.json(200, #"{"code":"OK","data":{"type":"product","id":"#)
+    case .drop:
+      // Part of an answer, then the connection closes: a client cannot take this for a stale
+      // keep-alive connection and quietly retry, as it would if nothing had arrived.
+      return ServerResponse(
+        status: 200,
+        headers: [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", "4096")],
+        body: .cut(Array(#"{"code":"OK","data":"#.utf8)))
+    }
+  }
+
+  /// The route a request's method and path name; 404 with no body when none does.
+  func route(_ request: ServerRequest) -> ServerResponse {
+    let parts = request.path.split(separator: "/").map(String.init)
+    let get = request.method == "GET"
+    switch parts.count {
+    case 1 where parts[0] == "echo":
+      guard DemoAPI.echoMethods.contains(request.method) else { break }
+      return DemoAPI.json(200, Envelope.ok(Echo(request: request).json))
+    case 1 where get && parts[0] == "products":
+      return products(request)
+    case 2 where get && parts[0] == "products":
+      guard let id = Int(parts[1]), let product = catalog.product(id: id) else {
+        return DemoAPI.json(
+          404, Envelope.error("ResourceNotFound", "no product with id \(parts[1])"))
+      }
+      return DemoAPI.json(200, Envelope.ok(Envelope.product(product)))
+    case 2 where get && parts[0] == "issues":
+      guard let issue = Int(parts[1]).flatMap(Magazine.issue(id:)) else {
+        return DemoAPI.json(404, Envelope.error("ResourceNotFound", "no issue with id \(parts[1])"))
+      }
+      return DemoAPI.json(200, Envelope.ok(Envelope.issue(issue)))
+    case 4 where get && parts[0] == "issues" && parts[2] == "assets":
+      return asset(issue: parts[1], name: parts[3])
+    case 2 where request.method == "POST" && parts == ["oauth", "token"]:
+      return DemoAPI.token(request, accounts: accounts)
+    case 2 where get && parts == ["users", "me"]:
+      return DemoAPI.me(request, accounts: accounts)
+    case 3 where get && parts == ["users", "me", "trips"]:
+      return DemoAPI.trips(request, accounts: accounts, locations: locations)
+    case 3 where get && parts[0] == "users" && parts[2] == "locations":
+      return DemoAPI.locations(
+        request, user: parts[1] == "me" ? nil : parts[1], accounts: accounts, locations: locations)
+    default:
+      break
+    }
+    return ServerResponse(status: 404)
+  }
+
+  private func products(_ request: ServerRequest) -> ServerResponse {
+    let offset = max(0, request.query("offset").flatMap { Int($0) } ?? 0)
+    let limit = min(1000, max(0, request.query("limit").flatMap { Int($0) } ?? 20))
+    let page = catalog.products.dropFirst(offset).prefix(limit).map(Envelope.product)
+    return DemoAPI.json(
+      200, Envelope.collection(Array(page), offset: offset, total: catalog.products.count))
+  }
+
+  private func asset(issue id: String, name: String) -> ServerResponse {
+    guard let issue = Int(id).flatMap(Magazine.issue(id:)) else {
+      return DemoAPI.json(404, Envelope.error("ResourceNotFound", "no issue with id \(id)"))
+    }
+    guard let asset = issue.asset(named: name) else {
+      return DemoAPI.json(
+        404, Envelope.error("ResourceNotFound", "issue \(id) has no asset '\(name)'"))
+    }
+    return ServerResponse(
+      status: 200, headers: [("Content-Type", asset.contentType)], body: .bytes(Array(asset.data)))
   }
 }
 
@@ -218,92 +232,6 @@ public enum DemoAPIError: Error, CustomStringConvertible {
       return port == 0
         ? "the demo API could not start on 127.0.0.1"
         : "the demo API could not listen on 127.0.0.1:\(port)"
-    }
-  }
-}
-
-/// The request context: Hummingbird's basic one, plus the connection, so that a fault can drop it.
-struct DemoContext: RequestContext {
-  var coreContext: CoreRequestContextStorage
-  /// Closes the connection the request came on.
-  let closeConnection: @Sendable () async throws -> Void
-  /// Waits, on the connection's event loop: unlike `Task.sleep`, whose wake-up needs a thread of
-  /// the cooperative pool, this wakes the task on the server's own threads (`ServerThreads`).
-  let pause: @Sendable (Double) async throws -> Void
-
-  init(source: ApplicationRequestContextSource) {
-    coreContext = .init(source: source)
-    let channel = source.channel
-    closeConnection = { try await channel.close() }
-    pause = { seconds in
-      let scheduled = channel.eventLoop.scheduleTask(
-        in: .nanoseconds(Int64(seconds * 1_000_000_000))
-      ) {}
-      // Stopping the server ends a pause at once, as Task.sleep's cancellation did.
-      try await withTaskCancellationHandler {
-        try await scheduled.futureResult.get()
-      } onCancel: {
-        scheduled.cancel()
-      }
-    }
-  }
-}
-
-/// Applies the first matching fault: waits its delay, then answers with it instead of the route.
-struct FaultMiddleware: RouterMiddleware {
-  typealias Context = DemoContext
-  let faults: FaultTable
-
-  func handle(
-    _ request: Request, context: DemoContext,
-    next: (Request, DemoContext) async throws -> Response
-  ) async throws -> Response {
-    guard let fault = faults.take(method: request.method.rawValue, path: request.uri.path) else {
-      return try await next(request, context)
-    }
-    if fault.delay > 0 { try await context.pause(fault.delay) }
-    switch fault.kind {
-    case .delayOnly:
-      return try await next(request, context)
-    case .redirect(let base):
-      // The Location is the new base with the path that was asked for, as a moved API answers.
-      // A base that is a path stays on this server: the Host the request came to.
-      let absolute =
-        base.hasPrefix("/") ? "http://\(request.head.authority ?? "127.0.0.1")\(base)" : base
-      var target = absolute.hasSuffix("/") ? String(absolute.dropLast()) : absolute
-      target += request.uri.path
-      if let query = request.uri.query, !query.isEmpty { target += "?" + query }
-      return Response(
-        status: .temporaryRedirect, headers: [.location: target, .contentLength: "0"],
-        body: ResponseBody())
-    case .status(let status, let body):
-      let text =
-        body
-        ?? Envelope.error(
-          Fault.code(forStatus: status), "injected fault: HTTP \(status) for \(request.uri.path)")
-      let isJSON = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil
-      return Response(
-        status: .init(code: status),
-        headers: [
-          .contentType: isJSON ? "application/json; charset=utf-8" : "text/plain; charset=utf-8"
-        ],
-        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    case .empty:
-      return Response(status: .ok, headers: [.contentLength: "0"], body: ResponseBody())
-    case .malformed:
-      return DemoAPI.json(.ok, #"{"code":"OK","data":{"type":"product","id":"#)
-    case .drop:
-      // Part of an answer, then the connection closes: a client cannot take this for a stale
-      // keep-alive connection and quietly retry, as it would if nothing had arrived.
-      let closeConnection = context.closeConnection
-      return Response(
-        status: .ok,
-        headers: [.contentType: "application/json; charset=utf-8", .contentLength: "4096"],
-        body: ResponseBody { writer in
-          try await writer.write(ByteBuffer(string: #"{"code":"OK","data":"#))
-          try await closeConnection()
-          throw CancellationError()
-        })
     }
   }
 }

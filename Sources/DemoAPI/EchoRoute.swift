@@ -1,21 +1,15 @@
 import Foundation
-import Hummingbird
+import Plumbing
 
 extension DemoAPI {
-  /// The largest body `/echo` takes.
+  /// The largest body `/echo` takes, and the largest the server reads.
+  ///
+  /// A larger one is answered 413. What one request may make the server hold is the body, and
+  /// the echo made of it, a few times its size.
   static let echoBodyLimit = 1 << 20
 
-  /// `/echo` for every method the seed's session manager sends: what the request carried.
-  static func addEchoRoute(to router: Router<DemoContext>) {
-    for method in [HTTPRequest.Method.head, .get, .put, .post, .patch, .delete] {
-      router.on("echo", method: method) { request, _ -> Response in
-        // What one request may make the server hold: the body, and the echo made of it, a few
-        // times its size. A larger body is answered 413.
-        let body = try await request.body.collect(upTo: echoBodyLimit)
-        return json(.ok, Envelope.ok(Echo(request: request, body: Array(buffer: body)).json))
-      }
-    }
-  }
+  /// The methods `/echo` answers: every method the seed's session manager sends.
+  static let echoMethods: Set<String> = ["HEAD", "GET", "PUT", "POST", "PATCH", "DELETE"]
 }
 
 /// What one request carried, as `/echo` answers it.
@@ -35,19 +29,20 @@ struct Echo {
   var parameters: [(String, String)] = []
   var parts: [Part] = []
 
-  init(request: Request, body: [UInt8]) {
-    method = request.method.rawValue
-    let basePath = DemoAPI.basePathHeader.flatMap { request.headers[$0] }
-    path = (basePath ?? "") + request.uri.path
+  init(request: ServerRequest) {
+    let body = request.body
+    method = request.method
+    let basePath = request.header(DemoAPI.basePathHeader)
+    path = (basePath ?? "") + request.path
     headers = request.headers.compactMap { field in
-      let name = field.name.canonicalName
-      guard name != "x-archsh-base-path" else { return nil }
+      let name = field.name
+      guard name != DemoAPI.basePathHeader else { return nil }
       // Credentials and session cookies come back redacted, as archsh's own logs show them.
       let secret = ["authorization", "proxy-authorization", "cookie"].contains(name)
       return (name, secret ? Self.redacted(field.value) : field.value)
     }
-    query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
-    let contentType = request.headers[.contentType] ?? ""
+    query = request.query
+    let contentType = request.header("content-type") ?? ""
     if let boundary = Self.boundary(contentType) {
       parts = Self.multipart(body, boundary: boundary)
     } else if !body.isEmpty {

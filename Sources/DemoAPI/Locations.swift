@@ -1,5 +1,5 @@
 import Foundation
-import Hummingbird
+import Plumbing
 import Synchronization
 
 /// The demo user's favourite locations: `count` of them, computed from their paging id, so that
@@ -114,54 +114,45 @@ extension LocationCatalog {
 extension DemoAPI {
   /// `GET /users/me/trips`, protected: the user's trips, one fewer than half the locations,
   /// newest first, by offset and limit.
-  static func addTripRoutes(
-    to router: Router<DemoContext>, accounts: Accounts, locations: LocationCatalog
-  ) {
-    router.get("users/me/trips") { request, _ -> Response in
-      guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
-        return json(
-          .unauthorized,
-          Envelope.error("Unauthorized", "a valid bearer token is required for /users/me/trips"))
-      }
-      let total = max(0, locations.count / 2 - 1)
-      let offset = max(0, request.uri.queryParameters.get("offset", as: Int.self) ?? 0)
-      let limit = min(1000, max(1, request.uri.queryParameters.get("limit", as: Int.self) ?? 20))
-      let end = min(total, offset + limit)
-      let profile = Envelope.user(account)
-      let items =
-        offset < end
-        ? (offset..<end).map { LocationCatalog.trip(total - $0, profile: profile) } : []
-      return json(.ok, Envelope.collection(items, offset: offset, total: total))
+  static func trips(
+    _ request: ServerRequest, accounts: Accounts, locations: LocationCatalog
+  ) -> ServerResponse {
+    guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
+      return json(
+        401, Envelope.error("Unauthorized", "a valid bearer token is required for /users/me/trips"))
     }
+    let total = max(0, locations.count / 2 - 1)
+    let offset = max(0, request.query("offset").flatMap { Int($0) } ?? 0)
+    let limit = min(1000, max(1, request.query("limit").flatMap { Int($0) } ?? 20))
+    let end = min(total, offset + limit)
+    let profile = Envelope.user(account)
+    let items =
+      offset < end
+      ? (offset..<end).map { LocationCatalog.trip(total - $0, profile: profile) } : []
+    return json(200, Envelope.collection(items, offset: offset, total: total))
   }
 
-  /// `GET /users/me/locations` and `GET /users/{id}/locations`, protected.
-  static func addLocationRoutes(
-    to router: Router<DemoContext>, accounts: Accounts, locations: LocationCatalog
-  ) {
-    let handler: @Sendable (Request, DemoContext) async throws -> Response = { request, context in
-      guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
-        return json(
-          .unauthorized,
-          Envelope.error(
-            "Unauthorized", "a valid bearer token is required for \(request.uri.path)"))
-      }
-      if let id = context.parameters.get("id"), id != account.id {
-        return json(.notFound, Envelope.error("ResourceNotFound", "no user with id \(id)"))
-      }
-      var query: [String: String] = [:]
-      for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
-      guard let page = locations.page(query) else {
-        return json(
-          .badRequest,
-          Envelope.error(
-            "InvalidParameters",
-            "limit is 1...1000; offset, since_id and max_id are whole numbers; order is asc or desc"
-          ))
-      }
-      return json(.ok, Envelope.collection(page.items, offset: page.offset, total: page.total))
+  /// `GET /users/me/locations` and `GET /users/{id}/locations` (`user` is the id), protected.
+  static func locations(
+    _ request: ServerRequest, user: String?, accounts: Accounts, locations: LocationCatalog
+  ) -> ServerResponse {
+    guard let account = bearer(request).flatMap(accounts.account(forAccessToken:)) else {
+      return json(
+        401, Envelope.error("Unauthorized", "a valid bearer token is required for \(request.path)"))
     }
-    router.get("users/me/locations", use: handler)
-    router.get("users/{id}/locations", use: handler)
+    if let user, user != account.id {
+      return json(404, Envelope.error("ResourceNotFound", "no user with id \(user)"))
+    }
+    var query: [String: String] = [:]
+    for (key, value) in request.query { query[key] = value }
+    guard let page = locations.page(query) else {
+      return json(
+        400,
+        Envelope.error(
+          "InvalidParameters",
+          "limit is 1...1000; offset, since_id and max_id are whole numbers; order is asc or desc"
+        ))
+    }
+    return json(200, Envelope.collection(page.items, offset: page.offset, total: page.total))
   }
 }

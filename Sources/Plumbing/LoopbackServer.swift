@@ -1,0 +1,394 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A request a loopback server received whole: its head and its body.
+public struct ServerRequest: Sendable {
+  /// The method, such as `GET`.
+  public let method: String
+  /// The path, without its query, as it was sent (not percent-decoded).
+  public var path: String
+  /// The query as it was sent, after its `?`; nil without one.
+  public let queryString: String?
+  /// The query's fields in order: a name as sent, its value percent-decoded (as sent when it
+  /// cannot be), and an empty value for a field without `=`.
+  public let query: [(name: String, value: String)]
+  /// The header fields in order, names lowercased, without the `Host` field (see `authority`).
+  public var headers: [(name: String, value: String)]
+  /// The first `Host` field: the authority the request was sent to.
+  public let authority: String?
+  /// The body.
+  public let body: [UInt8]
+
+  /// Takes a request apart.
+  public init(
+    method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]
+  ) {
+    self.method = method
+    let (path, query) =
+      target.firstIndex(of: "?").map { (target[..<$0], target[$0...].dropFirst()) }
+      ?? (target[...], nil)
+    self.path = path.isEmpty ? "/" : String(path)
+    self.queryString = query.map(String.init)
+    self.query = (query?.split(separator: "&") ?? []).map { field in
+      guard let equals = field.firstIndex(of: "=") else { return (String(field), "") }
+      let value = field[field.index(after: equals)...]
+      return (String(field[..<equals]), value.removingPercentEncoding ?? String(value))
+    }
+    var fields: [(name: String, value: String)] = []
+    var authority: String?
+    for (name, value) in headers {
+      let lower = name.lowercased()
+      if lower == "host", authority == nil {
+        authority = value
+      } else {
+        fields.append((lower, value))
+      }
+    }
+    self.headers = fields
+    self.authority = authority
+    self.body = body
+  }
+
+  /// The first value of a header field, by its name in lowercase.
+  public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+
+  /// The first value of a query field.
+  public func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+}
+
+/// What a loopback server answers a request with.
+public struct ServerResponse: Sendable {
+  /// How the body goes out.
+  public enum Body: Sendable {
+    /// These bytes, with their `Content-Length`.
+    case bytes([UInt8])
+    /// The head as given (whose `Content-Length` promises more), these bytes, and then the
+    /// connection closes: an answer cut off.
+    case cut([UInt8])
+    /// Chunks, as the closure writes them, until it returns.
+    case stream(@Sendable (ServerStream) async -> Void)
+  }
+
+  /// The status code.
+  public var status: Int
+  /// The header fields.
+  public var headers: [(name: String, value: String)]
+  /// The body.
+  public var body: Body
+  /// Seconds to wait before the answer goes out.
+  public var delay: Double = 0
+
+  /// An answer.
+  public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// An answer whose body is `text`, of the type given.
+  public init(status: Int, contentType: String, _ text: String) {
+    self.init(
+      status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
+  }
+}
+
+/// Where a streamed answer writes its chunks.
+public struct ServerStream: Sendable {
+  let channel: Channel
+
+  /// Writes a chunk, and waits until it is written; false once the connection has gone.
+  public func write(_ buffer: ByteBuffer) async -> Bool {
+    do {
+      try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer))).get()
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+/// Why a loopback server did not start.
+public struct ServerStartError: Error {
+  /// What the system said.
+  public let underlying: Error
+}
+
+/// An HTTP/1.1 server on 127.0.0.1, on SwiftNIO's server pipeline (NIOHTTP1): the demo API and the
+/// board run on it.
+///
+/// It reads a request whole (its body up to `bodyLimit`, past which it answers 413 and closes),
+/// hands it to the responder on its event loop, and writes the answer, keeping the connection for
+/// the next request unless either side asked to close. A connection that sends no complete request
+/// for `idleTimeout` (from when it opened, or from its last answer) is closed, so that a head sent
+/// a byte at a time holds nothing for long; an answer being streamed is not idle.
+public final class LoopbackServer: Sendable {
+  /// The port it listens on.
+  public let port: Int
+  private let listener: Channel
+  private let connections: Connections
+
+  /// The event loops every loopback server in the process shares, apart from the client's.
+  static let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+  private init(port: Int, listener: Channel, connections: Connections) {
+    self.port = port
+    self.listener = listener
+    self.connections = connections
+  }
+
+  /// Starts listening on 127.0.0.1:`port` (0 picks a free port), and returns once it listens.
+  public static func start(
+    port: Int, name: String, bodyLimit: Int, idleTimeout: TimeAmount,
+    responder: @escaping @Sendable (ServerRequest) -> ServerResponse
+  ) throws(ServerStartError) -> LoopbackServer {
+    let connections = Connections()
+    let settings = ServerSettings(
+      name: name, bodyLimit: bodyLimit, idleTimeout: idleTimeout, responder: responder)
+    let bootstrap = ServerBootstrap(group: group)
+      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+      .childChannelInitializer { channel in
+        connections.add(channel)
+        return channel.eventLoop.makeCompletedFuture {
+          let pipeline = channel.pipeline.syncOperations
+          try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: true)
+          try pipeline.addHandler(ServerHandler(settings: settings))
+        }
+      }
+    do {
+      let listener = try bootstrap.bind(host: "127.0.0.1", port: port).wait()
+      guard let bound = listener.localAddress?.port else {
+        listener.close(promise: nil)
+        throw ServerStartError(underlying: ChannelError.unknownLocalAddress)
+      }
+      return LoopbackServer(port: bound, listener: listener, connections: connections)
+    } catch let error as ServerStartError {
+      throw error
+    } catch {
+      throw ServerStartError(underlying: error)
+    }
+  }
+
+  /// Stops listening and closes the connections, and returns at once.
+  ///
+  /// An idle connection closes at once, a busy one once its answer is out.
+  public func stop() {
+    listener.close(promise: nil)
+    for channel in connections.all() {
+      channel.pipeline.fireUserInboundEventTriggered(ServerHandler.Stop())
+    }
+  }
+}
+
+/// The connections a server has open.
+final class Connections: Sendable {
+  private let open = Mutex<[ObjectIdentifier: Channel]>([:])
+
+  func add(_ channel: Channel) {
+    let key = ObjectIdentifier(channel)
+    open.withLock { $0[key] = channel }
+    channel.closeFuture.whenComplete { [weak self] _ in
+      _ = self?.open.withLock { $0.removeValue(forKey: key) }
+    }
+  }
+
+  func all() -> [Channel] { open.withLock { Array($0.values) } }
+}
+
+/// The `Date` an answer carries (RFC 9110's IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37
+/// GMT`), formatted once a second.
+enum HTTPDate {
+  private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+  private static let formatter: DateFormatter = {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter
+  }()
+
+  static func now() -> String {
+    let now = Date()
+    let second = Int(now.timeIntervalSince1970)
+    return cache.withLock { cache in
+      if cache.second != second { cache = (second, formatter.string(from: now)) }
+      return cache.text
+    }
+  }
+}
+
+/// What every connection of one server shares.
+struct ServerSettings: Sendable {
+  let name: String
+  let bodyLimit: Int
+  let idleTimeout: TimeAmount
+  let responder: @Sendable (ServerRequest) -> ServerResponse
+}
+
+/// One connection's requests and answers, on its event loop.
+final class ServerHandler: ChannelInboundHandler {
+  typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundOut = HTTPServerResponsePart
+
+  /// Sent down each connection when its server stops.
+  struct Stop: Sendable {}
+
+  private let settings: ServerSettings
+  private var head: HTTPRequestHead?
+  private var body: [UInt8] = []
+  /// A request refused (its body too large): the rest of it is ignored, and the connection closes.
+  private var refused = false
+  /// Between a request's head and the end of its answer.
+  private var busy = false
+  private var stopping = false
+  private var idleTimer: Scheduled<Void>?
+  private var stream: Task<Void, Never>?
+
+  init(settings: ServerSettings) { self.settings = settings }
+
+  func channelActive(context: ChannelHandlerContext) {
+    armIdleTimer(context)
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    idleTimer?.cancel()
+    stream?.cancel()
+    context.fireChannelInactive()
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    guard event is Stop else { return context.fireUserInboundEventTriggered(event) }
+    stopping = true
+    if !busy { context.close(promise: nil) }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
+    context.close(promise: nil)
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch unwrapInboundIn(data) {
+    case .head(let head):
+      busy = true
+      refused = false
+      body = []
+      self.head = head
+      if let length = head.headers.first(name: "content-length").flatMap(Int.init),
+        length > settings.bodyLimit
+      {
+        refuse(context)
+      }
+    case .body(var buffer):
+      guard !refused else { return }
+      guard body.count + buffer.readableBytes <= settings.bodyLimit else { return refuse(context) }
+      body += buffer.readBytes(length: buffer.readableBytes) ?? []
+    case .end:
+      guard !refused, let head else { return }
+      // The request is complete: its answer may take as long as it takes (a stream stays open).
+      idleTimer?.cancel()
+      self.head = nil
+      let request = ServerRequest(
+        method: head.method.rawValue, target: head.uri,
+        headers: head.headers.map { ($0.name, $0.value) }, body: body)
+      body = []
+      let response = settings.responder(request)
+      guard response.delay > 0 else { return answer(response, to: head, context) }
+      let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+      context.eventLoop.scheduleTask(in: .nanoseconds(Int64(response.delay * 1e9))) {
+        let (handler, context) = bound.value
+        guard context.channel.isActive else { return }
+        handler.answer(response, to: head, context)
+      }
+    }
+  }
+
+  /// Answers 413 to a body over the limit, and closes.
+  private func refuse(_ context: ChannelHandlerContext) {
+    refused = true
+    let text = "the body is larger than \(settings.bodyLimit) bytes\n"
+    let headers = HTTPHeaders([
+      ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
+      ("Connection", "close"), ("Date", HTTPDate.now()), ("Server", settings.name),
+    ])
+    context.write(
+      wrapOutboundOut(
+        .head(HTTPResponseHead(version: .http1_1, status: .payloadTooLarge, headers: headers))),
+      promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+      context.close(promise: nil)
+    }
+  }
+
+  private func answer(
+    _ response: ServerResponse, to request: HTTPRequestHead, _ context: ChannelHandlerContext
+  ) {
+    let keepAlive = request.isKeepAlive && !stopping
+    var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+    // 1xx, 204 and 304 have no body, and no Content-Length.
+    let bodyless = response.status < 200 || response.status == 204 || response.status == 304
+    if case .bytes(let bytes) = response.body, !bodyless,
+      !headers.contains(name: "content-length")
+    {
+      headers.add(name: "Content-Length", value: String(bytes.count))
+    }
+    headers.replaceOrAdd(name: "Date", value: HTTPDate.now())
+    headers.replaceOrAdd(name: "Server", value: settings.name)
+    if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+    let head = HTTPResponseHead(
+      version: request.version, status: HTTPResponseStatus(statusCode: response.status),
+      headers: headers)
+    context.write(wrapOutboundOut(.head(head)), promise: nil)
+    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+    switch response.body {
+    case .bytes(let bytes):
+      if request.method != .HEAD, !bytes.isEmpty {
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+      }
+      context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        let (handler, context) = bound.value
+        handler.answered(keepAlive: keepAlive, context)
+      }
+    case .cut(let bytes):
+      context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))))
+        .whenComplete { _ in bound.value.1.close(promise: nil) }
+    case .stream(let produce):
+      context.flush()
+      let channel = context.channel
+      stream = Task {
+        await produce(ServerStream(channel: channel))
+        channel.eventLoop.execute {
+          let (handler, context) = bound.value
+          guard channel.isActive else { return }
+          context.writeAndFlush(handler.wrapOutboundOut(.end(nil))).whenComplete { _ in
+            handler.answered(keepAlive: keepAlive, context)
+          }
+        }
+      }
+    }
+  }
+
+  /// After an answer: the connection closes, or waits for its next request.
+  private func answered(keepAlive: Bool, _ context: ChannelHandlerContext) {
+    busy = false
+    stream = nil
+    if !keepAlive || stopping {
+      context.close(promise: nil)
+    } else {
+      armIdleTimer(context)
+    }
+  }
+
+  private func armIdleTimer(_ context: ChannelHandlerContext) {
+    idleTimer?.cancel()
+    let channel = context.channel
+    idleTimer = context.eventLoop.scheduleTask(in: settings.idleTimeout) {
+      channel.close(promise: nil)
+    }
+  }
+}

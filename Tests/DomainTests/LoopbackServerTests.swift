@@ -1,0 +1,231 @@
+import Foundation
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import Plumbing
+
+private enum RawClientError: Error { case refused }
+
+/// A plain TCP client for the server's own tests: it sends bytes as given, and reads what comes
+/// back until the server closes or `seconds` pass.
+private final class RawClient {
+  private let descriptor: Int32
+
+  init(port: Int) throws {
+    descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port)).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(descriptor)
+      throw RawClientError.refused
+    }
+  }
+
+  deinit { close(descriptor) }
+
+  func send(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+  }
+
+  /// What arrives within `seconds`, and whether the server closed the connection by then.
+  func read(seconds: Double, until marker: String? = nil) -> (text: String, closed: Bool) {
+    var received: [UInt8] = []
+    let deadline = Date().addingTimeInterval(seconds)
+    var timeout = timeval(tv_sec: 0, tv_usec: 50_000)
+    setsockopt(
+      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while Date() < deadline {
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+      if count > 0 {
+        received += buffer[0..<count]
+        if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
+      }
+    }
+    return (String(decoding: received, as: UTF8.self), false)
+  }
+}
+
+@Suite("LoopbackServer: the HTTP/1.1 server the demo API and the board run on")
+struct LoopbackServerTests {
+  /// A server that echoes the method, path, query and body length, and answers `/slow` after
+  /// 0.4 s, `/cut` with half an answer, and `/stream` with three chunks.
+  private static func server(idle: TimeAmount = .seconds(10)) throws -> LoopbackServer {
+    try LoopbackServer.start(port: 0, name: "test", bodyLimit: 100, idleTimeout: idle) { request in
+      switch request.path {
+      case "/slow":
+        var response = ServerResponse(status: 200, contentType: "text/plain", "slow")
+        response.delay = 0.4
+        return response
+      case "/cut":
+        return ServerResponse(
+          status: 200, headers: [("Content-Length", "100")], body: .cut(Array("part".utf8)))
+      case "/stream":
+        return ServerResponse(
+          status: 200, headers: [("Content-Type", "text/event-stream")],
+          body: .stream { writer in
+            for word in ["one", "two", "three"] {
+              guard await writer.write(ByteBuffer(string: word)) else { return }
+            }
+          })
+      default:
+        let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+        let text =
+          "\(request.method) \(request.path) [\(query)] \(request.body.count) "
+          + "\(request.authority ?? "-") \(request.header("x-a") ?? "-")"
+        return ServerResponse(status: 200, contentType: "text/plain", text)
+      }
+    }
+  }
+
+  @Test("a request is answered with its length, and the connection is kept for the next")
+  func keepAlive() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("GET /a?x=1%202&y HTTP/1.1\r\nHost: h\r\nX-A: b\r\n\r\n")
+      let first = client.read(seconds: 2, until: "h b")
+      #expect(first.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+      #expect(first.text.contains("\r\nContent-Length: 23\r\n"))
+      #expect(first.text.contains("\r\nServer: test\r\n"))
+      #expect(first.text.hasSuffix("\r\n\r\nGET /a [x=1 2,y=] 0 h b"))
+      #expect(!first.closed)
+      client.send(
+        "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
+      let second = client.read(seconds: 2)
+      #expect(second.text.contains("Connection: close\r\n"))
+      #expect(second.text.hasSuffix("POST /b [] 3 h -"))
+      #expect(second.closed)
+    }
+  }
+
+  @Test("a body over the limit is answered 413, and the connection closes")
+  func bodyLimit() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n")
+      let answer = client.read(seconds: 2)
+      #expect(answer.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+      #expect(answer.text.hasSuffix("the body is larger than 100 bytes\n"))
+      #expect(answer.closed)
+    }
+  }
+
+  @Test("a head sent a byte at a time is cut off when the idle time runs out")
+  func trickledHead() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server(idle: .milliseconds(600))
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      let began = Date()
+      var closed = false
+      for byte in "GET / HTTP/1.1\r\nHost: h\r\nX-Long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+        client.send(String(byte))
+        if client.read(seconds: 0.1).closed {
+          closed = true
+          break
+        }
+      }
+      #expect(closed)
+      #expect(Date().timeIntervalSince(began) < 3)
+    }
+  }
+
+  @Test("a body sent a byte at a time is cut off too: the idle time runs until a request is whole")
+  func trickledBody() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server(idle: .milliseconds(600))
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 90\r\n\r\n")
+      let began = Date()
+      var closed = false
+      for _ in 0..<90 {
+        client.send("a")
+        if client.read(seconds: 0.1).closed {
+          closed = true
+          break
+        }
+      }
+      #expect(closed)
+      #expect(Date().timeIntervalSince(began) < 3)
+    }
+  }
+
+  @Test("an answer cut off closes; a streamed one is chunked")
+  func cutAndStream() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let cut = try RawClient(port: server.port)
+      cut.send("GET /cut HTTP/1.1\r\nHost: h\r\n\r\n")
+      let partial = cut.read(seconds: 2)
+      #expect(partial.text.contains("\r\nContent-Length: 100\r\n"))
+      #expect(partial.text.hasSuffix("\r\n\r\npart"))
+      #expect(partial.closed)
+      let stream = try RawClient(port: server.port)
+      stream.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\n")
+      let chunks = stream.read(seconds: 2, until: "0\r\n\r\n")
+      #expect(chunks.text.lowercased().contains("transfer-encoding: chunked\r\n"))
+      #expect(chunks.text.hasSuffix("\r\n\r\n3\r\none\r\n3\r\ntwo\r\n5\r\nthree\r\n0\r\n\r\n"))
+    }
+  }
+
+  @Test("stopping closes an idle connection at once, and a busy one after its answer")
+  func stopping() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let server = try Self.server()
+      let idle = try RawClient(port: server.port)
+      let busy = try RawClient(port: server.port)
+      busy.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n")
+      Thread.sleep(forTimeInterval: 0.1)
+      server.stop()
+      #expect(idle.read(seconds: 1).closed)
+      let answer = busy.read(seconds: 2)
+      #expect(answer.text.hasSuffix("\r\n\r\nslow"))
+      #expect(answer.text.contains("Connection: close\r\n"))
+      #expect(answer.closed)
+      #expect(throws: (any Error).self) { try RawClient(port: server.port) }
+    }
+  }
+
+  @Test("a port that is taken is refused at once")
+  func takenPort() async throws {
+    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
+    // server's streamed answers need.
+    try await offPool {
+      let first = try Self.server()
+      defer { first.stop() }
+      #expect(throws: ServerStartError.self) {
+        try LoopbackServer.start(
+          port: first.port, name: "second", bodyLimit: 1, idleTimeout: .seconds(1)
+        ) { _ in ServerResponse(status: 204) }
+      }
+    }
+  }
+}

@@ -339,7 +339,12 @@ final class ServerHandler: ChannelInboundHandler {
     }
     headers.replaceOrAdd(name: "Date", value: HTTPDate.now())
     headers.replaceOrAdd(name: "Server", value: settings.name)
-    if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+    if !keepAlive {
+      headers.replaceOrAdd(name: "Connection", value: "close")
+    } else if request.version.major == 1, request.version.minor == 0 {
+      // HTTP/1.0 closes after each answer unless the server says it keeps the connection.
+      headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+    }
     let head = HTTPResponseHead(
       version: request.version, status: HTTPResponseStatus(statusCode: response.status),
       headers: headers)

@@ -112,6 +112,26 @@ struct LoopbackServerTests {
     }
   }
 
+  @Test(
+    "an HTTP/1.0 request that asks to keep the connection is told it is kept; one that does not is closed"
+  )
+  func http10() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("GET /k HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\n")
+      let kept = client.read(seconds: 2, until: "h -")
+      #expect(kept.text.hasPrefix("HTTP/1.0 200 OK\r\n"))
+      #expect(kept.text.contains("\r\nConnection: keep-alive\r\n"))
+      #expect(!kept.closed)
+      client.send("GET /c HTTP/1.0\r\nHost: h\r\n\r\n")
+      let closed = client.read(seconds: 2)
+      #expect(closed.text.hasSuffix("GET /c [] 0 h -"))
+      #expect(closed.closed)
+    }
+  }
+
   @Test("a body over the limit is answered 413, and the connection closes")
   func bodyLimit() async throws {
     // The client blocks while it reads: off Swift's cooperative pool, whose threads the

@@ -119,9 +119,10 @@ struct Routes: Sendable {
     guard let fault = faults.take(method: request.method, path: request.path) else {
       return route(request)
     }
-    var response = answer(fault, to: request)
-    response.delay = fault.delay
-    return response
+    guard fault.delay > 0 else { return answer(fault, to: request) }
+    // The server waits, then does what the fault says (the route, for a delay alone).
+    let delayed = request
+    return .after(fault.delay) { answer(fault, to: delayed) }
   }
 
   /// What a fault answers instead of the route.

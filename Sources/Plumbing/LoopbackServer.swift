@@ -27,6 +27,13 @@ public struct ServerRequest: Sendable {
     method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]
   ) {
     self.method = method
+    // A fragment is not part of the request; an absolute-form target (`http://host/path`) names
+    // its path after the authority.
+    var target = target.firstIndex(of: "#").map { target[..<$0] } ?? target[...]
+    if let scheme = target.range(of: "://"), !target[..<scheme.lowerBound].contains("/") {
+      let rest = target[scheme.upperBound...]
+      target = rest.firstIndex(where: { $0 == "/" || $0 == "?" }).map { rest[$0...] } ?? ""
+    }
     let (path, query) =
       target.firstIndex(of: "?").map { (target[..<$0], target[$0...].dropFirst()) }
       ?? (target[...], nil)
@@ -78,14 +85,27 @@ public struct ServerResponse: Sendable {
   public var headers: [(name: String, value: String)]
   /// The body.
   public var body: Body
-  /// Seconds to wait before the answer goes out.
-  public var delay: Double = 0
+  /// Seconds to wait before the answer is made and goes out.
+  public private(set) var delay: Double = 0
+  /// What makes the answer once the delay has passed, for `after`.
+  private(set) var deferred: (@Sendable () -> ServerResponse)?
 
   /// An answer.
   public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
     self.status = status
     self.headers = headers
     self.body = body
+  }
+
+  /// The answer `make` makes `seconds` from now: a route run after a delay sees the state of
+  /// that moment (a token that expired meanwhile is refused), as a slow server would.
+  public static func after(
+    _ seconds: Double, _ make: @escaping @Sendable () -> ServerResponse
+  ) -> ServerResponse {
+    var response = ServerResponse(status: 503)
+    response.delay = seconds
+    response.deferred = make
+    return response
   }
 
   /// An answer whose body is `text`, of the type given.
@@ -151,7 +171,9 @@ public final class LoopbackServer: Sendable {
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
-        connections.add(channel)
+        guard connections.add(channel) else {
+          return channel.close()
+        }
         return channel.eventLoop.makeCompletedFuture {
           let pipeline = channel.pipeline.syncOperations
           try pipeline.configureHTTPServerPipeline(
@@ -178,25 +200,39 @@ public final class LoopbackServer: Sendable {
   /// An idle connection closes at once, a busy one once its answer is out.
   public func stop() {
     listener.close(promise: nil)
-    for channel in connections.all() {
+    for channel in connections.stop() {
       channel.pipeline.fireUserInboundEventTriggered(ServerHandler.Stop())
     }
   }
 }
 
-/// The connections a server has open.
+/// The connections a server has open, and whether it has stopped.
 final class Connections: Sendable {
-  private let open = Mutex<[ObjectIdentifier: Channel]>([:])
+  private let state = Mutex<(open: [ObjectIdentifier: Channel], stopped: Bool)>(([:], false))
 
-  func add(_ channel: Channel) {
+  /// Counts a new connection in; false once the server has stopped (it is then closed).
+  func add(_ channel: Channel) -> Bool {
     let key = ObjectIdentifier(channel)
-    open.withLock { $0[key] = channel }
-    channel.closeFuture.whenComplete { [weak self] _ in
-      _ = self?.open.withLock { $0.removeValue(forKey: key) }
+    let added = state.withLock { state in
+      guard !state.stopped else { return false }
+      state.open[key] = channel
+      return true
     }
+    guard added else { return false }
+    channel.closeFuture.whenComplete { [weak self] _ in
+      _ = self?.state.withLock { $0.open.removeValue(forKey: key) }
+    }
+    return true
   }
 
-  func all() -> [Channel] { open.withLock { Array($0.values) } }
+  /// Marks the server stopped, and returns the connections open now: a connection accepted
+  /// later is closed as it opens.
+  func stop() -> [Channel] {
+    state.withLock { state in
+      state.stopped = true
+      return Array(state.open.values)
+    }
+  }
 }
 
 /// The `Date` an answer carries (RFC 9110's IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37
@@ -230,6 +266,10 @@ struct ServerSettings: Sendable {
 }
 
 /// One connection's requests and answers, on its event loop.
+///
+/// NIO's pipelining handler passes on the next request only once the last answer's end is
+/// written, and may do so from inside that write: the state is settled before the end goes out,
+/// and each answer is started from the event loop's queue, never from inside another's write.
 final class ServerHandler: ChannelInboundHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
@@ -240,7 +280,8 @@ final class ServerHandler: ChannelInboundHandler {
   private let settings: ServerSettings
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
-  /// A request refused (its body too large): the rest of it is ignored, and the connection closes.
+  /// A request refused (its body too large): it is answered 413 and the output closed, and the
+  /// rest of it is read and dropped, so that the client sees the answer rather than a reset.
   private var refused = false
   /// Between a request's head and the end of its answer.
   private var busy = false
@@ -274,8 +315,8 @@ final class ServerHandler: ChannelInboundHandler {
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
     case .head(let head):
+      guard !refused else { return }
       busy = true
-      refused = false
       body = []
       self.head = head
       if let length = head.headers.first(name: "content-length").flatMap(Int.init),
@@ -288,7 +329,8 @@ final class ServerHandler: ChannelInboundHandler {
       guard body.count + buffer.readableBytes <= settings.bodyLimit else { return refuse(context) }
       body += buffer.readBytes(length: buffer.readableBytes) ?? []
     case .end:
-      guard !refused, let head else { return }
+      guard !refused else { return context.close(promise: nil) }
+      guard let head else { return }
       // The request is complete: its answer may take as long as it takes (a stream stays open).
       idleTimer?.cancel()
       self.head = nil
@@ -297,19 +339,26 @@ final class ServerHandler: ChannelInboundHandler {
         headers: head.headers.map { ($0.name, $0.value) }, body: body)
       body = []
       let response = settings.responder(request)
-      guard response.delay > 0 else { return answer(response, to: head, context) }
       let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-      context.eventLoop.scheduleTask(in: .nanoseconds(Int64(response.delay * 1e9))) {
+      let send: @Sendable () -> Void = {
         let (handler, context) = bound.value
         guard context.channel.isActive else { return }
-        handler.answer(response, to: head, context)
+        handler.answer(response.deferred?() ?? response, to: head, context)
+      }
+      if response.delay > 0 {
+        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(response.delay * 1e9)), send)
+      } else {
+        context.eventLoop.execute(send)
       }
     }
   }
 
-  /// Answers 413 to a body over the limit, and closes.
+  /// Answers 413 to a body over the limit and closes the output; what is left of the request is
+  /// read and dropped until it ends (then the connection closes) or the idle time runs out.
   private func refuse(_ context: ChannelHandlerContext) {
     refused = true
+    head = nil
+    body = []
     let text = "the body is larger than \(settings.bodyLimit) bytes\n"
     let headers = HTTPHeaders([
       ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
@@ -321,17 +370,28 @@ final class ServerHandler: ChannelInboundHandler {
       promise: nil)
     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-      context.close(promise: nil)
+      context.close(mode: .output, promise: nil)
     }
+    armIdleTimer(context)
   }
 
   private func answer(
     _ response: ServerResponse, to request: HTTPRequestHead, _ context: ChannelHandlerContext
   ) {
-    let keepAlive = request.isKeepAlive && !stopping
+    var response = response
+    // A 1xx is not an answer (NIO's server pipeline stops the process on a body after one).
+    if response.status < 200 {
+      response = ServerResponse(
+        status: 500, contentType: "text/plain; charset=utf-8",
+        "a server answers with a final status, not \(response.status)\n")
+    }
+    let old = request.version.major == 1 && request.version.minor == 0
+    var keepAlive = request.isKeepAlive && !stopping
+    // HTTP/1.0 has no chunks: a stream ends when the connection does.
+    if case .stream = response.body, old { keepAlive = false }
+    // 204 and 304 have no body, and no Content-Length.
+    let bodyless = response.status == 204 || response.status == 304
     var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
-    // 1xx, 204 and 304 have no body, and no Content-Length.
-    let bodyless = response.status < 200 || response.status == 204 || response.status == 304
     if case .bytes(let bytes) = response.body, !bodyless,
       !headers.contains(name: "content-length")
     {
@@ -341,7 +401,7 @@ final class ServerHandler: ChannelInboundHandler {
     headers.replaceOrAdd(name: "Server", value: settings.name)
     if !keepAlive {
       headers.replaceOrAdd(name: "Connection", value: "close")
-    } else if request.version.major == 1, request.version.minor == 0 {
+    } else if old {
       // HTTP/1.0 closes after each answer unless the server says it keeps the connection.
       headers.replaceOrAdd(name: "Connection", value: "keep-alive")
     }
@@ -349,43 +409,41 @@ final class ServerHandler: ChannelInboundHandler {
       version: request.version, status: HTTPResponseStatus(statusCode: response.status),
       headers: headers)
     context.write(wrapOutboundOut(.head(head)), promise: nil)
-    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
     switch response.body {
     case .bytes(let bytes):
-      if request.method != .HEAD, !bytes.isEmpty {
+      if request.method != .HEAD, !bodyless, !bytes.isEmpty {
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
       }
-      context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-        let (handler, context) = bound.value
-        handler.answered(keepAlive: keepAlive, context)
-      }
+      end(keepAlive: keepAlive, context)
     case .cut(let bytes):
+      let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
       context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))))
-        .whenComplete { _ in bound.value.1.close(promise: nil) }
+        .whenComplete { _ in bound.value.close(promise: nil) }
     case .stream(let produce):
       context.flush()
       let channel = context.channel
+      let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       stream = Task {
         await produce(ServerStream(channel: channel))
         channel.eventLoop.execute {
           let (handler, context) = bound.value
           guard channel.isActive else { return }
-          context.writeAndFlush(handler.wrapOutboundOut(.end(nil))).whenComplete { _ in
-            handler.answered(keepAlive: keepAlive, context)
-          }
+          handler.end(keepAlive: keepAlive, context)
         }
       }
     }
   }
 
-  /// After an answer: the connection closes, or waits for its next request.
-  private func answered(keepAlive: Bool, _ context: ChannelHandlerContext) {
+  /// Ends an answer: the state is settled first (the next request may arrive from inside the
+  /// write), then the end goes out, and the connection closes or waits for its next request.
+  private func end(keepAlive: Bool, _ context: ChannelHandlerContext) {
     busy = false
     stream = nil
-    if !keepAlive || stopping {
-      context.close(promise: nil)
-    } else {
-      armIdleTimer(context)
+    let closes = !keepAlive || stopping
+    if !closes { armIdleTimer(context) }
+    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+      if closes { bound.value.close(promise: nil) }
     }
   }
 

@@ -64,9 +64,11 @@ struct LoopbackServerTests {
     try LoopbackServer.start(port: 0, name: "test", bodyLimit: 100, idleTimeout: idle) { request in
       switch request.path {
       case "/slow":
-        var response = ServerResponse(status: 200, contentType: "text/plain", "slow")
-        response.delay = 0.4
-        return response
+        return .after(0.4) { ServerResponse(status: 200, contentType: "text/plain", "slow") }
+      case "/none":
+        return ServerResponse(status: 204, contentType: "text/plain", "no body may follow a 204")
+      case "/early":
+        return ServerResponse(status: 103, contentType: "text/plain", "hints")
       case "/cut":
         return ServerResponse(
           status: 200, headers: [("Content-Length", "100")], body: .cut(Array("part".utf8)))
@@ -129,6 +131,89 @@ struct LoopbackServerTests {
       let closed = client.read(seconds: 2)
       #expect(closed.text.hasSuffix("GET /c [] 0 h -"))
       #expect(closed.closed)
+    }
+  }
+
+  @Test("a 204 carries no body even when given one, and a 1xx is not an answer but a 500")
+  func bodylessAndInformational() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("GET /none HTTP/1.1\r\nHost: h\r\n\r\nGET /early HTTP/1.1\r\nHost: h\r\n\r\n")
+      let answers = client.read(seconds: 2, until: "not 103\n").text
+      #expect(answers.hasPrefix("HTTP/1.1 204 No Content\r\n"))
+      #expect(!answers.contains("no body may follow"))
+      #expect(!answers.lowercased().contains("content-length: 24"))
+      #expect(answers.contains("\r\n\r\nHTTP/1.1 500 Internal Server Error\r\n"))
+      #expect(answers.hasSuffix("\r\n\r\na server answers with a final status, not 103\n"))
+    }
+  }
+
+  @Test("requests sent together are answered in order, a slow one included, 2,000 of them at once")
+  func pipelined() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send(
+        "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /slow HTTP/1.1\r\nHost: h\r\n\r\n"
+          + "GET /3 HTTP/1.1\r\nHost: h\r\n\r\n")
+      let three = client.read(seconds: 3, until: "GET /3 [] 0 h -").text
+      let first = three.range(of: "GET /1 [] 0 h -")
+      let slow = three.range(of: "\r\n\r\nslow")
+      let third = three.range(of: "GET /3 [] 0 h -")
+      #expect(first != nil && slow != nil && third != nil)
+      if let first, let slow, let third {
+        #expect(first.upperBound <= slow.lowerBound && slow.upperBound <= third.lowerBound)
+      }
+      client.send(String(repeating: "GET /p HTTP/1.1\r\nHost: h\r\n\r\n", count: 2000))
+      var text = ""
+      let deadline = Date().addingTimeInterval(10)
+      while text.components(separatedBy: "GET /p [] 0 h -").count - 1 < 2000, Date() < deadline {
+        text += client.read(seconds: 0.5).text
+      }
+      #expect(text.components(separatedBy: "GET /p [] 0 h -").count - 1 == 2000)
+    }
+  }
+
+  @Test("an absolute-form target and a fragment are routed by their path")
+  func targets() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("GET http://h:1/abs?q=1#f HTTP/1.1\r\nHost: h\r\n\r\n")
+      #expect(client.read(seconds: 2, until: "h -").text.hasSuffix("GET /abs [q=1] 0 h -"))
+    }
+  }
+
+  @Test("a stream to an HTTP/1.0 client ends with the connection")
+  func http10Stream() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("GET /stream HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\n")
+      let answer = client.read(seconds: 2)
+      #expect(answer.text.contains("\r\nConnection: close\r\n"))
+      #expect(answer.text.hasSuffix("\r\n\r\nonetwothree"))
+      #expect(answer.closed)
+    }
+  }
+
+  @Test("a body over the limit that is still arriving gets its 413, not a reset")
+  func refusedWhileArriving() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let client = try RawClient(port: server.port)
+      client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 30000\r\n\r\n")
+      for _ in 0..<30 { client.send(String(repeating: "x", count: 1000)) }
+      let answer = client.read(seconds: 2)
+      #expect(answer.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+      #expect(answer.text.hasSuffix("the body is larger than 100 bytes\n"))
+      #expect(answer.closed)
     }
   }
 

@@ -50,7 +50,7 @@ enum NetGroup {
     "method", .text, value: "METHOD", "with 'clear PATH': only the fault for this method")
   /// `net fault --status N`.
   static let statusOption = Option(
-    "status", .integer(100...599), value: "N", "answer with this HTTP status")
+    "status", .integer(200...599), value: "N", "answer with this HTTP status (a final one)")
   /// `net fault --body TEXT`.
   static let bodyOption = Option(
     "body", .text, value: "TEXT", "the JSON body for --status; @FILE reads a file")

@@ -115,7 +115,8 @@ public struct ServerResponse: Sendable {
   }
 }
 
-/// Where a streamed answer writes its chunks.
+/// Where a streamed answer writes its chunks: from a task on the servers' own threads
+/// (`ServerThreads`), never waiting on Swift's cooperative pool.
 public struct ServerStream: Sendable {
   let channel: Channel
 
@@ -423,7 +424,7 @@ final class ServerHandler: ChannelInboundHandler {
       context.flush()
       let channel = context.channel
       let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-      stream = Task {
+      stream = Task(executorPreference: ServerThreads.shared) {
         await produce(ServerStream(channel: channel))
         channel.eventLoop.execute {
           let (handler, context) = bound.value

@@ -188,6 +188,25 @@ struct LoopbackServerTests {
     }
   }
 
+  @Test("a stream is written while every thread of Swift's cooperative pool is held")
+  func streamWithBusyPool() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let port = server.port
+    // A synchronous wait on each cooperative thread (the pool has one per core), as a command
+    // that waits for an answer holds one.
+    let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+      Task.detached { usleep(1_500_000) }
+    }
+    let chunks = try await offPool {
+      let client = try RawClient(port: port)
+      client.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\n")
+      return client.read(seconds: 1.2, until: "0\r\n\r\n").text
+    }
+    for holder in holders { await holder.value }
+    #expect(chunks.hasSuffix("\r\n\r\n3\r\none\r\n3\r\ntwo\r\n5\r\nthree\r\n0\r\n\r\n"))
+  }
+
   @Test("a stream to an HTTP/1.0 client ends with the connection")
   func http10Stream() async throws {
     try await offPool {

@@ -280,10 +280,9 @@ public final class BoardServer: Sendable {
   /// `__NONCE__` is replaced by each response's script nonce.
   public static func start(port: Int, hub: BoardHub) throws -> BoardServer {
     let token = randomHex(bytes: 16)
-    let bound = BoundPort()
     let stepControl = StepControl()
     let responder = BoardResponder(
-      token: token, page: BoardPage.document, hub: hub, port: bound, stepControl: stepControl)
+      token: token, page: BoardPage.document, hub: hub, stepControl: stepControl)
     let server: LoopbackServer
     do {
       // A connection that sends no complete request for 10 s is closed (an open event stream is
@@ -294,7 +293,6 @@ public final class BoardServer: Sendable {
     } catch {
       throw BoardServerError.couldNotStart(port: port)
     }
-    bound.set(server.port)
     return BoardServer(
       port: server.port, token: token, hub: hub, stepControl: stepControl, server: server)
   }
@@ -365,22 +363,17 @@ struct BoardResponder: Sendable {
   let token: String
   let page: String
   let hub: BoardHub
-  let port: BoundPort
   let stepControl: StepControl
 
   func respond(_ request: ServerRequest) -> ServerResponse {
-    // DNS rebinding: a page from another origin that renamed itself to 127.0.0.1 still sends
-    // its own host name.
-    let host = request.authority ?? ""
-    let port = self.port.value ?? 0
-    guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
-      return plain(421, "this board answers only to 127.0.0.1:\(port)\n")
+    guard request.namesThisServer else {
+      return plain(421, "this board answers only to 127.0.0.1:\(request.port)\n")
     }
     guard let given = request.query("token"), Self.equal(given, token) else {
       return plain(403, "a board address carries its token: use the URL 'board open' printed\n")
     }
     if request.path == "/step" {
-      return step(request, port: port, action: request.query("action"))
+      return step(request, action: request.query("action"))
     }
     guard request.method == "GET" || request.method == "HEAD" else {
       return plain(405, "the board only reads, except its step buttons\n")
@@ -414,7 +407,8 @@ struct BoardResponder: Sendable {
 
   /// `POST /step?token=T&action=next|back`: the page's Next and Back buttons, after the same
   /// checks as every request, and an `Origin`, when the browser sends one, that is the board's own.
-  private func step(_ request: ServerRequest, port: Int, action: String?) -> ServerResponse {
+  private func step(_ request: ServerRequest, action: String?) -> ServerResponse {
+    let port = request.port
     guard request.method == "POST" else {
       return plain(405, "the step buttons POST\n")
     }

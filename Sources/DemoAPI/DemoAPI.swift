@@ -33,11 +33,10 @@ public final class DemoAPI: Sendable {
     port: Int = 0, catalogSize: Int = 100, accounts: Accounts = Accounts(),
     locations: LocationCatalog = LocationCatalog()
   ) throws -> DemoAPI {
-    let bound = BoundPort()
     let faults = FaultTable()
     let routes = Routes(
       catalog: Catalog(size: catalogSize), faults: faults, accounts: accounts,
-      locations: locations, bound: bound)
+      locations: locations)
     let server: LoopbackServer
     do {
       // A connection that sends no complete request for 10 s is closed: a head sent a byte at a
@@ -48,7 +47,6 @@ public final class DemoAPI: Sendable {
     } catch {
       throw DemoAPIError.couldNotStart(port: port)
     }
-    bound.set(server.port)
     guard let url = URL(string: "http://127.0.0.1:\(server.port)") else {
       server.stop()
       throw DemoAPIError.couldNotStart(port: port)
@@ -89,19 +87,14 @@ struct Routes: Sendable {
   let faults: FaultTable
   let accounts: Accounts
   let locations: LocationCatalog
-  /// The port it listens on, which a request's `Host` must name.
-  let bound: BoundPort
 
   /// Answers a request: refused unless its `Host` is this server; with the second base path
   /// taken off (`/v2/products/1` is `/products/1`, so that a redirect that swaps the base URL to
   /// `…/v2` keeps working, and the request carries the prefix in `X-Archsh-Base-Path`, so that
   /// `/echo` can show the path as it was asked for); then the first matching fault, or the route.
   func respond(_ original: ServerRequest) -> ServerResponse {
-    // DNS rebinding: a web page whose own name was made to resolve to 127.0.0.1 still sends that
-    // name; only this server's own address is answered.
-    let port = bound.value ?? 0
-    let host = original.authority ?? ""
-    guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
+    guard original.namesThisServer else {
+      let port = original.port
       return DemoAPI.json(
         421,
         Envelope.error(

@@ -21,12 +21,16 @@ public struct ServerRequest: Sendable {
   public let authority: String?
   /// The body.
   public let body: [UInt8]
+  /// The port of the server it came to.
+  public let port: Int
 
-  /// Takes a request apart.
+  /// Takes a request that came to the server on `port` apart.
   public init(
-    method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]
+    method: String, target: String, headers: [(name: String, value: String)], body: [UInt8],
+    port: Int
   ) {
     self.method = method
+    self.port = port
     // A fragment is not part of the request; an absolute-form target (`http://host/path`) names
     // its path after the authority.
     var target = target.firstIndex(of: "#").map { target[..<$0] } ?? target[...]
@@ -57,6 +61,12 @@ public struct ServerRequest: Sendable {
     self.headers = fields
     self.authority = authority
     self.body = body
+  }
+
+  /// Whether its `Host` names this server, `127.0.0.1:PORT` or `localhost:PORT`: against DNS
+  /// rebinding, where a page whose own name was made to resolve to 127.0.0.1 still sends that name.
+  public var namesThisServer: Bool {
+    authority == "127.0.0.1:\(port)" || authority == "localhost:\(port)"
   }
 
   /// The first value of a header field, by its name in lowercase.
@@ -289,10 +299,13 @@ final class ServerHandler: ChannelInboundHandler {
   private var stopping = false
   private var idleTimer: Scheduled<Void>?
   private var stream: Task<Void, Never>?
+  /// The server's port, which every request on this connection came to.
+  private var port = 0
 
   init(settings: ServerSettings) { self.settings = settings }
 
   func channelActive(context: ChannelHandlerContext) {
+    port = context.channel.localAddress?.port ?? 0
     armIdleTimer(context)
     context.fireChannelActive()
   }
@@ -337,7 +350,7 @@ final class ServerHandler: ChannelInboundHandler {
       self.head = nil
       let request = ServerRequest(
         method: head.method.rawValue, target: head.uri,
-        headers: head.headers.map { ($0.name, $0.value) }, body: body)
+        headers: head.headers.map { ($0.name, $0.value) }, body: body, port: port)
       body = []
       let response = settings.responder(request)
       let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -370,8 +383,9 @@ final class ServerHandler: ChannelInboundHandler {
         .head(HTTPResponseHead(version: .http1_1, status: .payloadTooLarge, headers: headers))),
       promise: nil)
     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-      context.close(mode: .output, promise: nil)
+      bound.value.close(mode: .output, promise: nil)
     }
     armIdleTimer(context)
   }
@@ -424,12 +438,13 @@ final class ServerHandler: ChannelInboundHandler {
       context.flush()
       let channel = context.channel
       let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+      let keepsConnection = keepAlive
       stream = Task(executorPreference: ServerThreads.shared) {
         await produce(ServerStream(channel: channel))
         channel.eventLoop.execute {
           let (handler, context) = bound.value
           guard channel.isActive else { return }
-          handler.end(keepAlive: keepAlive, context)
+          handler.end(keepAlive: keepsConnection, context)
         }
       }
     }

@@ -36,6 +36,16 @@ private final class RawClient {
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
   }
 
+  /// Sends `text` a byte at a time, a tenth of a second apart; whether the server closed the
+  /// connection before all of it was sent.
+  func trickle(_ text: String) -> Bool {
+    for byte in text {
+      send(String(byte))
+      if read(seconds: 0.1).closed { return true }
+    }
+    return false
+  }
+
   /// What arrives within `seconds`, and whether the server closed the connection by then.
   func read(seconds: Double, until marker: String? = nil) -> (text: String, closed: Bool) {
     var received: [UInt8] = []
@@ -56,6 +66,7 @@ private final class RawClient {
   }
 }
 
+/// Each test's client blocks while it reads, so it runs off Swift's cooperative pool (`offPool`).
 @Suite("LoopbackServer: the HTTP/1.1 server the demo API and the board run on")
 struct LoopbackServerTests {
   /// A server that echoes the method, path, query and body length, and answers `/slow` after
@@ -65,6 +76,10 @@ struct LoopbackServerTests {
       switch request.path {
       case "/slow":
         return .after(0.4) { ServerResponse(status: 200, contentType: "text/plain", "slow") }
+      case "/host":
+        return ServerResponse(
+          status: 200, contentType: "text/plain",
+          "names this server: \(request.namesThisServer), port \(request.port)")
       case "/none":
         return ServerResponse(status: 204, contentType: "text/plain", "no body may follow a 204")
       case "/early":
@@ -92,8 +107,6 @@ struct LoopbackServerTests {
 
   @Test("a request is answered with its length, and the connection is kept for the next")
   func keepAlive() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server()
       defer { server.stop() }
@@ -196,7 +209,7 @@ struct LoopbackServerTests {
     // A synchronous wait on each cooperative thread (the pool has one per core), as a command
     // that waits for an answer holds one.
     let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
-      Task.detached { usleep(1_500_000) }
+      Task.detached { _ = usleep(1_500_000) }
     }
     let chunks = try await offPool {
       let client = try RawClient(port: port)
@@ -205,6 +218,25 @@ struct LoopbackServerTests {
     }
     for holder in holders { await holder.value }
     #expect(chunks.hasSuffix("\r\n\r\n3\r\none\r\n3\r\ntwo\r\n5\r\nthree\r\n0\r\n\r\n"))
+  }
+
+  @Test(
+    "a request names this server when its Host is 127.0.0.1 or localhost with the server's port")
+  func host() async throws {
+    try await offPool {
+      let server = try Self.server()
+      defer { server.stop() }
+      let port = server.port
+      let client = try RawClient(port: port)
+      for (host, names) in [
+        ("127.0.0.1:\(port)", true), ("localhost:\(port)", true), ("evil.example:\(port)", false),
+        ("127.0.0.1:\(port + 1)", false), ("127.0.0.1", false),
+      ] {
+        client.send("GET /host HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        let answer = client.read(seconds: 2, until: "port \(port)").text
+        #expect(answer.hasSuffix("names this server: \(names), port \(port)"), "Host: \(host)")
+      }
+    }
   }
 
   @Test("a stream to an HTTP/1.0 client ends with the connection")
@@ -238,8 +270,6 @@ struct LoopbackServerTests {
 
   @Test("a body over the limit is answered 413, and the connection closes")
   func bodyLimit() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server()
       defer { server.stop() }
@@ -254,53 +284,32 @@ struct LoopbackServerTests {
 
   @Test("a head sent a byte at a time is cut off when the idle time runs out")
   func trickledHead() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server(idle: .milliseconds(600))
       defer { server.stop() }
       let client = try RawClient(port: server.port)
       let began = Date()
-      var closed = false
-      for byte in "GET / HTTP/1.1\r\nHost: h\r\nX-Long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
-        client.send(String(byte))
-        if client.read(seconds: 0.1).closed {
-          closed = true
-          break
-        }
-      }
-      #expect(closed)
+      #expect(
+        client.trickle("GET / HTTP/1.1\r\nHost: h\r\nX-Long: " + String(repeating: "a", count: 30)))
       #expect(Date().timeIntervalSince(began) < 3)
     }
   }
 
   @Test("a body sent a byte at a time is cut off too: the idle time runs until a request is whole")
   func trickledBody() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server(idle: .milliseconds(600))
       defer { server.stop() }
       let client = try RawClient(port: server.port)
       client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 90\r\n\r\n")
       let began = Date()
-      var closed = false
-      for _ in 0..<90 {
-        client.send("a")
-        if client.read(seconds: 0.1).closed {
-          closed = true
-          break
-        }
-      }
-      #expect(closed)
+      #expect(client.trickle(String(repeating: "a", count: 90)))
       #expect(Date().timeIntervalSince(began) < 3)
     }
   }
 
   @Test("an answer cut off closes; a streamed one is chunked")
   func cutAndStream() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server()
       defer { server.stop() }
@@ -320,8 +329,6 @@ struct LoopbackServerTests {
 
   @Test("stopping closes an idle connection at once, and a busy one after its answer")
   func stopping() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let server = try Self.server()
       let idle = try RawClient(port: server.port)
@@ -340,8 +347,6 @@ struct LoopbackServerTests {
 
   @Test("a port that is taken is refused at once")
   func takenPort() async throws {
-    // The client blocks while it reads: off Swift's cooperative pool, whose threads the
-    // server's streamed answers need.
     try await offPool {
       let first = try Self.server()
       defer { first.stop() }

@@ -48,6 +48,14 @@ package final class LogStore: Sendable {
   /// How long a held line waits at most before a script writes it, in seconds.
   package static let longestWait = 0.5
 
+  /// How many lines one INSERT writes at most.
+  static let rowsPerInsert = 32
+  /// The INSERT of 1 to `rowsPerInsert` lines, by count less one.
+  private static let insertSQL = (1...rowsPerInsert).map { count in
+    "INSERT INTO log_lines (logged_at, tag, level, message) VALUES "
+      + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
+  }
+
   private let workspace: Workspace
   private let pending = Mutex<[Line]>([])
 
@@ -117,15 +125,24 @@ package final class LogStore: Sendable {
     guard !lines.isEmpty else { return }
     do {
       try workspace.write("keeping log lines", alongsideReads: true) { db in
-        let insert = try FastStatement(
-          db, "INSERT INTO log_lines (logged_at, tag, level, message) VALUES (?, ?, ?, ?)")
-        for line in lines {
-          insert.bind(1, line.date.timeIntervalSince1970)
-          try insert.bind(2, line.tag)
-          insert.bind(3, line.level)
-          try insert.bind(4, line.message)
+        // Up to `rowsPerInsert` lines go in one INSERT: SQLite's work at the end of a statement
+        // (the AUTOINCREMENT counter in `sqlite_sequence`, the statement's close) is then paid
+        // once for them, not once a line (docs/performance.md, "P9's log lines").
+        var start = 0
+        while start < lines.count {
+          let rows = lines[start..<min(start + Self.rowsPerInsert, lines.count)]
+          let insert = try FastStatement(db, Self.insertSQL[rows.count - 1])
+          var parameter: Int32 = 1
+          for line in rows {
+            insert.bind(parameter, line.date.timeIntervalSince1970)
+            try insert.bind(parameter + 1, line.tag)
+            insert.bind(parameter + 2, line.level)
+            try insert.bind(parameter + 3, line.message)
+            parameter += 4
+          }
           try insert.step()
           insert.finish()
+          start += rows.count
         }
         try db.cachedStatement(
           sql: "DELETE FROM log_lines WHERE id <= (SELECT MAX(id) FROM log_lines) - ?"

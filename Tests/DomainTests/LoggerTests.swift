@@ -69,6 +69,34 @@ struct LoggerTests {
     #expect(try written() == LogBook.batch + 2)
   }
 
+  @Test("lines written at once, several INSERTs' worth, keep their order, numbers and text")
+  func manyAtOnce() throws {
+    let book = try LogBook(workspace: try Workspace(path: ":memory:"))
+    let api = Logger(tag: "API", book: book)
+    let model = Logger(tag: "Model", book: book)
+    // Two full INSERTs and part of a third, the tags and levels alternating.
+    let count = 2 * LogStore.rowsPerInsert + 5
+    for index in 1...count {
+      if index % 2 == 0 {
+        model.logError("line \(index) 'ñ'")
+      } else {
+        api.logInfo("line \(index)")
+      }
+    }
+    try book.flush()
+    let lines = try book.lines()
+    #expect(lines.map(\.number) == Array(1...Int64(count)))
+    #expect(
+      lines.map { "\($0.tag) \($0.level) \($0.message)" }
+        == (1...count).map {
+          $0 % 2 == 0 ? "Model Error line \($0) 'ñ'" : "API Info line \($0)"
+        })
+    // The next flush goes on numbering after them.
+    api.logInfo("the last")
+    try book.flush()
+    #expect(try book.lines().last.map { "\($0.number) \($0.message)" } == "\(count + 1) the last")
+  }
+
   @Test("tokens, passwords and Authorization values are redacted before a line is kept")
   func redaction() {
     let token = String(repeating: "ab12", count: 16)

@@ -326,13 +326,17 @@ public enum Redaction {
   /// A secret header's value as it may be shown: a bearer token keeps its last four characters,
   /// anything else is replaced whole.
   public static func headerValue(_ value: String) -> String {
-    // The usual one, `Bearer TOKEN`, without a search: what `scrub` would make of it.
-    let token = value.utf8.dropFirst(7)
-    if value.utf8.starts(with: "Bearer ".utf8), !token.isEmpty, !token.starts(with: "…".utf8),
-      !token.contains(where: bearerTerminatorBytes.contains)
-    {
+    // The usual one, `Bearer TOKEN`, without a search: what `scrub` would make of it. On the
+    // contiguous bytes, as every authenticated request's header comes here.
+    var value = value
+    let bearer = value.withUTF8 { bytes -> String? in
+      let token = bytes.dropFirst(7)
+      guard bytes.starts(with: "Bearer ".utf8), !token.isEmpty, !token.starts(with: "…".utf8),
+        !token.contains(where: bearerTerminatorBytes.contains)
+      else { return nil }
       return "Bearer …" + String(decoding: token, as: UTF8.self).suffix(4)
     }
+    if let bearer { return bearer }
     let scrubbed = scrub(value)
     return scrubbed == value ? "…" : scrubbed
   }
@@ -348,8 +352,8 @@ public enum Redaction {
       result = redactAfter("\"\(field)\": \"", in: result, terminators: "\"", keep: keep)
       result = redactAfter("\(field)=", in: result, terminators: "& \t\r\n\",;", keep: keep)
     }
-    for (header, terminators) in secretHeaderLines {
-      for name in [header, header.lowercased(), header.uppercased()] where holds(name, in: result) {
+    for (names, terminators) in secretHeaderSpellings {
+      for name in names where holds(name, in: result) {
         result = redactAfter(name + ": ", in: result, terminators: terminators, keep: 0)
         result = redactAfter("\"\(name)\":\"", in: result, terminators: "\"", keep: 0)
         result = redactAfter("\"\(name)\": \"", in: result, terminators: "\"", keep: 0)
@@ -365,6 +369,11 @@ public enum Redaction {
   static let secretHeaderLines = [
     ("Set-Cookie", "\r\n;"), ("Cookie", "\r\n"), ("X-Api-Key", "\r\n;"), ("X-Auth-Token", "\r\n;"),
   ]
+
+  /// Each of `secretHeaderLines` as written there, lower-cased and upper-cased, made once.
+  static let secretHeaderSpellings = secretHeaderLines.map { header, terminators in
+    ([header, header.lowercased(), header.uppercased()], terminators)
+  }
 
   /// What ends a bearer token in text.
   static let bearerTerminators = " \t\r\n\",;"

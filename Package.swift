@@ -118,11 +118,8 @@ let package = Package(
       // system's shared libsqlite3 as GRDB links it. `make release` adds --disable-local-rpath,
       // so that the binary has no RUNPATH $ORIGIN. Two Linux-only options that
       // docs/performance.md measures: --no-export-dynamic (the runtime's backtracer no longer
-      // walks every exported symbol at start-up), and lld laying out first the functions that
-      // Linker/order.txt names (`make release` compiles with function sections; `make order`
-      // regenerates the file): the kernel maps code 64 KiB around each page that runs, and the
-      // default layout scatters the functions a session runs over the whole binary. And packed
-      // relative relocations (RELR): ld.so reads 24 KB of them at start-up, not 2.9 MB.
+      // walks every exported symbol at start-up), and packed relative relocations (RELR): ld.so
+      // reads 24 KB of them at start-up, not 2.9 MB.
       linkerSettings: [
         .unsafeFlags(
           [
@@ -134,8 +131,6 @@ let package = Package(
             "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now",
             "-Xlinker", "--no-export-dynamic", "-use-ld=lld",
             "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/order.txt",
-            "-Xlinker", "--no-warn-symbol-ordering",
           ],
           .when(platforms: [.linux], configuration: .release))
       ]

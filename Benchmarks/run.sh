@@ -72,16 +72,6 @@ if [ -n "$BASELINE" ]; then
   rss_row "baseline after 'net get /products/1'" "$BASELINE" "net get /products/1"
 fi
 printf '%-44s %6s MB\n' "sqlite3 at its prompt" "$(mb "$("$here/rss.py" 'sqlite> ' "" -- sqlite3 -interactive :memory:)")"
-# The code a session runs is laid out first, by Linker/order.txt (scripts/order-file); names the
-# binary no longer defines are laid out nowhere, so a falling share says `make order` is due.
-python3 - "$ARCHSH" "$here/../Linker/order.txt" <<'PY'
-import subprocess, sys
-symbols = subprocess.run(["nm", "--defined-only", sys.argv[1]], capture_output=True, text=True).stdout
-defined = {line.split()[-1] for line in symbols.splitlines() if line.strip()}
-names = [line.strip() for line in open(sys.argv[2]) if line.strip()]
-found = sum(name in defined for name in names)
-print(f"Linker/order.txt: {found:,} of its {len(names):,} functions are in the binary ({found / len(names):.0%}; 'make order' when it falls)")
-PY
 
 echo
 echo "== per-line cost: a $LINES-line script of 'set k v' lines =="

@@ -32,7 +32,19 @@ final class PageQueue: Sendable {
   /// What a page cut off had not taken is replaced by `droppedFrame`. The first frames (a
   /// snapshot, whatever its size) are added `whole`, beyond the limit.
   func add(_ text: String, whole: Bool = false) -> Bool {
-    let accepted: Bool = pending.withLock { pending in
+    let accepted = enqueue(text, whole: whole)
+    wakeWriter(accepted: accepted)
+    return accepted
+  }
+
+  /// Adds frames as `add` does, without waking the writer: for a caller holding a lock, which
+  /// calls `wakeWriter` once it has let go of it.
+  ///
+  /// Waking the writer takes its task's own lock, which Swift holds while it runs the task's
+  /// cancellation handler; that handler (a page leaving) takes the hub's lock. Woken with the
+  /// hub's lock held, a page that left at that moment stopped both threads for good.
+  func enqueue(_ text: String, whole: Bool = false) -> Bool {
+    pending.withLock { pending in
       guard !pending.isFinished else { return false }
       guard whole || pending.bytes.readableBytes + text.utf8.count <= Self.limit else {
         pending.isFinished = true
@@ -42,8 +54,11 @@ final class PageQueue: Sendable {
       pending.bytes.writeString(text)
       return true
     }
+  }
+
+  /// Wakes the writer after `enqueue`: for frames `accepted`, or to end a page cut off.
+  func wakeWriter(accepted: Bool) {
     if accepted { wake.yield() } else { wake.finish() }
-    return accepted
   }
 
   /// Everything pending, or nil once the queue has ended.
@@ -122,7 +137,7 @@ public final class BoardHub: Sendable {
   /// `make` gets its id and returns its JSON object. With a `key`, it is also the newest of its
   /// kind, which every snapshot starts with.
   public func append(key: String? = nil, _ make: (UInt64) -> String) {
-    state.withLock { state in
+    let added: [(PageQueue, Bool)] = state.withLock { state in
       state.nextID += 1
       let message = Message(id: state.nextID, json: make(state.nextID))
       state.history.append(message)
@@ -139,12 +154,22 @@ public final class BoardHub: Sendable {
         state.history.removeFirst(state.head)
         state.head = 0
       }
-      guard !state.clients.isEmpty else { return }
+      guard !state.clients.isEmpty else { return [] }
       let frame = Self.frame(message)
       // A page too far behind loses its stream and reconnects, to a snapshot that says so,
       // rather than missing events without knowing.
-      for (id, client) in state.clients where !client.add(frame) { state.clients[id] = nil }
+      var added: [(PageQueue, Bool)] = []
+      added.reserveCapacity(state.clients.count)
+      for (id, client) in state.clients {
+        let accepted = client.enqueue(frame)
+        if !accepted { state.clients[id] = nil }
+        added.append((client, accepted))
+      }
+      return added
     }
+    // The frames are in each queue in order already; the writers are woken with the lock let go
+    // (`PageQueue.enqueue` says why).
+    for (client, accepted) in added { client.wakeWriter(accepted: accepted) }
   }
 
   /// The most pages connected at once: each may hold a snapshot and `PageQueue.limit` bytes.
@@ -184,13 +209,14 @@ public final class BoardHub: Sendable {
       if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
         var text = ""
         for message in kept where message.id > lastEventID { text += Self.frame(message) }
-        _ = queue.add(text, whole: true)
+        _ = queue.enqueue(text, whole: true)
       } else {
-        _ = queue.add(state.snapshot(gap: lastEventID != nil || state.dropped), whole: true)
+        _ = queue.enqueue(state.snapshot(gap: lastEventID != nil || state.dropped), whole: true)
       }
       state.clients[id] = queue
       return true
     }
+    if admitted { queue.wakeWriter(accepted: true) }
     guard admitted else {
       let frames = queue.take()
       return (

@@ -1,7 +1,10 @@
 import BoardServer
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
+
+@testable import Plumbing
 
 @Suite("The board's history")
 struct BoardHubTests {
@@ -70,6 +73,48 @@ struct BoardHubTests {
     // What it had not taken is gone: its snapshot, then why it was dropped.
     #expect(frames.last?.hasPrefix("event: dropped\n") == true, "\(frames.map { $0.prefix(40) })")
     #expect(frames.joined().utf8.count < 100_000)
+  }
+
+  @Test("pages that leave while events arrive never stop the thread that appends them")
+  func leaveWhileAppending() {
+    let hub = BoardHub(capacity: 100)
+    let stop = Mutex(false)
+    let appended = DispatchSemaphore(value: 0)
+    let left = DispatchSemaphore(value: 0)
+    // One thread appends as a session does, each event taking a while to make, as the board's
+    // pictures do; another connects pages and cancels them, as a closed browser tab does, each
+    // while the page waits for frames. A cancellation runs the page's handler on the cancelling
+    // thread, while the appending one may be about to wake that page.
+    Thread.detachNewThread {
+      while !stop.withLock({ $0 }) {
+        hub.append { seq in
+          usleep(100)
+          return #"{"seq":\#(seq)}"#
+        }
+      }
+      appended.signal()
+    }
+    Thread.detachNewThread {
+      for _ in 0..<300 {
+        let ended = DispatchSemaphore(value: 0)
+        // On the threads the server runs a page's stream on, as `BoardServer` does.
+        let page = Task(executorPreference: ServerThreads.shared) {
+          for await _ in hub.connect(lastEventID: nil) {}
+          ended.signal()
+        }
+        usleep(UInt32.random(in: 50...400))
+        page.cancel()
+        ended.wait()
+      }
+      left.signal()
+    }
+    let pagesLeft = left.wait(timeout: .now() + 60)
+    stop.withLock { $0 = true }
+    #expect(pagesLeft == .success, "a page's cancellation never returned")
+    let appending = appended.wait(timeout: .now() + 10)
+    #expect(appending == .success, "the appending thread is stuck")
+    // A stuck thread holds the hub's lock: asked then, the count would never come.
+    if pagesLeft == .success, appending == .success { #expect(hub.clientCount == 0) }
   }
 
   @Test("pages past the cap are told why, and not counted")

@@ -106,6 +106,24 @@ struct LexerTests {
     #expect(commands[0].words.map(\.offset) == [0, 5, 12])
   }
 
+  @Test(
+    "a word written quoted reads back as the same word, a quote or a line break in a grapheme too")
+  func quotedReadsBack() throws {
+    let words = [
+      "plain", "", "two words", "it's", "'\u{301}x", "a\r\nb", "$HOME", "#tag", "a;b",
+      "back\\slash",
+      "tab\there", "\"double\"", "ünïcödé ' mixed",
+    ]
+    for word in words {
+      let commands = try Lexer.lex("echo " + Lexer.quoted(word))
+      #expect(
+        commands.map { $0.words.map(\.text) } == [["echo", word]], "\(word.debugDescription)")
+    }
+    #expect(Lexer.quoted("--markdown") == "--markdown")
+    #expect(Lexer.quoted("it's") == #"'it'\''s'"#)
+    #expect(Lexer.quoted("") == "''")
+  }
+
   @Test("quoted words are marked, so they are never taken for options")
   func quotedMarks() throws {
     let commands = try Lexer.lex(#"echo "--help" --help"#)

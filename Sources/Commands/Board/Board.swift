@@ -207,7 +207,9 @@ public final class Board: EventSubscriber, Sendable {
     if case .command = event.payload {
       // `board open` and `board status` print the address: its token stays out of the stream.
       fields = fields.map { field in
-        guard case .string(let text) = field.value, text.contains(server.token) else {
+        // Compared on the bytes: Foundation's `contains` of a string goes through NSString.
+        guard case .string(let text) = field.value, ByteSearch.occurs(server.token, in: text)
+        else {
           return field
         }
         return Field(field.key, .string(text.replacingOccurrences(of: server.token, with: "…")))

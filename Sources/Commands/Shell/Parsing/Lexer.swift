@@ -17,11 +17,27 @@
 public enum Lexer {
   /// `word` written so that the lexer reads it back as the same word; words without special
   /// characters stay bare, so `--markdown` is still an option.
+  ///
+  /// Decided and written on the UTF-8 bytes, as the lexer reads them: a special character that
+  /// shares a grapheme with the next one (a quote under a combining accent, the line break of
+  /// `\r\n`) needs the quotes, and its quote the escape, all the same.
   public static func quoted(_ word: String) -> String {
-    let special = Set(" \t\n'\"\\$#;")
-    guard word.isEmpty || word.contains(where: { special.contains($0) }) else { return word }
-    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    guard word.isEmpty || word.utf8.contains(where: specialBytes.contains) else { return word }
+    var bytes: [UInt8] = [UInt8(ascii: "'")]
+    bytes.reserveCapacity(word.utf8.count + 2)
+    for byte in word.utf8 {
+      if byte == UInt8(ascii: "'") {
+        bytes += "'\\''".utf8
+      } else {
+        bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "'"))
+    return String(decoding: bytes, as: UTF8.self)
   }
+
+  /// The bytes that make a word need quotes to be read back whole.
+  private static let specialBytes = Array(" \t\n'\"\\$#;".utf8)
 
   /// Splits `text` into commands.
   ///

@@ -199,12 +199,7 @@ public final class BoardHub: Sendable {
     let id = UUID()
     let queue = PageQueue()
     let admitted: Bool = state.withLock { state in
-      guard state.clients.count < Self.pageLimit else {
-        // Past the cap, the page hears why, and stops reconnecting.
-        _ = queue.add(Self.tooManyPagesFrame)
-        queue.finish()
-        return false
-      }
+      guard state.clients.count < Self.pageLimit else { return false }
       let kept = state.history[state.head...]
       if let lastEventID, let first = kept.first, lastEventID + 1 >= first.id {
         var text = ""
@@ -216,16 +211,17 @@ public final class BoardHub: Sendable {
       state.clients[id] = queue
       return true
     }
-    if admitted { queue.wakeWriter(accepted: true) }
     guard admitted else {
-      let frames = queue.take()
+      // Past the cap, the page hears why, and stops reconnecting.
       return (
         AsyncStream { continuation in
-          if let frames { continuation.yield(frames) }
+          continuation.yield(ByteBuffer(string: Self.tooManyPagesFrame))
           continuation.finish()
         }, {}
       )
     }
+    // Woken with the hub's lock let go (`PageQueue.enqueue` says why).
+    queue.wakeWriter(accepted: true)
     // A comment every 15 seconds keeps the stream seen alive.
     let heartbeat = Task {
       while !Task.isCancelled {

@@ -32,9 +32,12 @@ public struct ServerRequest: Sendable {
     self.method = method
     self.port = port
     // A fragment is not part of the request; an absolute-form target (`http://host/path`) names
-    // its path after the authority.
+    // its path after the authority. The usual origin-form (`/path`) is not searched: Foundation's
+    // `range(of:)` goes through NSString, on every request.
     var target = target.firstIndex(of: "#").map { target[..<$0] } ?? target[...]
-    if let scheme = target.range(of: "://"), !target[..<scheme.lowerBound].contains("/") {
+    if target.first != "/", let scheme = target.range(of: "://"),
+      !target[..<scheme.lowerBound].contains("/")
+    {
       let rest = target[scheme.upperBound...]
       target = rest.firstIndex(where: { $0 == "/" || $0 == "?" }).map { rest[$0...] } ?? ""
     }
